@@ -1,0 +1,34 @@
+import { PgClient } from "@effect/sql-pg"
+import { Config, Context, Effect, Layer, Option, Redacted, String } from "effect"
+import { EmbeddedPostgres } from "./EmbeddedPostgres.ts"
+import { MigrationsLive } from "./Migrations.ts"
+
+export class DatabaseUrl extends Context.Tag("brein/layers/DatabaseUrl")<DatabaseUrl, Redacted.Redacted<string>>() {
+  /** DATABASE_URL when set, otherwise the embedded server under BREIN_DATA_DIR (started or reused). */
+  static readonly Live = Layer.unwrapEffect(
+    Config.option(Config.redacted("DATABASE_URL")).pipe(
+      Effect.map(Option.filter((url) => Redacted.value(url) !== "")),
+      Effect.map(Option.match({
+        onSome: (url) => Layer.succeed(DatabaseUrl, url),
+        onNone: () =>
+          Layer.effect(DatabaseUrl, Effect.map(EmbeddedPostgres, (server) => server.url)).pipe(
+            Layer.provide(EmbeddedPostgres.Live)
+          )
+      }))
+    )
+  )
+}
+
+export const databaseFromUrl = (url: Redacted.Redacted<string>) =>
+  MigrationsLive.pipe(
+    Layer.provideMerge(PgClient.layer({
+      url,
+      applicationName: "brein",
+      transformQueryNames: String.camelToSnake,
+      transformResultNames: String.snakeToCamel
+    }))
+  )
+
+export const DatabaseLive = Layer.unwrapEffect(Effect.map(DatabaseUrl, databaseFromUrl)).pipe(
+  Layer.provide(DatabaseUrl.Live)
+)

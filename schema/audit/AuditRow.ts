@@ -1,0 +1,49 @@
+import { Schema } from "effect"
+import { Plane } from "../tools/Definition.ts"
+import { Surface } from "../Principal.ts"
+
+export const Outcome = Schema.Literal("ok", "error")
+
+/** What the executor hands to the audit log: digests of the payloads, never the payloads. */
+export const AuditEntry = Schema.Struct({
+  requestId: Schema.String,
+  at: Schema.Date,
+  workspaceId: Schema.String,
+  principal: Schema.String,
+  surface: Surface,
+  toolId: Schema.String,
+  plane: Plane,
+  connectionId: Schema.NullOr(Schema.String),
+  inputDigest: Schema.String,
+  outputDigest: Schema.NullOr(Schema.String),
+  outcome: Outcome,
+  errorTag: Schema.NullOr(Schema.String),
+  latencyMs: Schema.Number,
+  cost: Schema.String
+})
+export type AuditEntry = typeof AuditEntry.Type
+
+export const AuditRow = Schema.Struct({
+  ...AuditEntry.fields,
+  at: Schema.DateFromSelf,
+  chain: Schema.String,
+  seq: Schema.Union(Schema.Number, Schema.NumberFromString),
+  prevDigest: Schema.String,
+  digest: Schema.String
+})
+export type AuditRow = typeof AuditRow.Type
+
+export const ChainBreak = Schema.Struct({
+  chain: Schema.String,
+  seq: Schema.Number,
+  requestId: Schema.String,
+  reason: Schema.Literal("digest_mismatch", "prev_digest_mismatch", "sequence_gap")
+})
+
+export const VerifyReport = Schema.Struct({
+  ok: Schema.Boolean,
+  chains: Schema.Number,
+  rows: Schema.Number,
+  firstBreak: Schema.NullOr(ChainBreak)
+})
+export type VerifyReport = typeof VerifyReport.Type

@@ -1,0 +1,25 @@
+import { Schema } from "effect"
+
+const zones = new Set(Intl.supportedValuesOf("timeZone"))
+
+export const TimeZone = Schema.String.pipe(
+  Schema.filter((tz) => tz === "UTC" || zones.has(tz), { message: (issue) => `unknown IANA time zone ${JSON.stringify(issue.actual)}` })
+).annotations({ description: "An IANA time zone such as America/Santiago", examples: ["America/Santiago", "UTC"] })
+
+export const TimestampNowInput = Schema.Struct({
+  timezone: Schema.optionalWith(TimeZone, { exact: true })
+})
+
+export const TimestampNowOutput = Schema.Struct({
+  iso: Schema.String.annotations({ description: "The instant in ISO-8601, with the zone's offset" }),
+  epochMs: Schema.Int.annotations({ description: "Milliseconds since the Unix epoch" }),
+  timezone: Schema.String
+})
+
+export const ReflectInput = Schema.Struct({
+  message: Schema.String.pipe(Schema.maxLength(10_000)).annotations({ description: "Any text; it comes back unchanged" })
+})
+
+export const ReflectOutput = Schema.Struct({ message: Schema.String })
+
+export const pureHints = { readOnly: true, destructive: false, idempotent: true, openWorld: false } as const

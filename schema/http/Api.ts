@@ -1,0 +1,72 @@
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import {
+  AuditUnavailable,
+  BadRequest,
+  Forbidden,
+  InvalidInput,
+  PayloadTooLarge,
+  RateLimited,
+  ToolFailed,
+  ToolNotFound
+} from "../Errors.ts"
+import { ToolDocument } from "../tools/Definition.ts"
+import { ToolResponse } from "../tools/Response.ts"
+import { Authentication } from "./Security.ts"
+
+export const ExecuteBody = Schema.Struct({
+  input: Schema.optionalWith(Schema.Unknown, { default: () => ({}) }).annotations({
+    description: "The tool's input, as its inputSchema describes"
+  })
+})
+
+export const ConnectionHeader = Schema.Struct({
+  "x-connect-connection": Schema.optional(Schema.String).annotations({
+    description: "The connection (conn_…) a connector tool reads from"
+  })
+})
+
+export const ToolIdParam = Schema.Struct({ id: Schema.String })
+
+export class ToolsGroup extends HttpApiGroup.make("tools")
+  .add(
+    HttpApiEndpoint.get("list", "/api/v1/tools")
+      .addSuccess(Schema.Struct({ tools: Schema.Array(ToolDocument) }))
+      .annotate(OpenApi.Summary, "Every tool callable over HTTP and MCP")
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/api/v1/tools/:id")
+      .setPath(ToolIdParam)
+      .addSuccess(ToolDocument)
+      .addError(ToolNotFound)
+      .annotate(OpenApi.Summary, "One tool's definition: plane, plan, hints, cost, scope, schemas")
+  )
+  .add(
+    HttpApiEndpoint.post("execute", "/api/v1/tools/:id/execute")
+      .setPath(ToolIdParam)
+      .setPayload(ExecuteBody)
+      .setHeaders(ConnectionHeader)
+      .addSuccess(ToolResponse)
+      .addError(ToolNotFound)
+      .addError(InvalidInput)
+      .addError(Forbidden)
+      .addError(RateLimited)
+      .addError(AuditUnavailable)
+      .addError(ToolFailed)
+      .addError(PayloadTooLarge)
+      .addError(BadRequest)
+      .middleware(Authentication)
+      .annotate(OpenApi.Summary, "Run a tool through the executor; every call is audited")
+  ) {}
+
+export const Health = Schema.Struct({ status: Schema.Literal("ok"), database: Schema.Literal("ok") })
+
+export class HealthGroup extends HttpApiGroup.make("health").add(
+  HttpApiEndpoint.get("health", "/health").addSuccess(Health).addError(AuditUnavailable)
+) {}
+
+export class BreinApi extends HttpApi.make("brein")
+  .add(ToolsGroup)
+  .add(HealthGroup)
+  .annotate(OpenApi.Title, "brein")
+  .annotate(OpenApi.Description, "A registry of tools with two planes, one audited executor, served over HTTP and MCP") {}

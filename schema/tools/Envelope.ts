@@ -1,0 +1,8 @@
+import type { NextAction } from "./Response.ts"
+
+/** What a handler may add next to its data: instructions for the caller, never citable figures. */
+export interface EnvelopeExtras {
+  readonly next_actions?: ReadonlyArray<NextAction>
+  readonly warnings?: ReadonlyArray<string>
+  readonly hint?: string
+}

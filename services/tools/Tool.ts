@@ -1,0 +1,129 @@
+import { Effect, ParseResult, Schema } from "effect"
+import { InvalidInput, ToolFailed } from "../../schema/Errors.ts"
+import type { Cost, Hints, Level, Plan, Plane, Stage } from "../../schema/tools/Definition.ts"
+import type { EnvelopeExtras } from "../../schema/tools/Envelope.ts"
+import type { HandlerError } from "../../schema/tools/ToolError.ts"
+import type { CallContext } from "../../schema/Principal.ts"
+import type { Persist, PersistApi } from "../pipeline/Persist.ts"
+
+export interface CallInfo extends Required<Pick<CallContext, "surface" | "principal">> {
+  readonly requestId: string
+  readonly connectionId: CallContext["connectionId"] | null
+  /** Adds instructions next to the data (warnings, next actions, a hint). */
+  readonly annotate: (extras: EnvelopeExtras) => void
+}
+
+export interface ActionContext extends CallInfo {
+  readonly persist: null
+}
+
+export interface ReadContext extends CallInfo {
+  readonly persist: PersistApi
+}
+
+export interface ToolFields<I, II, O, OI> {
+  readonly id: string
+  readonly family: string
+  readonly label: string
+  readonly description: string
+  readonly plan: Plan
+  readonly hints: Hints
+  readonly cost: Cost
+  readonly level: Level
+  readonly stages: ReadonlyArray<Stage>
+  readonly external?: boolean
+  readonly scope?: string
+  readonly input: Schema.Schema<I, II>
+  readonly output: Schema.Schema<O, OI>
+  /** Units a credits tool would deliver for this input (used to quote before spending). */
+  readonly quote?: (input: I) => number
+}
+
+export type ToolSpec = Omit<ToolFields<unknown, unknown, unknown, unknown>, "input" | "output" | "quote"> & {
+  readonly plane: Plane
+  readonly quoted: boolean
+}
+
+/** A decoded call, ready to run: the output comes back encoded (JSON-safe). */
+export type Prepared<R> = (ctx: CallInfo, persist: PersistApi | null) => Effect.Effect<unknown, HandlerError, R>
+
+export interface Tool<out R = never> {
+  readonly spec: ToolSpec
+  readonly input: Schema.Schema.AnyNoContext
+  readonly output: Schema.Schema.AnyNoContext
+  readonly prepare: (raw: unknown) => Effect.Effect<Prepared<R>, InvalidInput>
+}
+
+export type AnyTool = Tool<unknown>
+export type ToolContext<T> = T extends Tool<infer R> ? R : never
+
+type NoPersist<R> = [Extract<R, Persist>] extends [never]
+  ? unknown
+  : { readonly "action-plane tools must not require Persist": never }
+
+const formatIssues = (error: ParseResult.ParseError) =>
+  ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({
+    path: issue.path.length === 0 ? "input" : `input.${issue.path.join(".")}`,
+    message: issue.message
+  }))
+
+export const invalidInput = (error: ParseResult.ParseError) => {
+  const issues = formatIssues(error)
+  return new InvalidInput({
+    message: issues.map((issue) => `${issue.path}: ${issue.message}`).join("; "),
+    issues
+  })
+}
+
+const make = <I, II, O, OI, E extends HandlerError, R, C>(
+  plane: Plane,
+  definition: ToolFields<I, II, O, OI> & { readonly handler: (input: I, ctx: C) => Effect.Effect<O, E, R> },
+  context: (info: CallInfo, persist: PersistApi | null) => Effect.Effect<C>
+): Tool<R> => {
+  const { input, output, quote, handler, ...rest } = definition
+  const decode = Schema.decodeUnknown(input, { errors: "all", onExcessProperty: "error" })
+  const encode = Schema.encode(output)
+  return {
+    spec: { ...rest, plane, quoted: quote !== undefined },
+    input,
+    output,
+    prepare: (raw) =>
+      decode(raw).pipe(
+        Effect.mapError(invalidInput),
+        Effect.map((decoded) => (info, persist) =>
+          context(info, persist).pipe(
+            Effect.flatMap((ctx) => handler(decoded, ctx)),
+            Effect.flatMap((result) =>
+              encode(result).pipe(
+                Effect.mapError((error) =>
+                  new ToolFailed({ toolId: definition.id, message: `output did not match its schema: ${error.message}` })
+                )
+              )
+            )
+          )
+        )
+      )
+  }
+}
+
+/** An ephemeral tool: persists nothing of business, and its Effect cannot require Persist. */
+export const action = <I, II, O, OI, E extends HandlerError, R>(
+  definition: ToolFields<I, II, O, OI> & {
+    readonly handler: (input: I, ctx: ActionContext) => Effect.Effect<O, E, R>
+  } & NoPersist<R>
+): Tool<R> => {
+  return make("action", definition, (info) =>
+    Effect.succeed<ActionContext>({ ...info, persist: null }))
+}
+
+/** A persistent tool: syncs an external system into the cache through Persist (paid connectors only). */
+export const read = <I, II, O, OI, E extends HandlerError, R>(
+  definition: ToolFields<I, II, O, OI> & {
+    readonly handler: (input: I, ctx: ReadContext) => Effect.Effect<O, E, R>
+  }
+): Tool<R> => {
+  return make("read", definition, (info, persist) =>
+    persist === null
+      ? Effect.dieMessage(`read tool ${definition.id} ran without its persistence buffer`)
+      : Effect.succeed<ReadContext>({ ...info, persist }))
+}

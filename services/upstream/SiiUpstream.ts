@@ -1,0 +1,85 @@
+import { Context, Schema } from "effect"
+import type { Effect, Scope } from "effect"
+import type {
+  RcvPeriodOutOfRange,
+  UpstreamCredentialsInvalid,
+  UpstreamPartial,
+  UpstreamRateLimited,
+  UpstreamSessionExpired,
+  UpstreamSessionInUse,
+  UpstreamUnavailable
+} from "../../schema/upstream/Errors.ts"
+import type { Perspectiva, Periodo, RcvDocumento, RcvResumen, TipoDte } from "../../schema/upstream/Rcv.ts"
+import { Rut } from "../../schema/upstream/Rut.ts"
+
+export const SiiCredentials = Schema.Struct({
+  rut: Rut,
+  clave: Schema.Redacted(Schema.String).annotations({ description: "Clave tributaria; never logged" })
+}).annotations({ identifier: "SiiCredentials" })
+export type SiiCredentials = typeof SiiCredentials.Type
+
+export type SiiLoginError = UpstreamCredentialsInvalid | UpstreamUnavailable | UpstreamSessionInUse | UpstreamRateLimited
+
+export type SiiRequestError = UpstreamSessionExpired | RcvPeriodOutOfRange
+
+export interface SiiSession {
+  readonly id: string
+  readonly rut: Rut
+  readonly resumen: (periodo: Periodo, perspectiva: Perspectiva) => Effect.Effect<RcvResumen, SiiRequestError>
+  /** Rows of one document type; call it for every type the resumen lists (soloTotal types have no rows). */
+  readonly detalle: (
+    periodo: Periodo,
+    perspectiva: Perspectiva,
+    tipoDte: TipoDte
+  ) => Effect.Effect<ReadonlyArray<RcvDocumento>, SiiRequestError | UpstreamPartial>
+}
+
+/** SII portal (RUT + clave tributaria). A session lives in the caller's Scope: closing it logs out. */
+export class SiiUpstream extends Context.Tag("brein/upstream/SiiUpstream")<
+  SiiUpstream,
+  {
+    readonly login: (credentials: SiiCredentials) => Effect.Effect<SiiSession, SiiLoginError, Scope.Scope>
+  }
+>() {}
+
+export interface ScriptedScenario {
+  readonly clave: string
+  readonly when: string
+  readonly effect: string
+}
+
+/** Failure modes of the simulator, chosen by the exact `clave`; any other clave logs in normally. */
+export const SII_SCENARIOS = [
+  { clave: "invalida", when: "login", effect: "UpstreamCredentialsInvalid (credenciales_invalidas); terminal, do not retry" },
+  { clave: "no_disponible", when: "login", effect: "UpstreamUnavailable (upstream_no_disponible), retryAfterSeconds 300" },
+  { clave: "en_uso", when: "login", effect: "UpstreamSessionInUse (sesion_en_uso): someone else holds the RUT's session" },
+  { clave: "limite", when: "login", effect: "UpstreamRateLimited (limite_de_tasa), retryAfterSeconds 300" },
+  {
+    clave: "expira",
+    when: "2nd request of a session",
+    effect: "UpstreamSessionExpired (sesion_expirada) once per RUT and simulator; log in again and continue"
+  },
+  {
+    clave: "parcial",
+    when: "detalle",
+    effect: "UpstreamPartial (sincronizacion_parcial) for the highest tipoDte with detail in that period, every time; the rest succeeds"
+  }
+] as const satisfies ReadonlyArray<ScriptedScenario>
+
+export type SiiScenario = (typeof SII_SCENARIOS)[number]["clave"] | "normal"
+
+export interface SiiLatency {
+  readonly loginMs: number
+  readonly loginMinMs: number
+  readonly loginMaxMs: number
+  readonly rcvInitMs: number
+  readonly requestSpacingMs: number
+}
+
+export const SII_LATENCY: SiiLatency = {
+  loginMs: 20_000,
+  loginMinMs: 8_000,
+  loginMaxMs: 45_000,
+  rcvInitMs: 3_000,
+  requestSpacingMs: 2_000
+}

@@ -1,0 +1,15 @@
+import { Config, Duration, Effect } from "effect"
+
+export const UPSTREAM_TIME_SCALE_ENV = "UPSTREAM_TIME_SCALE"
+
+export const timeScaleConfig: Config.Config<number> = Config.number(UPSTREAM_TIME_SCALE_ENV).pipe(
+  Config.validate({ message: "UPSTREAM_TIME_SCALE must be >= 0", validation: (n) => n >= 0 }),
+  Config.withDefault(1)
+)
+
+export const scaledSleep = (millis: number, timeScale: number): Effect.Effect<void> => {
+  const scaled = Math.round(millis * timeScale)
+  return scaled > 0 ? Effect.sleep(Duration.millis(scaled)) : Effect.void
+}
+
+export const jittered = (base: number, jitter: number, roll: number): number => Math.max(0, base + jitter * (2 * roll - 1))

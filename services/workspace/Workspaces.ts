@@ -1,0 +1,100 @@
+import { SqlClient } from "@effect/sql"
+import { Array as Arr, Cache, Duration, Effect, Option, Redacted, Schema } from "effect"
+import { Unauthorized } from "../../schema/Errors.ts"
+import { ApiKeyId, WorkspaceId } from "../../schema/Ids.ts"
+import { Principal } from "../../schema/Principal.ts"
+import { Plan } from "../../schema/tools/Definition.ts"
+import { sha256 } from "../audit/Chain.ts"
+import { newId, newSecret } from "../Ids.ts"
+
+export const KEY_PREFIX = "brein_sk_"
+export const DEMO_WORKSPACE = "demo"
+
+const Workspace = Schema.Struct({ id: WorkspaceId, name: Schema.String, plan: Plan })
+export type Workspace = typeof Workspace.Type
+const decodeWorkspaces = Schema.decodeUnknown(Schema.Array(Workspace))
+const KeyRow = Schema.Struct({ keyId: ApiKeyId, workspaceId: WorkspaceId, workspaceName: Schema.String, plan: Plan })
+const decodeKeys = Schema.decodeUnknown(Schema.Array(KeyRow))
+
+export interface IssuedKey {
+  readonly workspace: Workspace
+  readonly key: Redacted.Redacted<string>
+}
+
+export class WorkspaceNotFound extends Schema.TaggedError<WorkspaceNotFound>()("WorkspaceNotFound", {
+  name: Schema.String,
+  message: Schema.String
+}) {}
+
+const unauthorized = new Unauthorized({ message: "missing, unknown or revoked API key" })
+
+export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Workspaces", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    const findByName = (name: string) =>
+      sql`SELECT id, name, plan FROM workspaces WHERE name = ${name}`.pipe(
+        Effect.flatMap(decodeWorkspaces),
+        Effect.map(Arr.head),
+        Effect.orDie
+      )
+
+    const ensureWorkspace = (name: string, plan: Option.Option<Plan>) =>
+      Effect.gen(function* () {
+        const id = yield* newId("ws")
+        const wanted = Option.getOrElse(plan, () => "free" as const)
+        yield* sql`INSERT INTO workspaces (id, name, plan) VALUES (${id}, ${name}, ${wanted}) ON CONFLICT (name) DO NOTHING`
+        if (Option.isSome(plan)) yield* sql`UPDATE workspaces SET plan = ${plan.value} WHERE name = ${name}`
+        return yield* findByName(name).pipe(Effect.flatMap(Effect.orDieWith(() => `workspace ${name} vanished`)))
+      }).pipe(Effect.orDie)
+
+    /** Issues a new API key; the plain key exists only in the return value. */
+    const issueKey = Effect.fn("Workspaces.issueKey")(function* (options: { readonly workspace: string; readonly plan: Option.Option<Plan> }) {
+      const workspace = yield* ensureWorkspace(options.workspace, options.plan)
+      const id = yield* newId("key")
+      const key = yield* newSecret(KEY_PREFIX)
+      yield* sql`INSERT INTO api_keys (id, workspace_id, prefix, key_hash) VALUES (${id}, ${workspace.id}, ${key.slice(0, 14)}, ${sha256(key)})`.pipe(
+        Effect.orDie
+      )
+      return { workspace, key: Redacted.make(key) } satisfies IssuedKey
+    })
+
+    /** On first start (no workspace at all) creates the demo workspace and its key. */
+    const ensureDemo = Effect.fn("Workspaces.ensureDemo")(function* () {
+      const [row] = yield* sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM workspaces`.pipe(Effect.orDie)
+      if (row !== undefined && row.n > 0) return Option.none<IssuedKey>()
+      return Option.some(yield* issueKey({ workspace: DEMO_WORKSPACE, plan: Option.some("paid") }))
+    })
+
+    const lookup = (keyHash: string) =>
+      sql`SELECT k.id AS key_id, w.id AS workspace_id, w.name AS workspace_name, w.plan
+          FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
+          WHERE k.key_hash = ${keyHash} AND k.revoked_at IS NULL`.pipe(
+        Effect.flatMap(decodeKeys),
+        Effect.orDie,
+        Effect.flatMap(Arr.head),
+        Effect.mapError(() => unauthorized),
+        Effect.map((row) => new Principal({ workspaceId: row.workspaceId, workspaceName: row.workspaceName, plan: row.plan, keyId: row.keyId }))
+      )
+
+    // A key lookup per request would cost a query per call; revocation takes effect within the TTL.
+    const principals = yield* Cache.make({ capacity: 10_000, timeToLive: Duration.seconds(30), lookup })
+
+    const authenticate = (key: string) =>
+      key.startsWith(KEY_PREFIX) ? principals.get(sha256(key)) : Effect.fail(unauthorized)
+
+    const revoke = Effect.fn("Workspaces.revoke")(function* (keyId: string) {
+      yield* sql`UPDATE api_keys SET revoked_at = now() WHERE id = ${keyId}`.pipe(Effect.orDie)
+      yield* principals.invalidateAll
+    })
+
+    /** An in-process principal for a workspace, for programs that embed brein as a library. */
+    const principalFor = Effect.fn("Workspaces.principalFor")(function* (name: string) {
+      const workspace = yield* findByName(name)
+      if (Option.isNone(workspace)) return yield* new WorkspaceNotFound({ name, message: `no workspace named "${name}"` })
+      return new Principal({ workspaceId: workspace.value.id, workspaceName: workspace.value.name, plan: workspace.value.plan, keyId: null })
+    })
+
+    return { issueKey, ensureDemo, authenticate, revoke, principalFor, ensureWorkspace }
+  })
+}) {}

@@ -1,0 +1,118 @@
+import { Reactivity } from "@effect/experimental"
+import { FileSystem } from "@effect/platform"
+import { NodeContext } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import { assert, describe, it, layer } from "@effect/vitest"
+import { Deferred, Effect, Layer, Redacted } from "effect"
+import { databaseFromUrl } from "../../layers/Database.ts"
+import { startEmbeddedPostgres } from "../../layers/EmbeddedPostgres.ts"
+import { runMigrations } from "../../layers/Migrations.ts"
+import { migrations } from "../../layers/migrations/index.ts"
+import { freshDatabase, TestDatabase } from "../support/TestDatabase.ts"
+
+const appliedMigrations = Effect.flatMap(
+  SqlClient.SqlClient,
+  (sql) => sql<{ count: number }>`SELECT count(*)::int AS count FROM effect_sql_migrations`
+).pipe(Effect.map((rows) => rows[0]?.count))
+
+layer(TestDatabase)("Database", (it) => {
+  it.effect("records every migration once and re-running them is a no-op", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(yield* appliedMigrations, Object.keys(migrations).length)
+      const again = yield* runMigrations.pipe(Effect.provide(NodeContext.layer))
+      assert.deepStrictEqual(again, [])
+      assert.strictEqual(yield* appliedMigrations, Object.keys(migrations).length)
+    }))
+
+  it.effect("maps camelCase queries to snake_case columns and back", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`CREATE TABLE naming_probe (id int primary key, created_by text not null)`
+      yield* sql`INSERT INTO naming_probe ${sql.insert({ id: 1, createdBy: "lead" })}`
+      const rows = yield* sql<{ createdBy: string }>`SELECT created_by FROM naming_probe`
+      assert.deepStrictEqual(rows, [{ createdBy: "lead" }])
+    }))
+
+  it.effect("a rolled back transaction leaves nothing behind", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`CREATE TABLE rollback_probe (id int primary key)`
+      const outcome = yield* sql.withTransaction(
+        Effect.zipRight(sql`INSERT INTO rollback_probe VALUES (1)`, Effect.fail("abort" as const))
+      ).pipe(Effect.flip)
+      assert.strictEqual(outcome, "abort")
+      const rows = yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM rollback_probe`
+      assert.strictEqual(rows[0]?.count, 0)
+    }))
+
+  it.effect("FOR UPDATE SKIP LOCKED hands each row to one transaction", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`CREATE TABLE job_probe (id int primary key)`
+      yield* sql`INSERT INTO job_probe VALUES (1), (2)`
+      const claim = sql<{ id: number }>`SELECT id FROM job_probe ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED`
+      const firstHolds = yield* Deferred.make<void>()
+      const secondDone = yield* Deferred.make<void>()
+      const [first, second] = yield* Effect.all([
+        sql.withTransaction(
+          claim.pipe(Effect.tap(() => Deferred.succeed(firstHolds, undefined)), Effect.zipLeft(Deferred.await(secondDone)))
+        ),
+        Deferred.await(firstHolds).pipe(
+          Effect.zipRight(sql.withTransaction(claim)),
+          Effect.ensuring(Deferred.succeed(secondDone, undefined))
+        )
+      ], { concurrency: 2 })
+      assert.deepStrictEqual([first, second], [[{ id: 1 }], [{ id: 2 }]])
+    }))
+})
+
+describe("Migrations", () => {
+  it.scopedLive("two processes migrating a fresh database at once both succeed", () =>
+    Effect.gen(function*() {
+      const url = yield* freshDatabase
+      const both = Effect.all([Layer.build(databaseFromUrl(url)), Layer.build(databaseFromUrl(url))], {
+        concurrency: 2
+      })
+      const [context] = yield* both
+      const count = yield* appliedMigrations.pipe(Effect.provide(context))
+      assert.strictEqual(count, Object.keys(migrations).length)
+    }))
+})
+
+const countRows = (url: Redacted.Redacted<string>) =>
+  Effect.scoped(
+    Effect.flatMap(PgClient.make({ url }), (sql) => sql<{ count: number }>`SELECT count(*)::int AS count FROM kept`)
+  ).pipe(Effect.map((rows) => rows[0]?.count), Effect.provide(Reactivity.layer))
+
+const execute = (url: Redacted.Redacted<string>, statement: string) =>
+  Effect.scoped(Effect.flatMap(PgClient.make({ url }), (sql) => sql.unsafe(statement))).pipe(
+    Effect.provide(Reactivity.layer)
+  )
+
+describe("EmbeddedPostgres", () => {
+  it.scopedLive("reuses a running cluster and keeps its data across restarts", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const root = yield* fs.makeTempDirectoryScoped({ prefix: "brein-embedded-" })
+      yield* fs.chmod(root, 0o755)
+      const directory = `${root}/pg`
+
+      yield* Effect.scoped(Effect.gen(function*() {
+        const first = yield* startEmbeddedPostgres({ directory, port: 0 })
+        assert.isTrue(first.owned)
+        yield* execute(first.url, "CREATE TABLE kept (id int)")
+        yield* execute(first.url, "INSERT INTO kept VALUES (1)")
+
+        const second = yield* Effect.scoped(startEmbeddedPostgres({ directory, port: 0 }))
+        assert.isFalse(second.owned)
+        assert.strictEqual(second.port, first.port)
+        assert.strictEqual(yield* countRows(first.url), 1, "closing the borrower must not stop the owner's server")
+      }))
+      assert.isFalse(yield* fs.exists(`${directory}/postmaster.pid`))
+
+      const restarted = yield* startEmbeddedPostgres({ directory, port: 0 })
+      assert.isTrue(restarted.owned)
+      assert.strictEqual(yield* countRows(restarted.url), 1)
+    }).pipe(Effect.provide(NodeContext.layer)))
+})

@@ -1,0 +1,12 @@
+import { defineConfig } from "vitest/config"
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    globalSetup: ["test/support/globalSetup.ts"],
+    pool: "forks",
+    hookTimeout: 60_000,
+    testTimeout: 30_000,
+    teardownTimeout: 30_000
+  }
+})
