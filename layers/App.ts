@@ -2,15 +2,21 @@ import { Layer } from "effect"
 import { AuditStoreSql } from "../services/audit/AuditStoreSql.ts"
 import { AuditVerify } from "../services/audit/AuditVerify.ts"
 import { Executor } from "../services/pipeline/Executor.ts"
+import { Registry } from "../services/tools/Registry.ts"
+import type { Source } from "../services/tools/Source.ts"
 import { Workspaces } from "../services/workspace/Workspaces.ts"
 import { DatabaseLive } from "./Database.ts"
-import { RegistryLive } from "./Registry.ts"
+import { sources } from "./Registry.ts"
+
+/** The services over a registry of the given sources; the database is provided by the caller. */
+export const servicesWith = <const S extends ReadonlyArray<Source>>(all: S) =>
+  Layer.mergeAll(Executor.Default, Workspaces.Default, AuditVerify.Default).pipe(
+    Layer.provideMerge(Registry.layer(all)),
+    Layer.provide(AuditStoreSql)
+  )
 
 /** Everything the surfaces need, over a given database. */
-export const ServicesLive = Layer.mergeAll(Executor.Default, Workspaces.Default, AuditVerify.Default).pipe(
-  Layer.provideMerge(RegistryLive),
-  Layer.provide(AuditStoreSql)
-)
+export const ServicesLive = servicesWith(sources)
 
 /** The one service graph of the program: services over the configured PostgreSQL. */
 export const AppLive = ServicesLive.pipe(Layer.provideMerge(DatabaseLive))

@@ -1,6 +1,4 @@
 import { CoreConnector, EchoConnector } from "../services/connectors/Core.ts"
-import { Registry } from "../services/tools/Registry.ts"
 
+/** Every connector and catalog family the service hosts. */
 export const sources = [CoreConnector, EchoConnector] as const
-
-export const RegistryLive = Registry.layer(sources)

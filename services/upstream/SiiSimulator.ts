@@ -13,6 +13,7 @@ import type { UpstreamSessionEvent } from "../../schema/upstream/Session.ts"
 import { type Day, formatPeriodo, monthIndex, parsePeriodo, todayInChile, ymdFromDay } from "./CivilDate.ts"
 import { makePrng } from "./Prng.ts"
 import { RCV_FIRST_PERIODO, rcvDocuments, rcvResumen } from "./RcvGenerator.ts"
+import { scenarioOf } from "./ScriptedScenario.ts"
 import { makeSessionLog } from "./SessionLog.ts"
 import { scaledSleep, timeScaleConfig } from "./SimulatorClock.ts"
 import {
@@ -44,8 +45,6 @@ interface SimState {
 }
 
 export const SII_RETRY_AFTER_SECONDS = 300
-
-const scenarioOf = (clave: string): SiiScenario => SII_SCENARIOS.find((s) => s.clave === clave)?.clave ?? "normal"
 
 const loginFailure = (scenario: SiiScenario): SiiLoginError | undefined => {
   switch (scenario) {
@@ -88,7 +87,7 @@ export const makeSiiSimulator = Effect.fn("SiiSimulator.make")(function*(options
   const login = Effect.fn("SiiSimulator.login")(function*(credentials: SiiCredentials) {
     const rut = credentials.rut
     yield* Effect.annotateCurrentSpan("rut", rut)
-    const scenario = scenarioOf(Redacted.value(credentials.clave))
+    const scenario: SiiScenario = scenarioOf(SII_SCENARIOS, Redacted.value(credentials.clave))
     const [attempt, sessionNumber] = yield* Ref.modify(state, (s): readonly [readonly [number, number], SimState] => {
       const attempt = Option.getOrElse(HashMap.get(s.loginsByRut, rut), () => 0) + 1
       return [[attempt, s.sessionsOpened + 1], { ...s, sessionsOpened: s.sessionsOpened + 1, loginsByRut: HashMap.set(s.loginsByRut, rut, attempt) }]

@@ -11,6 +11,7 @@ import type {
 } from "../../schema/upstream/Errors.ts"
 import type { Perspectiva, Periodo, RcvDocumento, RcvResumen, TipoDte } from "../../schema/upstream/Rcv.ts"
 import { Rut } from "../../schema/upstream/Rut.ts"
+import type { ScriptedScenario } from "./ScriptedScenario.ts"
 
 export const SiiCredentials = Schema.Struct({
   rut: Rut,
@@ -41,12 +42,6 @@ export class SiiUpstream extends Context.Tag("brein/upstream/SiiUpstream")<
     readonly login: (credentials: SiiCredentials) => Effect.Effect<SiiSession, SiiLoginError, Scope.Scope>
   }
 >() {}
-
-export interface ScriptedScenario {
-  readonly clave: string
-  readonly when: string
-  readonly effect: string
-}
 
 /** Failure modes of the simulator, chosen by the exact `clave`; any other clave logs in normally. */
 export const SII_SCENARIOS = [

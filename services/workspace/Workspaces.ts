@@ -95,6 +95,12 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
       return new Principal({ workspaceId: workspace.value.id, workspaceName: workspace.value.name, plan: workspace.value.plan, keyId: null })
     })
 
-    return { issueKey, ensureDemo, authenticate, revoke, principalFor, ensureWorkspace }
+    /** Creates the workspace if needed and answers its in-process principal. */
+    const inProcess = Effect.fn("Workspaces.inProcess")(function* (name: string, plan: Plan = "free") {
+      const workspace = yield* ensureWorkspace(name, Option.some(plan))
+      return new Principal({ workspaceId: workspace.id, workspaceName: workspace.name, plan: workspace.plan, keyId: null })
+    })
+
+    return { issueKey, ensureDemo, authenticate, revoke, principalFor, inProcess, ensureWorkspace }
   })
 }) {}

@@ -1,0 +1,44 @@
+import { HttpApiBuilder, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer, Option, Redacted } from "effect"
+import { ServicesLive } from "../../../layers/App.ts"
+import { BreinApi } from "../../../schema/http/Api.ts"
+import type { Plan } from "../../../schema/tools/Definition.ts"
+import { Workspaces } from "../../../services/workspace/Workspaces.ts"
+import { bodyLimit, HttpAppLive } from "../../../src/http/Server.ts"
+import { TestDatabase } from "../../support/TestDatabase.ts"
+
+/** The app exactly as `serve` mounts it, on a random port, over a fresh database; the HttpClient targets it. */
+export const HttpTest = HttpApiBuilder.serve(bodyLimit).pipe(
+  Layer.provide(HttpAppLive),
+  Layer.provideMerge(NodeHttpServer.layerTest),
+  Layer.provideMerge(ServicesLive),
+  Layer.provideMerge(TestDatabase)
+)
+
+export const issueKey = (workspace: string, plan: Plan) =>
+  Effect.flatMap(Workspaces, (w) => w.issueKey({ workspace, plan: Option.some(plan) })).pipe(
+    Effect.map((issued) => issued.key)
+  )
+
+export const apiClient = (key: Option.Option<Redacted.Redacted<string>>) =>
+  HttpApiClient.make(BreinApi, {
+    transformClient: (client) =>
+      Option.match(key, {
+        onNone: () => client,
+        onSome: (k) => HttpClient.mapRequest(client, HttpClientRequest.bearerToken(Redacted.value(k)))
+      })
+  })
+
+/** A request the typed client cannot express; answers status, content type and body text. */
+export const rawRequest = (request: HttpClientRequest.HttpClientRequest) =>
+  Effect.flatMap(HttpClient.HttpClient, (client) => client.execute(request)).pipe(
+    Effect.flatMap((response) =>
+      Effect.map(response.text, (text) => ({
+        status: response.status,
+        contentType: response.headers["content-type"] ?? "",
+        text
+      }))
+    ),
+    Effect.scoped
+  )
