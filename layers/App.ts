@@ -5,6 +5,7 @@ import { Executor } from "../services/pipeline/Executor.ts"
 import { Registry } from "../services/tools/Registry.ts"
 import type { Source } from "../services/tools/Source.ts"
 import { Workspaces } from "../services/workspace/Workspaces.ts"
+import { ConnectedLive } from "./Connected.ts"
 import { DatabaseLive } from "./Database.ts"
 import { sources } from "./Registry.ts"
 
@@ -12,6 +13,7 @@ import { sources } from "./Registry.ts"
 export const servicesWith = <const S extends ReadonlyArray<Source>>(all: S) =>
   Layer.mergeAll(Executor.Default, Workspaces.Default, AuditVerify.Default).pipe(
     Layer.provideMerge(Registry.layer(all)),
+    Layer.provideMerge(ConnectedLive),
     Layer.provide(AuditStoreSql)
   )
 

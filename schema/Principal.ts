@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { type Effect, Schema } from "effect"
 import { ApiKeyId, ConnectionId, RequestId, WorkspaceId } from "./Ids.ts"
 import { Plan } from "./tools/Definition.ts"
 
@@ -12,9 +12,17 @@ export class Principal extends Schema.Class<Principal>("Principal")({
   keyId: Schema.NullOr(ApiKeyId)
 }) {}
 
+export interface ProgressUpdate {
+  readonly progress: number
+  readonly total?: number
+  readonly message?: string
+}
+
 export interface CallContext {
   readonly surface: Surface
   readonly principal: Principal
   readonly connectionId?: ConnectionId | undefined
   readonly requestId?: RequestId | undefined
+  /** Where a long call reports progress (MCP progress notifications); absent = nobody listens. */
+  readonly onProgress?: ((update: ProgressUpdate) => Effect.Effect<void>) | undefined
 }

@@ -5,6 +5,7 @@ import { LoggingLive } from "../layers/Logging.ts"
 import { parseArgs, USAGE, UsageError } from "./cli/Args.ts"
 import { auditVerify } from "./cli/Audit.ts"
 import { keysCreate } from "./cli/Keys.ts"
+import { mcpStdio } from "./cli/Mcp.ts"
 import { serve } from "./cli/Serve.ts"
 
 const { command, flags } = parseArgs(process.argv.slice(2))
@@ -16,6 +17,8 @@ const program = Effect.gen(function* () {
     case "":
     case "serve":
       return yield* Layer.launch(serve.pipe(Layer.provide(AppLive)))
+    case "mcp":
+      return yield* mcpStdio(AppLive).pipe(Effect.flatMap(exitWith))
     case "keys create":
       return yield* keysCreate(flags).pipe(Effect.provide(AppLive))
     case "audit verify":

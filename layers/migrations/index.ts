@@ -1,5 +1,9 @@
 import foundation from "./0001_foundation.ts"
+import connected from "./0002_connected.ts"
+import banco from "./0003_banco.ts"
 
 export const migrations = {
-  "0001_foundation": foundation
+  "0001_foundation": foundation,
+  "0002_connected": connected,
+  "0003_banco": banco
 }

@@ -11,7 +11,9 @@ import {
   ToolNotFound
 } from "../Errors.ts"
 import { ToolDocument } from "../tools/Definition.ts"
+import { IndicadorValueNotFound, UpstreamUnavailable } from "../upstream/Errors.ts"
 import { ToolResponse } from "../tools/Response.ts"
+import { ConnectionsGroup } from "./Connections.ts"
 import { Authentication } from "./Security.ts"
 
 export const ExecuteBody = Schema.Struct({
@@ -53,6 +55,8 @@ export class ToolsGroup extends HttpApiGroup.make("tools")
       .addError(RateLimited)
       .addError(AuditUnavailable)
       .addError(ToolFailed)
+      .addError(UpstreamUnavailable)
+      .addError(IndicadorValueNotFound)
       .addError(PayloadTooLarge)
       .addError(BadRequest)
       .middleware(Authentication)
@@ -67,6 +71,7 @@ export class HealthGroup extends HttpApiGroup.make("health").add(
 
 export class BreinApi extends HttpApi.make("brein")
   .add(ToolsGroup)
+  .add(ConnectionsGroup)
   .add(HealthGroup)
   .annotate(OpenApi.Title, "brein")
   .annotate(OpenApi.Description, "A registry of tools with two planes, one audited executor, served over HTTP and MCP") {}

@@ -1,9 +1,19 @@
 import { Schema } from "effect"
 import { AuditUnavailable, Forbidden, InvalidInput, RateLimited, ToolFailed, ToolNotFound } from "../Errors.ts"
+import { IndicadorValueNotFound, UpstreamUnavailable } from "../upstream/Errors.ts"
 
 /** Every error a tool call may end with, on any surface. Handlers may fail only with these. */
-export const ToolError = Schema.Union(ToolNotFound, InvalidInput, Forbidden, RateLimited, AuditUnavailable, ToolFailed)
+export const ToolError = Schema.Union(
+  ToolNotFound,
+  InvalidInput,
+  Forbidden,
+  RateLimited,
+  AuditUnavailable,
+  ToolFailed,
+  UpstreamUnavailable,
+  IndicadorValueNotFound
+)
 export type ToolError = typeof ToolError.Type
 
 /** What a handler itself may fail with (the executor adds the rest). */
-export type HandlerError = InvalidInput | Forbidden | RateLimited | ToolFailed
+export type HandlerError = InvalidInput | Forbidden | RateLimited | ToolFailed | UpstreamUnavailable | IndicadorValueNotFound

@@ -42,7 +42,7 @@ export const Rut = Schema.transform(Schema.String, RutCanonical, {
   identifier: "Rut",
   title: "RUT",
   description: "Chilean RUT, canonical form 12345678-5 (no dots, uppercase K, mod-11 check digit); decoding also accepts 12.345.678-5",
-  examples: ["77123456-9" as Rut]
+  examples: [RutCanonical.make("77123456-9")]
 })
 export type Rut = typeof Rut.Type
 

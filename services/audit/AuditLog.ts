@@ -1,4 +1,4 @@
-import { Deferred, Duration, Effect, Exit, Queue, RcMap } from "effect"
+import { Context, Deferred, Duration, Effect, Exit, Queue, RcMap } from "effect"
 import type { AuditEntry, AuditRow } from "../../schema/audit/AuditRow.ts"
 import { AuditUnavailable } from "../../schema/Errors.ts"
 import { AuditStore } from "./AuditStore.ts"
@@ -18,6 +18,8 @@ const MAX_BATCH = 500
 export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog", {
   scoped: Effect.gen(function* () {
     const store = yield* AuditStore
+    // A writer outlives the call that starts it: it must not inherit that call's context (its transaction).
+    const context = yield* Effect.context<never>()
 
     const writers = yield* RcMap.make({
       idleTimeToLive: Duration.minutes(1),
@@ -35,7 +37,7 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
               yield* Effect.forEach(batch, (p) => Deferred.fail(p.done, error), { discard: true })
             }
           })
-          yield* Effect.forkScoped(Effect.forever(flush))
+          yield* Effect.forkScoped(Effect.mapInputContext(Effect.forever(flush), (_: Context.Context<never>) => context))
           return queue
         })
     })
@@ -49,6 +51,18 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
       )
     })
 
-    return { record }
+    /**
+     * Appends in the caller's own transaction, for calls that hold one: waiting on the writer while
+     * holding a pooled connection starves the pool once as many such calls as connections are in flight.
+     */
+    const recordInTransaction = Effect.fn("AuditLog.recordInTransaction")(function* (entry: AuditEntry) {
+      const rows = yield* store.append(entry.workspaceId, [entry]).pipe(
+        Effect.tapErrorCause((cause) => Effect.logError("audit append failed", cause)),
+        Effect.mapError(() => new AuditUnavailable({ message: "the audit log could not be written" }))
+      )
+      return rows[0]
+    })
+
+    return { record, recordInTransaction }
   })
 }) {}

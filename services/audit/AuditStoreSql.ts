@@ -18,7 +18,8 @@ export const AuditStoreSql = Layer.effect(
       Effect.gen(function* () {
         // One writer per chain in this process; the lock keeps other processes from forking the chain.
         yield* sql`SELECT pg_advisory_xact_lock(hashtextextended(${chain}, 0))`
-        const last = yield* sql`SELECT seq::text AS seq, digest FROM audit_log WHERE chain = ${chain} ORDER BY seq DESC LIMIT 1`.pipe(
+        // ORDER BY the column, not the text alias: "9" sorts after "10"
+        const last = yield* sql`SELECT seq::text AS seq, digest FROM audit_log WHERE chain = ${chain} ORDER BY audit_log.seq DESC LIMIT 1`.pipe(
           Effect.flatMap(decodeLast)
         )
         const rows = chainEntries(chain, Arr.head(last).pipe(Option.getOrElse(() => ({ seq: 0, digest: GENESIS }))), entries)

@@ -55,17 +55,24 @@ export class Executor extends Effect.Service<Executor>()("brein/pipeline/Executo
         }))
 
       let audited = false
-      const record = (outcome: Exit.Exit<unknown, ToolError>, connectionId: string | null) =>
+      const record = (outcome: Exit.Exit<unknown, ToolError>, connectionId: string | null, inTransaction = false) =>
         Effect.suspend(() => {
           audited = true
-          return Effect.flatMap(entry(outcome, connectionId), audit.record)
+          return Effect.flatMap(entry(outcome, connectionId), inTransaction ? audit.recordInTransaction : audit.record)
         })
 
       const run = Effect.gen(function* () {
         const found = yield* Option.match(tool, { onNone: () => Effect.fail(ToolNotFound.of(toolId)), onSome: Effect.succeed })
         const prepared = yield* found.prepare(rawInput)
         const connectionId = yield* authorize.check(found, principal, context.connectionId)
-        const info = { requestId, surface: context.surface, principal, connectionId, annotate: (more: EnvelopeExtras) => Object.assign(extras, more) }
+        const info = {
+          requestId,
+          surface: context.surface,
+          principal,
+          connectionId,
+          annotate: (more: EnvelopeExtras) => void Object.assign(extras, more),
+          progress: context.onProgress ?? (() => Effect.void)
+        }
         const handler = (persist: Option.Option<PersistApi>) =>
           prepared(info, Option.getOrNull(persist)).pipe(
             Effect.catchAllDefect((defect) =>
@@ -88,7 +95,7 @@ export class Executor extends Effect.Service<Executor>()("brein/pipeline/Executo
           : Option.none()
         const data = yield* Effect.gen(function* () {
           const exit = yield* Effect.exit(handler(persist))
-          if (Exit.isSuccess(exit)) yield* record(exit, connectionId)
+          if (Exit.isSuccess(exit)) yield* record(exit, connectionId, true)
           return yield* exit
         }).pipe(sql.withTransaction, Effect.catchTag("SqlError", () => Effect.fail(new AuditUnavailable({ message: "the call could not be committed" }))))
         return { data, status: "recorded" as const }

@@ -53,7 +53,7 @@ const register = (source: Source, tool: AnyTool, context: Context.Context<never>
       Effect.map(tool.prepare(raw), (run): Prepared<never> => (info, persist) =>
         Effect.mapInputContext(run(info, persist), (outer: Context.Context<never>) => {
           // Persist is never inherited: only the read plane gets it, and only this call's buffer.
-          const base = Context.merge(context, Context.omit(Persist)(outer))
+          const base = Context.omit(Persist)(Context.merge(context, outer))
           const withPersist = persist !== null && descriptor.plane === "read" ? Context.add(base, Persist, persist) : base
           // A tool's own requirements were erased when it was stored as AnyTool; the registry holds them.
           return withPersist as Context.Context<unknown>

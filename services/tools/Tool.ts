@@ -1,16 +1,19 @@
-import { Effect, ParseResult, Schema } from "effect"
+import { Effect, ParseResult, Schema, SchemaAST } from "effect"
 import { InvalidInput, ToolFailed } from "../../schema/Errors.ts"
 import type { Cost, Hints, Level, Plan, Plane, Stage } from "../../schema/tools/Definition.ts"
 import type { EnvelopeExtras } from "../../schema/tools/Envelope.ts"
 import type { HandlerError } from "../../schema/tools/ToolError.ts"
-import type { CallContext } from "../../schema/Principal.ts"
+import type { ConnectionId } from "../../schema/Ids.ts"
+import type { CallContext, ProgressUpdate } from "../../schema/Principal.ts"
 import type { Persist, PersistApi } from "../pipeline/Persist.ts"
 
 export interface CallInfo extends Required<Pick<CallContext, "surface" | "principal">> {
   readonly requestId: string
-  readonly connectionId: CallContext["connectionId"] | null
+  readonly connectionId: ConnectionId | null
   /** Adds instructions next to the data (warnings, next actions, a hint). */
   readonly annotate: (extras: EnvelopeExtras) => void
+  /** Reports progress of a long call to whoever listens (MCP progress notifications). */
+  readonly progress: (update: ProgressUpdate) => Effect.Effect<void>
 }
 
 export interface ActionContext extends CallInfo {
@@ -61,6 +64,17 @@ type NoPersist<R> = [Extract<R, Persist>] extends [never]
   ? unknown
   : { readonly "action-plane tools must not require Persist": never }
 
+/** Marks the Tag of a client that talks to an external system (SII, a bank). */
+export interface UpstreamClient {
+  readonly "brein/UpstreamClient": true
+}
+
+type NoUpstream<Id extends string, R> = Id extends `${string}.consultar`
+  ? [Extract<R, UpstreamClient>] extends [never]
+    ? unknown
+    : { readonly ".consultar tools read the cache and must not require an upstream client": never }
+  : unknown
+
 const formatIssues = (error: ParseResult.ParseError) =>
   ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({
     path: issue.path.length === 0 ? "input" : `input.${issue.path.join(".")}`,
@@ -75,13 +89,20 @@ export const invalidInput = (error: ParseResult.ParseError) => {
   })
 }
 
+const NoFields = Schema.Record({ key: Schema.String, value: Schema.Never })
+const isEmptyStruct = (ast: SchemaAST.AST) =>
+  SchemaAST.isTypeLiteral(ast) && ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0
+
 const make = <I, II, O, OI, E extends HandlerError, R, C>(
   plane: Plane,
   definition: ToolFields<I, II, O, OI> & { readonly handler: (input: I, ctx: C) => Effect.Effect<O, E, R> },
   context: (info: CallInfo, persist: PersistApi | null) => Effect.Effect<C>
 ): Tool<R> => {
   const { input, output, quote, handler, ...rest } = definition
-  const decode = Schema.decodeUnknown(input, { errors: "all", onExcessProperty: "error" })
+  const decodeInput = Schema.decodeUnknown(input, { errors: "all", onExcessProperty: "error" })
+  // Schema.Struct({}) accepts any non-nullish value; a tool without fields takes only an empty object.
+  const closed = isEmptyStruct(input.ast) ? Schema.decodeUnknown(NoFields, { errors: "all" }) : Effect.succeed
+  const decode = (raw: unknown) => Effect.zipRight(closed(raw), decodeInput(raw))
   const encode = Schema.encode(output)
   return {
     spec: { ...rest, plane, quoted: quote !== undefined },
@@ -107,10 +128,11 @@ const make = <I, II, O, OI, E extends HandlerError, R, C>(
 }
 
 /** An ephemeral tool: persists nothing of business, and its Effect cannot require Persist. */
-export const action = <I, II, O, OI, E extends HandlerError, R>(
+export const action = <const Id extends string, I, II, O, OI, E extends HandlerError, R>(
   definition: ToolFields<I, II, O, OI> & {
+    readonly id: Id
     readonly handler: (input: I, ctx: ActionContext) => Effect.Effect<O, E, R>
-  } & NoPersist<R>
+  } & NoPersist<R> & NoUpstream<Id, R>
 ): Tool<R> => {
   return make("action", definition, (info) =>
     Effect.succeed<ActionContext>({ ...info, persist: null }))

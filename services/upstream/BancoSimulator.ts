@@ -156,8 +156,7 @@ export const makeBancoSimulator = Effect.fn("BancoSimulator.make")(function*(opt
         if (plan === undefined) return yield* new BancoAccountNotFound({ accountId })
         const [from, to] = [parseIsoDay(desde), Math.min(parseIsoDay(hasta), today)]
         yield* sleep(latency.pageMs * monthsBetween(from, to))
-        const listed = plans.filter((p) => accountOn(p, today) !== undefined)
-        if (scenario === "parcial" && listed[listed.length - 1]?.id === accountId) {
+        if (scenario === "parcial" && plans.filter((p) => accountOn(p, today) !== undefined).at(-1)?.id === accountId) {
           return yield* new UpstreamPartial({ upstream: "banco", recurso: accountId })
         }
         return movements(plan, from, to, today)

@@ -51,7 +51,9 @@ export class BancoUpstream extends Context.Tag("brein/upstream/BancoUpstream")<
   {
     readonly login: (credentials: BancoCredentials) => Effect.Effect<BancoSession, BancoLoginError, Scope.Scope>
   }
->() {}
+>() {
+  declare readonly "brein/UpstreamClient": true
+}
 
 /** Failure modes of the simulator, chosen by the exact `clave`; any other clave logs in normally. */
 export const BANCO_SCENARIOS = [

@@ -130,7 +130,7 @@ const monthMovements = (plan: AccountPlan, month: number): ReadonlyArray<Posted>
   const p = makePrng(`${plan.seed}|${formatPeriodo(month)}`)
   const [firstName, ...moreNames] = companies(p, 12, "").map((c) => c.nombre)
   const names: NonEmpty<string> = [firstName ?? "Proveedor", ...moreNames]
-  const count = Math.min(400, Math.max(40, Math.round(40 + 360 * plan.activity * (0.8 + 0.4 * p.next()))))
+  const count = Math.min(399, Math.max(40, Math.round(40 + 360 * plan.activity * (0.8 + 0.4 * p.next()))))
   const drafts = Array.from({ length: count }, (_, i) => draft(p, plan, businessDays, names, i))
   const opening = openingBalance(plan, month)
   const residual = openingBalance(plan, month + 1) - opening - drafts.reduce((sum, d) => sum + d.amount, 0)
@@ -179,7 +179,6 @@ const visible = (plan: AccountPlan, month: number, today: Day): ReadonlyArray<Po
 
 const strip = ({ post: _post, ...movement }: Posted): Movement => movement
 
-/** Movements posted between desde and hasta (inclusive) as the bank shows them on `today`, oldest first. */
 export const movements = (plan: AccountPlan, desde: Day, hasta: Day, today: Day): ReadonlyArray<Movement> => {
   const last = Math.min(hasta, today)
   if (desde > last) return []

@@ -137,7 +137,6 @@ export const valueOn = (codigo: IndicadorCodigo, day: Day): number | undefined =
   }
 }
 
-/** Values public by `today`, dated within [desde, hasta], newest first. */
 export const pointsBetween = (codigo: IndicadorCodigo, desde: Day, hasta: Day, today: Day): ReadonlyArray<Punto> => {
   if (codigo === "dolar_intercambio") {
     return DOLAR_INTERCAMBIO.day >= desde && DOLAR_INTERCAMBIO.day <= hasta ? [DOLAR_INTERCAMBIO] : []
@@ -155,6 +154,7 @@ export const publishedValueOn = (codigo: IndicadorCodigo, day: Day, today: Day):
 
 /** The most recent `count` public values, newest first (mindicador serves about 30 for daily indicators). */
 export const recent = (codigo: IndicadorCodigo, today: Day, count: number): ReadonlyArray<Punto> => {
+  if (codigo === "dolar_intercambio") return DOLAR_INTERCAMBIO.day <= today ? [DOLAR_INTERCAMBIO] : []
   const span = INDICADORES[codigo].periodicidad === "mensual" ? count * 31 + 62 : count * 2 + 10
   return pointsBetween(codigo, today - span, today, today).slice(0, count)
 }

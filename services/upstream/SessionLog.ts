@@ -10,7 +10,11 @@ export const makeSessionLog: Effect.Effect<SessionLog> = Effect.map(
   Ref.make<ReadonlyArray<UpstreamSessionEvent>>([]),
   (ref) => ({
     record: (event) =>
-      Effect.flatMap(Clock.currentTimeMillis, (at) => Ref.update(ref, (events) => [...events, { ...event, at }])),
+      Clock.currentTimeMillis.pipe(
+        Effect.flatMap((at) => Ref.update(ref, (events) => [...events, { ...event, at }])),
+        Effect.zipRight(Effect.logDebug(`upstream session ${event.kind}`)),
+        Effect.annotateLogs({ upstream: event.upstream, sessionId: event.sessionId, rut: event.rut })
+      ),
     events: Ref.get(ref)
   })
 )
@@ -22,7 +26,6 @@ export interface SessionSpan {
   readonly end: number | undefined
 }
 
-/** Pairs start/end events into spans, keyed by upstream, institution and rut. */
 export const sessionSpans = (events: ReadonlyArray<UpstreamSessionEvent>): ReadonlyArray<SessionSpan> => {
   const spans = new Map<string, SessionSpan>()
   for (const e of events) {

@@ -41,7 +41,9 @@ export class SiiUpstream extends Context.Tag("brein/upstream/SiiUpstream")<
   {
     readonly login: (credentials: SiiCredentials) => Effect.Effect<SiiSession, SiiLoginError, Scope.Scope>
   }
->() {}
+>() {
+  declare readonly "brein/UpstreamClient": true
+}
 
 /** Failure modes of the simulator, chosen by the exact `clave`; any other clave logs in normally. */
 export const SII_SCENARIOS = [

@@ -1,14 +1,13 @@
-import { createServer } from "node:http"
-import { toNodeHandler } from "@modelcontextprotocol/node"
+import { createServer, type IncomingMessage } from "node:http"
+import { type NodeIncomingMessageLike, toNodeHandler } from "@modelcontextprotocol/node"
 import { createMcpHandler, fromJsonSchema, McpServer } from "@modelcontextprotocol/server"
-import { JSONSchema } from "effect"
-import { ReflectInput, ReflectOutput } from "../../schema/connectors/Core.ts"
 
 // The reference brein's /mcp is measured against: a bare stateless v2 handler with one tool that
 // answers a constant; its schemas are built once, outside the per-request factory.
 const port = Number(process.argv[2] ?? "0")
-const inputSchema = fromJsonSchema<{ message: string }>(JSONSchema.make(ReflectInput))
-const outputSchema = fromJsonSchema<{ message: string }>(JSONSchema.make(ReflectOutput))
+const message = { type: "object", properties: { message: { type: "string" } }, required: ["message"], additionalProperties: false } as const
+const inputSchema = fromJsonSchema<{ message: string }>(message)
+const outputSchema = fromJsonSchema<{ message: string }>(message)
 const answer = { message: "bench" }
 const result = { content: [{ type: "text" as const, text: JSON.stringify(answer) }], structuredContent: answer }
 
@@ -28,4 +27,11 @@ const factory = () => {
 }
 
 const handler = toNodeHandler(createMcpHandler(factory))
-createServer((req, res) => void handler(req, res)).listen(port, "127.0.0.1")
+// exactOptionalPropertyTypes: IncomingMessage's optional fields admit undefined, the SDK's do not.
+const like = (req: IncomingMessage): NodeIncomingMessageLike => ({
+  method: req.method ?? "GET",
+  url: req.url ?? "/",
+  headers: req.headers,
+  [Symbol.asyncIterator]: () => req[Symbol.asyncIterator]()
+})
+createServer((req, res) => void handler(like(req), res)).listen(port, "127.0.0.1")

@@ -1,10 +1,12 @@
 import { createServer } from "node:http"
-import { HttpApiBuilder, HttpApiScalar, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpApiScalar, HttpServer, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Config, Effect, Layer, Option } from "effect"
 import { BadRequest, PayloadTooLarge } from "../../schema/Errors.ts"
 import { BreinApi } from "../../schema/http/Api.ts"
+import { McpHttpLive } from "../mcp/Http.ts"
 import { AuthenticationLive } from "./Authentication.ts"
+import { ConnectionsLive } from "./Connections.ts"
 import { HealthLive } from "./Health.ts"
 import { ToolsLive } from "./Tools.ts"
 
@@ -20,27 +22,36 @@ const unreadable = HttpServerResponse.json(
   { status: 400 }
 ).pipe(Effect.orDie)
 
-/**
- * Refuses oversized bodies before anything parses them (chunked bodies are cut at the same size),
- * and gives the bare 400 of an unparsable body a typed JSON error like every other failure.
- */
+/** Refuses oversized bodies before anything parses them (chunked bodies are cut at the same size). */
 export const bodyLimit = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const declared = Number(request.headers["content-length"] ?? "0")
     if (declared > MAX_BODY_BYTES) return tooLarge
-    return HttpServerRequest.withMaxBodySize(app, Option.some(MAX_BODY_BYTES)).pipe(
-      Effect.flatMap((response) => response.status === 400 && response.body._tag === "Empty" ? unreadable : Effect.succeed(response))
-    )
+    return HttpServerRequest.withMaxBodySize(app, Option.some(MAX_BODY_BYTES))
   })
 
+const isUnreadableBody = (defect: unknown) =>
+  HttpServerError.isServerError(defect) && defect._tag === "RequestError" && defect.reason === "Decode"
+
+// HttpApiBuilder dies with the RequestError of a body that is not JSON, and the server answers that
+// with an empty 400 before any serve-level middleware sees it: only an API-level one can replace it.
+const UnreadableBodyLive = HttpApiBuilder.middleware((app) =>
+  Effect.catchSomeDefect(app, (defect) => isUnreadableBody(defect) ? Option.some(unreadable) : Option.none())
+)
+
 export const ApiLive = HttpApiBuilder.api(BreinApi).pipe(
-  Layer.provide([ToolsLive.pipe(Layer.provide(AuthenticationLive)), HealthLive])
+  Layer.provide([
+    Layer.mergeAll(ToolsLive, ConnectionsLive).pipe(Layer.provide(AuthenticationLive)),
+    HealthLive
+  ])
 )
 
 /** The HTTP app: REST API, OpenAPI document, docs page and MCP, without a listening socket. */
 export const HttpAppLive = Layer.mergeAll(
   HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }),
-  HttpApiScalar.layer({ path: "/docs" })
+  HttpApiScalar.layer({ path: "/docs" }),
+  McpHttpLive({ maxBodyBytes: MAX_BODY_BYTES }),
+  UnreadableBodyLive
 ).pipe(Layer.provideMerge(ApiLive))
 
 export const HttpServerLive = HttpApiBuilder.serve(bodyLimit).pipe(

@@ -1,0 +1,29 @@
+import { Effect, Layer } from "effect"
+import { Connections } from "../services/connections/Connections.ts"
+import { RcvCache } from "../services/connectors/sii/RcvCache.ts"
+import { makeSiiSync } from "../services/connectors/sii/SiiSync.ts"
+import { ConnectorSyncs } from "../services/sync/ConnectorSync.ts"
+import { SyncJobs } from "../services/sync/SyncJobs.ts"
+import { SyncSettings } from "../services/sync/SyncSettings.ts"
+import { SyncWorker } from "../services/sync/SyncWorker.ts"
+import { UpstreamsLive } from "./Upstreams.ts"
+import { VaultKeyLive } from "./Vault.ts"
+
+const ConnectorSyncsLive = Layer.effect(
+  ConnectorSyncs,
+  Effect.map(Effect.all([makeSiiSync]), (syncs) => new Map(syncs.map((s) => [s.connector, s])))
+)
+
+/**
+ * Connections, durable sync jobs and their worker, and the caches the `.consultar` tools read.
+ * Needs SqlClient; the upstream clients come from `upstreams` (simulators by default).
+ */
+export const connectedWith = <E, R>(upstreams: Layer.Layer<Layer.Layer.Success<typeof UpstreamsLive>, E, R>) =>
+  Layer.mergeAll(SyncWorker.Default, RcvCache.Default).pipe(
+    Layer.provideMerge(ConnectorSyncsLive),
+    Layer.provideMerge(Layer.mergeAll(Connections.Default, SyncJobs.Default, SyncSettings.Default)),
+    Layer.provide(upstreams),
+    Layer.provide(VaultKeyLive)
+  )
+
+export const ConnectedLive = connectedWith(UpstreamsLive)

@@ -1,0 +1,46 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { ConnectionNotFound, ConnectionView, CreateConnection } from "../connections/Connection.ts"
+import { SyncJobView } from "../connections/SyncJob.ts"
+import { Forbidden, InvalidInput } from "../Errors.ts"
+import { Authentication } from "./Security.ts"
+
+const IdParam = Schema.Struct({ id: Schema.String })
+
+export class ConnectionsGroup extends HttpApiGroup.make("connections")
+  .add(
+    HttpApiEndpoint.post("create", "/api/v1/connections")
+      .setPayload(CreateConnection)
+      .addSuccess(ConnectionView, { status: 201 })
+      .addError(Forbidden)
+      .addError(InvalidInput)
+      .annotate(OpenApi.Summary, "Connect an SII or bank login (credentials are encrypted at rest and never returned)")
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/api/v1/connections")
+      .addSuccess(Schema.Struct({ connections: Schema.Array(ConnectionView) }))
+      .annotate(OpenApi.Summary, "The workspace's connections")
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/api/v1/connections/:id")
+      .setPath(IdParam)
+      .addSuccess(ConnectionView)
+      .addError(ConnectionNotFound)
+      .annotate(OpenApi.Summary, "State and per-scope coverage of a connection")
+  )
+  .add(
+    HttpApiEndpoint.del("remove", "/api/v1/connections/:id")
+      .setPath(IdParam)
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(ConnectionNotFound)
+      .annotate(OpenApi.Summary, "Delete a connection with its cached data and jobs")
+  )
+  .add(
+    HttpApiEndpoint.get("jobs", "/api/v1/connections/:id/jobs")
+      .setPath(IdParam)
+      .setUrlParams(Schema.Struct({ limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 200))) }))
+      .addSuccess(Schema.Struct({ jobs: Schema.Array(SyncJobView) }))
+      .addError(ConnectionNotFound)
+      .annotate(OpenApi.Summary, "Sync jobs of a connection, newest first: state, attempts, progress, counts, error")
+  )
+  .middleware(Authentication) {}

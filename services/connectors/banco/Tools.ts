@@ -1,0 +1,194 @@
+import { Effect, Option } from "effect"
+import {
+  BancoSyncInput,
+  CuentasQueryInput,
+  CuentasQueryOutput,
+  MovimientosQueryInput,
+  MovimientosQueryOutput
+} from "../../../schema/connectors/Banco.ts"
+import { SyncOutput } from "../../../schema/connectors/Sync.ts"
+import { InvalidInput } from "../../../schema/Errors.ts"
+import { sincronizar } from "../../sync/Sincronizar.ts"
+import { scopeKeyOf } from "../../sync/SyncJobs.ts"
+import { connector } from "../../tools/Source.ts"
+import { action, type CallInfo, read } from "../../tools/Tool.ts"
+import { BancoCache, type MovimientoRow } from "./BancoCache.ts"
+import { decodeCursor, encodeCursor } from "./MovimientoCursor.ts"
+import { checkPeriodo, currentPeriodo, periodosBetween, spans, syncablePeriodos } from "./Periodo.ts"
+
+const consultHints = { readOnly: true, destructive: false, idempotent: true, openWorld: false } as const
+const CUENTAS_SCOPE = "banco.cuentas: the connection's accounts and balances, as of the latest sync of any month"
+const MOVIMIENTOS_SCOPE = "banco.movimientos: cartola lines of every account, per month synced (by post_date), with their history"
+const SYNC_TOOL = "banco.conexion.sincronizar"
+
+const connectionOf = (ctx: CallInfo) =>
+  ctx.connectionId === null ? Effect.dieMessage("a connector tool ran without its connection") : Effect.succeed(ctx.connectionId)
+
+export const bancoSincronizar = read({
+  id: SYNC_TOOL,
+  family: "banco",
+  label: "Sincronizar banco",
+  description:
+    "The only bank tool that logs in (≈ 90 s; BCI allows one session per user): reads the accounts with their balances and the movements posted in a month, normalizes them and stores them with history. Runs as a durable job; waits up to `esperar` seconds and answers with the job's state.",
+  plan: "paid",
+  hints: { readOnly: false, destructive: false, idempotent: true, openWorld: true },
+  cost: { kind: "read" },
+  level: 0,
+  stages: [],
+  input: BancoSyncInput,
+  output: SyncOutput,
+  handler: (input, ctx) =>
+    Effect.gen(function* () {
+      yield* checkPeriodo(input.periodo)
+      return yield* sincronizar("banco", [{ periodo: input.periodo }], input.esperar, ctx)
+    })
+})
+
+export const cuentasConsultar = action({
+  id: "banco.cuentas.consultar",
+  family: "banco",
+  label: "Consultar cuentas",
+  description:
+    "The connection's bank accounts with their balances, from the cache (never the bank). Balances are as of sincronizacion.sincronizadoEn; an empty list with sincronizacion null means the connection was never synced.",
+  plan: "paid",
+  hints: consultHints,
+  cost: { kind: "read" },
+  level: 0,
+  stages: [],
+  scope: CUENTAS_SCOPE,
+  input: CuentasQueryInput,
+  output: CuentasQueryOutput,
+  handler: (_input, ctx) =>
+    Effect.gen(function* () {
+      const cache = yield* BancoCache
+      const connectionId = yield* connectionOf(ctx)
+      const cuentas = yield* cache.cuentas(connectionId)
+      const [latest] = yield* cache.coverage(connectionId)
+      const enCurso = Option.getOrNull(yield* cache.openJob(connectionId))
+      if (latest === undefined) {
+        const periodo = yield* currentPeriodo
+        ctx.annotate({
+          hint: enCurso === null
+            ? `This connection has never been synced: an empty list means "not synced", not "no accounts". Run ${SYNC_TOOL} (any month brings the accounts and their balances), then consult again.`
+            : "The first sync of this connection is under way (sincronizacionEnCurso): consult again when it ends.",
+          ...(enCurso === null
+            ? { next_actions: [{ tool: SYNC_TOOL, reason: "sync the current month: it brings the accounts and their balances", input: { periodo } }] }
+            : {})
+        })
+      }
+      return {
+        cuentas: cuentas.map(({ accountId, balanceAvailable, balanceCurrent, balanceLimit, ...cuenta }) => ({
+          ...cuenta,
+          id: accountId,
+          balance: { available: balanceAvailable, current: balanceCurrent, limit: balanceLimit ?? 0 }
+        })),
+        sincronizacion: latest === undefined ? null : { sincronizadoEn: latest.syncedAt.toISOString(), completo: latest.completo },
+        sincronizacionEnCurso: enCurso
+      }
+    })
+})
+
+const notSynced = (ctx: CallInfo, missing: ReadonlyArray<string>, enCurso: boolean) =>
+  Effect.gen(function* () {
+    const window = yield* syncablePeriodos
+    const syncable = missing.filter((p) => p >= window.desde && p <= window.hasta)
+    const outside = missing.filter((p) => p < window.desde || p > window.hasta)
+    ctx.annotate({
+      hint: [
+        `Not synced: ${spans(missing)}. Movements absent from those months mean "not synced", not "no movements".`,
+        syncable.length > 0 ? `Run ${SYNC_TOOL} for ${spans(syncable)}, then consult again.` : "",
+        outside.length > 0 ? `${spans(outside)} cannot be synced: the bank shows ${window.desde} up to ${window.hasta}.` : "",
+        enCurso ? "A sync is under way (sincronizacionEnCurso): consult again when it ends." : ""
+      ].filter((s) => s !== "").join(" "),
+      next_actions: syncable.map((periodo) => ({ tool: SYNC_TOOL, reason: `sync ${periodo} into the cache`, input: { periodo } }))
+    })
+  })
+
+export const movimientosConsultar = action({
+  id: "banco.movimientos.consultar",
+  family: "banco",
+  label: "Consultar movimientos",
+  description:
+    "Cartola lines posted between desde and hasta, from the cache (never the bank), oldest first; filter by cuenta; page with limit + cursor. sincronizacion covers every month of the range: null means some month was never synced (the hint names it).",
+  plan: "paid",
+  hints: consultHints,
+  cost: { kind: "read" },
+  level: 0,
+  stages: [],
+  scope: MOVIMIENTOS_SCOPE,
+  input: MovimientosQueryInput,
+  output: MovimientosQueryOutput,
+  handler: (input, ctx) =>
+    Effect.gen(function* () {
+      if (input.desde > input.hasta) {
+        const message = `desde (${input.desde}) is after hasta (${input.hasta})`
+        return yield* new InvalidInput({ message: `input.desde: ${message}`, issues: [{ path: "input.desde", message }] })
+      }
+      const cache = yield* BancoCache
+      const connectionId = yield* connectionOf(ctx)
+      const after = yield* decodeCursor(input.cursor)
+      const rows = yield* cache.movimientos({
+        connectionId,
+        desde: input.desde,
+        hasta: input.hasta,
+        ...(input.cuenta === undefined ? {} : { cuenta: input.cuenta }),
+        after,
+        limit: input.limit
+      })
+      const page = rows.slice(0, input.limit)
+      const history = input.incluirHistorial ? yield* cache.history(connectionId, page.map((r) => r.movementId)) : []
+
+      const periodos = periodosBetween(input.desde, input.hasta)
+      const keys = periodos.map((periodo) => scopeKeyOf({ periodo }))
+      const covered = yield* cache.coverage(connectionId, keys)
+      const missing = periodos.filter((_, i) => !covered.some((c) => c.scopeKey === keys[i]))
+      const enCurso = Option.getOrNull(yield* cache.openJob(connectionId, keys))
+      if (missing.length > 0) yield* notSynced(ctx, missing, enCurso !== null)
+      if (input.cuenta !== undefined && page.length === 0 && missing.length < periodos.length) {
+        const cuentas = yield* cache.cuentas(connectionId)
+        if (!cuentas.some((c) => c.accountId === input.cuenta)) {
+          ctx.annotate({ warnings: [`No account ${input.cuenta} in this connection's cache: banco.cuentas.consultar lists them.`] })
+        }
+      }
+
+      const oldest = covered.reduce<Date | undefined>((min, c) => (min === undefined || c.syncedAt < min ? c.syncedAt : min), undefined)
+      const last = page[page.length - 1]
+      return {
+        movimientos: page.map((row) => toMovimiento(row, input.incluirHistorial ? history.filter((h) => h.naturalKey === row.movementId) : undefined)),
+        cursor: rows.length > input.limit && last !== undefined ? encodeCursor({ postDate: last.postDate, id: last.rowId }) : null,
+        sincronizacion: missing.length > 0 || oldest === undefined ? null : { sincronizadoEn: oldest.toISOString(), completo: covered.every((c) => c.completo) },
+        sincronizacionEnCurso: enCurso
+      }
+    })
+})
+
+interface HistoryEntry {
+  readonly version: number
+  readonly snapshot: Readonly<Record<string, unknown>>
+  readonly validFrom: Date
+  readonly validTo: Date
+}
+
+const toMovimiento = ({ rowId: _rowId, movementId, comment, ...row }: MovimientoRow, history: ReadonlyArray<HistoryEntry> | undefined) => ({
+  ...row,
+  id: movementId,
+  ...(comment === null ? {} : { comment }),
+  ...(history === undefined
+    ? {}
+    : {
+      historial: history.map((h) => ({
+        version: h.version,
+        vigenteDesde: h.validFrom.toISOString(),
+        vigenteHasta: h.validTo.toISOString(),
+        valores: h.snapshot
+      }))
+    })
+})
+
+export const BancoConnector = connector({
+  id: "banco",
+  label: "Banco",
+  plan: "paid",
+  requiresConnection: true,
+  tools: [bancoSincronizar, cuentasConsultar, movimientosConsultar]
+})

@@ -1,0 +1,160 @@
+import { Effect } from "effect"
+import { RcvQueryInput, RcvQueryOutput, RcvSummaryInput, RcvSummaryOutput, SiiSyncInput } from "../../../schema/connectors/Sii.ts"
+import { SyncOutput } from "../../../schema/connectors/Sync.ts"
+import { InvalidInput } from "../../../schema/Errors.ts"
+import { TIPOS_DTE } from "../../../schema/upstream/Rcv.ts"
+import { decodeCursor, encodeCursor, scopeStatus } from "../../sync/Coverage.ts"
+import { sincronizar } from "../../sync/Sincronizar.ts"
+import { connector } from "../../tools/Source.ts"
+import { action, type CallInfo, read } from "../../tools/Tool.ts"
+import { checkPeriodo } from "./Periodo.ts"
+import { RcvCache } from "./RcvCache.ts"
+
+const consultHints = { readOnly: true, destructive: false, idempotent: true, openWorld: false } as const
+const RCV_SCOPE = "sii.rcv: documents of the Registro de Compras y Ventas per periodo × perspectiva, as last synced"
+
+const connectionOf = (ctx: CallInfo) =>
+  ctx.connectionId === null ? Effect.dieMessage("a connector tool ran without its connection") : Effect.succeed(ctx.connectionId)
+
+const notSynced = (ctx: CallInfo, periodo: string, perspectiva: string) =>
+  ctx.annotate({
+    hint: `Period ${periodo} (${perspectiva}) has not been synced: an empty result means "not synced", not "no documents". Run sii.conexion.sincronizar, then consult again.`,
+    next_actions: [{ tool: "sii.conexion.sincronizar", reason: "sync the period into the cache", input: { periodo, perspectiva } }]
+  })
+
+export const siiSincronizar = read({
+  id: "sii.conexion.sincronizar",
+  family: "sii",
+  label: "Sincronizar SII",
+  description:
+    "The only SII tool that logs in: reads the RCV of a period (ventas and/or compras) from SII, normalizes it and stores it with history. Runs as a durable job; waits up to `esperar` seconds and answers with the job's state.",
+  plan: "paid",
+  hints: { readOnly: false, destructive: false, idempotent: true, openWorld: true },
+  cost: { kind: "read" },
+  level: 0,
+  stages: [],
+  input: SiiSyncInput,
+  output: SyncOutput,
+  handler: (input, ctx) =>
+    Effect.gen(function* () {
+      yield* checkPeriodo(input.periodo)
+      const perspectivas = input.perspectiva === undefined ? (["ventas", "compras"] as const) : [input.perspectiva]
+      return yield* sincronizar("sii", perspectivas.map((perspectiva) => ({ periodo: input.periodo, perspectiva })), input.esperar, ctx)
+    })
+})
+
+export const rcvConsultar = action({
+  id: "sii.rcv.consultar",
+  family: "sii",
+  label: "Consultar RCV",
+  description:
+    "Documents of the RCV from the cache (never SII): filter by tipoDte, rut, estado; page with limit + cursor. An empty result with sincronizacion null means the period is not synced yet.",
+  plan: "paid",
+  hints: consultHints,
+  cost: { kind: "read" },
+  level: 0,
+  stages: [],
+  scope: RCV_SCOPE,
+  input: RcvQueryInput,
+  output: RcvQueryOutput,
+  handler: (input, ctx) =>
+    Effect.gen(function* () {
+      const cache = yield* RcvCache
+      const connectionId = yield* connectionOf(ctx)
+      const after = yield* decodeCursor(input.cursor).pipe(
+        Effect.mapError(() => new InvalidInput({ message: "input.cursor: not a cursor of this tool", issues: [{ path: "input.cursor", message: "not a cursor of this tool" }] }))
+      )
+      const rows = yield* cache.page({ connectionId, periodo: input.periodo, perspectiva: input.perspectiva, after, limit: input.limit, ...pick(input) })
+      const page = rows.slice(0, input.limit)
+      const history = input.incluirHistorial ? yield* cache.history(connectionId, page.map((r) => r.naturalKey)) : []
+      const status = yield* scopeStatus(connectionId, { periodo: input.periodo, perspectiva: input.perspectiva })
+      if (status.sincronizacion === null && page.length === 0) notSynced(ctx, input.periodo, input.perspectiva)
+      return {
+        documentos: page.map(({ id: _id, naturalKey, tipoDocRef, folioRef, ...doc }) => ({
+          ...doc,
+          ...(tipoDocRef === null ? {} : { tipoDocRef }),
+          ...(folioRef === null ? {} : { folioRef }),
+          ...(input.incluirHistorial
+            ? {
+              historial: history.filter((h) => h.naturalKey === naturalKey).map((h) => ({
+                version: h.version,
+                vigenteDesde: h.validFrom.toISOString(),
+                vigenteHasta: h.validTo.toISOString(),
+                valores: h.snapshot
+              }))
+            }
+            : {})
+        })),
+        cursor: rows.length > input.limit ? encodeCursor(page[page.length - 1]!.id) : null,
+        ...status
+      }
+    })
+})
+
+const pick = (input: typeof RcvQueryInput.Type) => ({
+  ...(input.tipoDte === undefined ? {} : { tipoDte: input.tipoDte }),
+  ...(input.rut === undefined ? {} : { rut: input.rut }),
+  ...(input.estado === undefined ? {} : { estado: input.estado })
+})
+
+export const rcvResumenConsultar = action({
+  id: "sii.rcv.resumen.consultar",
+  family: "sii",
+  label: "Resumen RCV",
+  description:
+    "Totals and averages per tipoDte of a synced period, from the cache (never SII), with a ref to cite the figures. Credit notes subtract in the overall total.",
+  plan: "paid",
+  hints: consultHints,
+  cost: { kind: "read" },
+  level: 0,
+  stages: [],
+  scope: RCV_SCOPE,
+  input: RcvSummaryInput,
+  output: RcvSummaryOutput,
+  handler: (input, ctx) =>
+    Effect.gen(function* () {
+      const cache = yield* RcvCache
+      const connectionId = yield* connectionOf(ctx)
+      const tipos = yield* cache.byType(connectionId, input.periodo, input.perspectiva)
+      const status = yield* scopeStatus(connectionId, { periodo: input.periodo, perspectiva: input.perspectiva })
+      if (status.sincronizacion === null) notSynced(ctx, input.periodo, input.perspectiva)
+      const sign = (tipo: number) => (CREDIT_NOTES.has(tipo) ? -1 : 1)
+      const sum = (field: "montoExento" | "montoNeto" | "montoIva" | "montoTotal") => tipos.reduce((n, t) => n + sign(t.tipoDte) * t[field], 0)
+      const documentos = tipos.reduce((n, t) => n + t.documentos, 0)
+      const total = { documentos, montoExento: sum("montoExento"), montoNeto: sum("montoNeto"), montoIva: sum("montoIva"), montoTotal: sum("montoTotal") }
+      const avg = (value: number, n: number) => (n === 0 ? 0 : Math.round(value / n))
+      return {
+        ref: `sii.rcv.resumen:${connectionId}:${input.periodo}:${input.perspectiva}@${status.sincronizacion?.sincronizadoEn ?? "sin_sincronizar"}`,
+        porTipo: tipos.map((t) => ({
+          tipoDte: t.tipoDte,
+          nombre: TIPOS_DTE[t.tipoDte] ?? `Tipo ${t.tipoDte}`,
+          documentos: t.documentos,
+          total: { montoExento: t.montoExento, montoNeto: t.montoNeto, montoIva: t.montoIva, montoTotal: t.montoTotal },
+          promedio: {
+            montoExento: avg(t.montoExento, t.documentos),
+            montoNeto: avg(t.montoNeto, t.documentos),
+            montoIva: avg(t.montoIva, t.documentos),
+            montoTotal: avg(t.montoTotal, t.documentos)
+          }
+        })),
+        total,
+        promedio: {
+          montoExento: avg(total.montoExento, documentos),
+          montoNeto: avg(total.montoNeto, documentos),
+          montoIva: avg(total.montoIva, documentos),
+          montoTotal: avg(total.montoTotal, documentos)
+        },
+        ...status
+      }
+    })
+})
+
+const CREDIT_NOTES = new Set([61, 112])
+
+export const SiiConnector = connector({
+  id: "sii",
+  label: "SII",
+  plan: "paid",
+  requiresConnection: true,
+  tools: [siiSincronizar, rcvConsultar, rcvResumenConsultar]
+})

@@ -1,0 +1,47 @@
+import { Duration, Effect } from "effect"
+import { type JobState, TERMINAL } from "../../schema/connections/SyncJob.ts"
+import type { SyncOutput } from "../../schema/connectors/Sync.ts"
+import { Connections } from "../connections/Connections.ts"
+import type { ReadContext } from "../tools/Tool.ts"
+import { type JobRow, SyncJobs, toView } from "./SyncJobs.ts"
+import { SyncSettings } from "./SyncSettings.ts"
+import { SyncWorker } from "./SyncWorker.ts"
+
+const ORDER: ReadonlyArray<JobState> = ["error", "en_cola", "sincronizando", "parcial", "sincronizada"]
+
+/** The least finished state wins: one job in error makes the whole sync an error. */
+export const overallState = (jobs: ReadonlyArray<JobRow>): JobState =>
+  ORDER.find((state) => jobs.some((j) => j.state === state)) ?? "sincronizada"
+
+/**
+ * What every `<c>.conexion.sincronizar` does: record a durable job per scope, wake a worker, wait up
+ * to `esperar` seconds reporting progress, and answer with the jobs as they stand.
+ */
+export const sincronizar = (connector: string, scopes: ReadonlyArray<Readonly<Record<string, string>>>, esperar: number, ctx: ReadContext) =>
+  Effect.gen(function* () {
+    const jobs = yield* SyncJobs
+    const connections = yield* Connections
+    const settings = yield* SyncSettings
+    const worker = yield* SyncWorker
+    const connectionId = ctx.persist.connectionId
+    if (connectionId === null) return yield* Effect.dieMessage(`${connector}.conexion.sincronizar ran without a connection`)
+    const ids = yield* jobs.enqueue({ connectionId, workspaceId: ctx.principal.workspaceId, connector }, scopes, settings.maxAttempts)
+    yield* worker.wake
+    const done = yield* jobs.awaitJobs(ids, Duration.seconds(esperar), (current) => {
+      const total = current.reduce((n, j) => n + Math.max(j.progress.total, 1), 0)
+      const progress = current.reduce((n, j) => n + (TERMINAL.includes(j.state) ? Math.max(j.progress.total, 1) : j.progress.done), 0)
+      return ctx.progress({ progress, total, message: current.map((j) => `${j.scopeKey}: ${j.state}${j.progress.step ? ` (${j.progress.step})` : ""}`).join("; ") })
+    })
+    const connection = yield* connections.get(ctx.principal, connectionId).pipe(Effect.orDie)
+    const estado = overallState(done)
+    if (!TERMINAL.includes(estado)) {
+      ctx.annotate({
+        hint: `The sync goes on in the background. Follow it with GET /api/v1/connections/${connectionId}/jobs or call this tool again (it reuses the running job).`
+      })
+    }
+    return {
+      estado,
+      trabajos: done.map(toView),
+      conexion: { id: connection.id, estado: connection.state, motivo: connection.reason }
+    } satisfies SyncOutput
+  })

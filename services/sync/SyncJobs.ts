@@ -1,0 +1,146 @@
+import { SqlClient, type Statement } from "@effect/sql"
+import { Array as Arr, Clock, Duration, Effect, Option, Schema } from "effect"
+import { type JobState, type Progress, SyncJobView, TERMINAL } from "../../schema/connections/SyncJob.ts"
+import { ConnectionId, WorkspaceId } from "../../schema/Ids.ts"
+import { newId } from "../Ids.ts"
+
+export const SYNC_CHANNEL = "brein_sync_jobs"
+const POLL_MS = 100
+
+const JobRow = Schema.Struct({
+  id: Schema.String,
+  connectionId: ConnectionId,
+  workspaceId: WorkspaceId,
+  connector: Schema.String,
+  scopeKey: Schema.String,
+  scope: Schema.Record({ key: Schema.String, value: Schema.String }),
+  state: Schema.Literal("en_cola", "sincronizando", "sincronizada", "parcial", "error"),
+  attempts: Schema.Int,
+  maxAttempts: Schema.Int,
+  progress: Schema.Struct({ done: Schema.Int, total: Schema.Int, step: Schema.optional(Schema.String) }),
+  counts: Schema.Record({ key: Schema.String, value: Schema.Number }),
+  errorReason: Schema.NullOr(Schema.String),
+  errorMessage: Schema.NullOr(Schema.String),
+  createdAt: Schema.DateFromSelf,
+  startedAt: Schema.NullOr(Schema.DateFromSelf),
+  finishedAt: Schema.NullOr(Schema.DateFromSelf)
+})
+export type JobRow = typeof JobRow.Type
+const decodeJobs = Schema.decodeUnknown(Schema.Array(JobRow))
+
+export const scopeKeyOf = (scope: Readonly<Record<string, string>>) =>
+  Object.keys(scope).sort().map((k) => `${k}=${scope[k]}`).join("&")
+
+export const toView = (row: JobRow): SyncJobView => ({
+  id: row.id,
+  connectionId: row.connectionId,
+  scope: row.scope,
+  state: row.state,
+  attempts: row.attempts,
+  progress: row.progress,
+  counts: row.counts,
+  error: row.errorReason === null ? null : { reason: row.errorReason, message: row.errorMessage ?? "" },
+  createdAt: row.createdAt.toISOString(),
+  startedAt: row.startedAt?.toISOString() ?? null,
+  finishedAt: row.finishedAt?.toISOString() ?? null
+})
+
+export interface JobTarget {
+  readonly connectionId: string
+  readonly workspaceId: string
+  readonly connector: string
+}
+
+/** Durable sync jobs in PostgreSQL: one open job per (connection, scope); any process may run it. */
+export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const COLUMNS = sql`id, connection_id, workspace_id, connector, scope_key, scope, state, attempts, max_attempts, progress,
+                        counts, error_reason, error_message, created_at, started_at, finished_at`
+    const query = (statement: Effect.Effect<ReadonlyArray<unknown>, unknown>) => statement.pipe(Effect.flatMap(decodeJobs), Effect.orDie)
+
+    /**
+     * Records the jobs on a connection of its own, outside any transaction of the caller: the job
+     * queue is infrastructure (like the audit log), and a worker must see the job before the
+     * caller's transaction ends, or a caller that waits for it would wait for nothing.
+     */
+    const enqueue = Effect.fn("SyncJobs.enqueue")(function* (target: JobTarget, scopes: ReadonlyArray<Readonly<Record<string, string>>>, maxAttempts: number) {
+      const connection = yield* sql.reserve
+      const run = (statement: Statement.Statement<unknown>) => {
+        const [text, params] = statement.compile()
+        return connection.execute(text, params, undefined)
+      }
+      const ids: Array<string> = []
+      for (const scope of scopes) {
+        const id = yield* newId("job")
+        const key = scopeKeyOf(scope)
+        yield* run(sql`INSERT INTO sync_jobs (id, connection_id, workspace_id, connector, scope_key, scope, state, max_attempts)
+                   VALUES (${id}, ${target.connectionId}, ${target.workspaceId}, ${target.connector}, ${key}, ${JSON.stringify(scope)}::jsonb, 'en_cola', ${maxAttempts})
+                   ON CONFLICT (connection_id, scope_key) WHERE state IN ('en_cola', 'sincronizando') DO NOTHING`)
+        const [latest] = yield* run(sql`SELECT id FROM sync_jobs WHERE connection_id = ${target.connectionId} AND scope_key = ${key}
+                                        ORDER BY (state IN ('en_cola', 'sincronizando')) DESC, created_at DESC LIMIT 1`)
+        if (typeof latest?.id === "string") ids.push(latest.id)
+      }
+      yield* run(sql`SELECT pg_notify(${SYNC_CHANNEL}, ${target.connectionId})`)
+      return ids
+    }, Effect.scoped, Effect.orDie)
+
+    const byIds = (ids: ReadonlyArray<string>) =>
+      ids.length === 0 ? Effect.succeed([]) : query(sql`SELECT ${COLUMNS} FROM sync_jobs WHERE id IN ${sql.in(ids)} ORDER BY created_at, id`)
+
+    const list = (connectionId: string, limit: number) =>
+      query(sql`SELECT ${COLUMNS} FROM sync_jobs WHERE connection_id = ${connectionId} ORDER BY created_at DESC, id LIMIT ${limit}`)
+
+    const openFor = (connectionId: string, scopeKey: string) =>
+      query(sql`SELECT ${COLUMNS} FROM sync_jobs WHERE connection_id = ${connectionId} AND scope_key = ${scopeKey}
+                AND state IN ('en_cola', 'sincronizando') LIMIT 1`).pipe(Effect.map(Arr.head))
+
+    /** Takes the next due job whose lease (if any) has run out: a crashed worker's job comes back here. */
+    const claim = (lease: Duration.Duration) =>
+      query(sql`UPDATE sync_jobs SET state = 'sincronizando', attempts = attempts + 1,
+                  run_after = now() + ${`${Duration.toMillis(lease)} milliseconds`}::interval,
+                  started_at = coalesce(started_at, now())
+                WHERE id = (SELECT id FROM sync_jobs WHERE state IN ('en_cola', 'sincronizando') AND run_after <= now()
+                            ORDER BY run_after FOR UPDATE SKIP LOCKED LIMIT 1)
+                RETURNING ${COLUMNS}`).pipe(Effect.map(Arr.head))
+
+    const renew = (id: string, lease: Duration.Duration) =>
+      sql`UPDATE sync_jobs SET run_after = now() + ${`${Duration.toMillis(lease)} milliseconds`}::interval
+          WHERE id = ${id} AND state = 'sincronizando'`.pipe(Effect.orDie, Effect.asVoid)
+
+    const report = (id: string, progress: Progress) =>
+      sql`UPDATE sync_jobs SET progress = ${JSON.stringify(progress)}::jsonb WHERE id = ${id}`.pipe(Effect.orDie, Effect.asVoid)
+
+    const finish = (id: string, state: JobState, counts: Readonly<Record<string, number>>, error: Option.Option<{ readonly reason: string; readonly message: string }>) =>
+      sql`UPDATE sync_jobs SET state = ${state}, counts = ${JSON.stringify(counts)}::jsonb, finished_at = now(),
+            error_reason = ${Option.match(error, { onNone: () => null, onSome: (e) => e.reason })},
+            error_message = ${Option.match(error, { onNone: () => null, onSome: (e) => e.message })}
+          WHERE id = ${id}`.pipe(Effect.orDie, Effect.asVoid)
+
+    const retryLater = (id: string, delay: Duration.Duration, error: { readonly reason: string; readonly message: string }) =>
+      sql`UPDATE sync_jobs SET state = 'en_cola', run_after = now() + ${`${Duration.toMillis(delay)} milliseconds`}::interval,
+            error_reason = ${error.reason}, error_message = ${error.message}
+          WHERE id = ${id}`.pipe(Effect.orDie, Effect.asVoid)
+
+    /** Waits until every job is done or the time is up; reports progress as it changes. */
+    const awaitJobs = Effect.fn("SyncJobs.await")(function* (
+      ids: ReadonlyArray<string>,
+      maxWait: Duration.Duration,
+      onProgress: (jobs: ReadonlyArray<JobRow>) => Effect.Effect<void>
+    ) {
+      const deadline = (yield* Clock.currentTimeMillis) + Duration.toMillis(maxWait)
+      let last = ""
+      while (true) {
+        const jobs = yield* byIds(ids)
+        const signature = JSON.stringify(jobs.map((j) => [j.state, j.progress]))
+        if (signature !== last) yield* onProgress(jobs)
+        last = signature
+        const left = deadline - (yield* Clock.currentTimeMillis)
+        if (jobs.every((j) => TERMINAL.includes(j.state)) || left <= 0) return jobs
+        yield* Effect.sleep(Duration.millis(Math.min(POLL_MS, left)))
+      }
+    })
+
+    return { enqueue, byIds, list, openFor, claim, renew, report, finish, retryLater, awaitJobs }
+  })
+}) {}

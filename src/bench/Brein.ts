@@ -1,0 +1,46 @@
+import { Data, Effect } from "effect"
+import { awaitHttp, spawn, runToEnd } from "./Children.ts"
+
+export class BreinCommandFailed extends Data.TaggedError("BreinCommandFailed")<{ readonly message: string }> {}
+
+export interface BreinOptions {
+  readonly databaseUrl: string
+  readonly dataDir: string
+}
+
+const envFor = (options: BreinOptions) => ({ DATABASE_URL: options.databaseUrl, BREIN_DATA_DIR: options.dataDir })
+
+/** `brein keys create` against the bench database: migrates it and prints the key alone on stdout. */
+export const createKey = Effect.fn("Bench.createKey")(function* (options: BreinOptions) {
+  const result = yield* runToEnd({
+    name: "brein keys create",
+    args: ["src/main.ts", "keys", "create", "--workspace", "bench", "--plan", "paid"],
+    env: envFor(options)
+  })
+  const key = result.stdout.trim()
+  if (result.exitCode !== 0 || key === "") {
+    return yield* new BreinCommandFailed({ message: `keys create exited ${result.exitCode}\n${result.stderr}` })
+  }
+  return key
+})
+
+/** `brein serve` on `port` in its own process; answers /health before this returns. */
+export const serveBrein = Effect.fn("Bench.serveBrein")(function* (
+  options: BreinOptions & { readonly port: number; readonly nodeFlags: ReadonlyArray<string> }
+) {
+  const child = yield* spawn({
+    name: "brein",
+    args: ["src/main.ts", "serve"],
+    env: { ...envFor(options), PORT: String(options.port) },
+    nodeFlags: options.nodeFlags
+  })
+  yield* awaitHttp(child, `http://127.0.0.1:${options.port}/health`)
+  return child
+})
+
+/** `brein audit verify`: its one-line verdict and whether the chain is intact. */
+export const verifyAudit = Effect.fn("Bench.verifyAudit")(function* (options: BreinOptions) {
+  const result = yield* runToEnd({ name: "brein audit verify", args: ["src/main.ts", "audit", "verify"], env: envFor(options) })
+  const verdict = result.stdout.trim() || result.stderr.trim().split("\n").slice(-3).join("\n")
+  return { intact: result.exitCode === 0, verdict }
+})

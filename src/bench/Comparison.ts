@@ -1,0 +1,102 @@
+import { FileSystem } from "@effect/platform"
+import { Array as Arr, Clock, Console, Duration, Effect, Option, Order } from "effect"
+import { createKey, serveBrein, verifyAudit } from "./Brein.ts"
+import * as Os from "node:os"
+import { awaitHttp, type Child, freePort, spawn } from "./Children.ts"
+import { cpuTimeMs } from "./CpuTime.ts"
+import { load, type Target } from "./Load.ts"
+import { type Accepts, probe } from "./Probe.ts"
+import { type ProfileSummary, summarize } from "./Profile.ts"
+import { type Goals, type Measured, printAudit, printComparison, printProfile, verdicts } from "./Report.ts"
+import { Settings } from "./Settings.ts"
+import { sharedDatabase } from "./SharedDatabase.ts"
+
+export interface Comparison {
+  readonly title: string
+  readonly breinLabel: string
+  readonly baselineLabel: string
+  /** a node script under src/bench/ run as `script <port> <database url>` */
+  readonly baselineScript: string
+  readonly baselineReadyPath: string
+  readonly brein: (origin: string, key: string) => Target
+  readonly baseline: (origin: string) => Target
+  readonly accepts: Accepts
+  readonly goals: Goals
+}
+
+const measure = Effect.fn("Bench.measure")(function* (target: Target, settings: Settings, server: Child) {
+  yield* load(target, settings.connections, settings.warmup)
+  const before = yield* cpuTimeMs(server.process.pid)
+  const figures = yield* load(target, settings.connections, settings.duration)
+  const after = yield* cpuTimeMs(server.process.pid)
+  const cpuUsPerRequest = Option.map(Option.all([before, after]), ([b, a]) => ((a - b) * 1000) / Math.max(figures.ok + figures.failed, 1))
+  return { ...figures, cpuUsPerRequest } satisfies Measured
+})
+
+const loadAverage = Effect.sync(() => Os.loadavg()[0] ?? 0)
+
+/**
+ * brein and a bare baseline, each in its own process on the same PostgreSQL, loaded one after the
+ * other from this process; then brein's audit chain is verified.
+ */
+export const compare = Effect.fn("Bench.compare")(function* (spec: Comparison) {
+  const settings = yield* Settings
+  const fs = yield* FileSystem.FileSystem
+  const databaseUrl = yield* sharedDatabase(settings.databaseUrl)
+  const work = yield* fs.makeTempDirectoryScoped({ prefix: "brein-bench-" })
+  const breinOptions = { databaseUrl, dataDir: `${work}/data` }
+  const profileDir = Option.getOrElse(settings.profileDir, () => `${work}/profile`)
+
+  const key = yield* createKey(breinOptions)
+  const breinPort = yield* freePort
+  const baselinePort = yield* freePort
+  const brein = yield* serveBrein({
+    ...breinOptions,
+    port: breinPort,
+    nodeFlags: [...settings.nodeFlags, ...(settings.profile ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [])]
+  })
+  const baseline = yield* spawn({
+    name: "baseline",
+    args: [spec.baselineScript, String(baselinePort), databaseUrl],
+    nodeFlags: settings.nodeFlags
+  })
+  yield* awaitHttp(baseline, `http://127.0.0.1:${baselinePort}${spec.baselineReadyPath}`)
+
+  const breinTarget = spec.brein(`http://127.0.0.1:${breinPort}`, key)
+  const baselineTarget = spec.baseline(`http://127.0.0.1:${baselinePort}`)
+  yield* probe("baseline", baselineTarget, spec.accepts)
+  yield* probe("brein", breinTarget, spec.accepts)
+
+  yield* Console.log(`${spec.title}: ${Duration.format(settings.warmup)} warm-up + ${Duration.format(settings.duration)} each at ${settings.connections} connections`)
+  const loadBefore = yield* loadAverage
+  const baselineFigures = yield* measure(baselineTarget, settings, baseline)
+  const breinFigures = yield* measure(breinTarget, settings, brein)
+  const loadEnded = yield* Clock.currentTimeMillis
+  yield* probe("brein after the load", breinTarget, spec.accepts)
+
+  const setup = [
+    `${settings.connections} connections`,
+    `${Duration.format(settings.duration)}`,
+    Option.isSome(settings.databaseUrl) ? "DATABASE_URL" : "embedded PostgreSQL",
+    ...(settings.nodeFlags.length > 0 ? [`node ${settings.nodeFlags.join(" ")}`] : []),
+    ...(settings.profile ? ["brein under --cpu-prof"] : []),
+    `load average ${loadBefore.toFixed(1)} before, ${(yield* loadAverage).toFixed(1)} after on ${Os.availableParallelism()} cores`
+  ].join(", ")
+  yield* printComparison(spec.title, { brein: breinFigures, baseline: baselineFigures, breinLabel: spec.breinLabel, baselineLabel: spec.baselineLabel }, spec.goals, setup)
+
+  if (settings.profile) {
+    const window = { endsBeforeEnd: ((yield* Clock.currentTimeMillis) - loadEnded) * 1000, length: Duration.toMillis(settings.duration) * 1000 }
+    yield* brein.process.kill("SIGTERM")
+    const files = (yield* fs.readDirectory(profileDir)).filter((file) => file.endsWith(".cpuprofile"))
+    // --cpu-prof also profiles tsx's loader thread; the server is the busiest profile
+    const summaries = yield* Effect.forEach(files, (file) => summarize(`${profileDir}/${file}`, window, 25))
+    yield* Effect.forEach(Arr.take(Arr.sort(summaries, Order.reverse(Order.mapInput(Order.number, (s: ProfileSummary) => s.busy))), 1), printProfile)
+  }
+
+  const audit = yield* verifyAudit(breinOptions)
+  yield* printAudit(audit)
+  // A missed goal is a finding; a broken chain or failed requests make the run itself wrong.
+  const failed = breinFigures.failed + baselineFigures.failed
+  yield* Effect.sync(() => void (process.exitCode = audit.intact && failed === 0 ? 0 : 1))
+  return { ...verdicts(breinFigures, baselineFigures, spec.goals), audit, failed }
+})

@@ -1,0 +1,19 @@
+import { Config, Duration } from "effect"
+
+export const Settings = Config.all({
+  duration: Config.integer("BENCH_DURATION").pipe(Config.withDefault(10), Config.map(Duration.seconds)),
+  warmup: Config.integer("BENCH_WARMUP").pipe(Config.withDefault(2), Config.map(Duration.seconds)),
+  connections: Config.integer("BENCH_CONNECTIONS").pipe(Config.withDefault(32)),
+  /** Runs brein under `node --cpu-prof` and prints its hottest frames. */
+  profile: Config.boolean("BENCH_PROFILE").pipe(Config.withDefault(false)),
+  /** Where to keep the raw .cpuprofile files (for DevTools); by default they go with the temp dir. */
+  profileDir: Config.option(Config.string("BENCH_PROFILE_DIR")),
+  /** Extra node flags for both servers, e.g. "--max-semi-space-size=64". */
+  nodeFlags: Config.string("BENCH_NODE_FLAGS").pipe(
+    Config.withDefault(""),
+    Config.map((flags) => flags.split(/\s+/).filter((flag) => flag !== ""))
+  ),
+  databaseUrl: Config.option(Config.redacted("DATABASE_URL"))
+})
+
+export type Settings = Config.Config.Success<typeof Settings>

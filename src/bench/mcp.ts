@@ -1,0 +1,53 @@
+import { FetchHttpClient } from "@effect/platform"
+import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import { Config, Effect, Layer, Schema } from "effect"
+import { LoggingLive } from "../../layers/Logging.ts"
+import { compare } from "./Comparison.ts"
+
+const TOOL = "echo.message.reflect"
+const MODERN = "2026-07-28"
+const Era = Schema.Literal("modern", "legacy")
+
+// modern: one self-describing POST (per-request _meta envelope and its mirror headers);
+// legacy: a claim-less tools/call, which a stateless 2025-era endpoint serves without initialize.
+const call = (era: typeof Era.Type) => {
+  const params = { name: TOOL, arguments: { message: "bench" } }
+  const body = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: era === "modern"
+      ? { ...params, _meta: { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {} } }
+      : params
+  })
+  const headers = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    ...(era === "modern" ? { "mcp-protocol-version": MODERN, "mcp-method": "tools/call", "mcp-name": TOOL } : {})
+  }
+  return { body, headers }
+}
+
+const isResult = (status: number, text: string) =>
+  status === 200 && text.includes("\"result\"") && !text.includes("\"isError\":true")
+
+const program = Effect.gen(function* () {
+  const era = yield* Schema.Config("BENCH_MCP_ERA", Era).pipe(Config.withDefault("modern" as const))
+  const { body, headers } = call(era)
+  return yield* compare({
+    title: `bench:mcp  tools/call ${TOOL} over /mcp (${era} era)`,
+    breinLabel: "brein /mcp (executor + audit)",
+    baselineLabel: "bare MCP v2 handler",
+    baselineScript: "src/bench/BaselineMcp.ts",
+    baselineReadyPath: "/mcp",
+    brein: (origin, key) => ({ url: `${origin}/mcp`, headers: { ...headers, authorization: `Bearer ${key}` }, body }),
+    baseline: (origin) => ({ url: `${origin}/mcp`, headers, body }),
+    accepts: isResult,
+    goals: { throughput: 0.8 }
+  })
+}).pipe(Effect.scoped)
+
+program.pipe(
+  Effect.provide(Layer.mergeAll(NodeContext.layer, FetchHttpClient.layer, LoggingLive)),
+  NodeRuntime.runMain({ disablePrettyLogger: true })
+)

@@ -1,0 +1,66 @@
+import type { Tool } from "@modelcontextprotocol/server"
+import type { Hints } from "../../schema/tools/Definition.ts"
+import type { RegistryApi } from "../../services/tools/Registry.ts"
+import { fromEffectSchema, objectSchema, type ObjectSchema, responseSchema, withConnectionArgument } from "./JsonSchemas.ts"
+import { makeSearchDocs, SEARCH_DOCS, SearchDocsInput, SearchDocsOutput, searchDocsSpec } from "./SearchDocs.ts"
+
+export interface CatalogEntry {
+  readonly definition: Tool
+  readonly outputSchema: ObjectSchema
+  /** Whether a `connection` argument stands in for the X-Connect-Connection header. */
+  readonly acceptsConnection: boolean
+}
+
+const annotations = (title: string, hints: Hints) => ({
+  title,
+  readOnlyHint: hints.readOnly,
+  destructiveHint: hints.destructive,
+  idempotentHint: hints.idempotent,
+  openWorldHint: hints.openWorld
+})
+
+const entry = (definition: Omit<Tool, "outputSchema"> & { readonly outputSchema: ObjectSchema }, acceptsConnection: boolean): CatalogEntry => ({
+  definition,
+  outputSchema: definition.outputSchema,
+  acceptsConnection
+})
+
+/**
+ * Everything MCP says about the tools, computed once from the registry: the stateless handler builds
+ * a server per request, and rebuilding schemas there would cost more than the call itself.
+ */
+export const makeCatalog = (registry: RegistryApi) => {
+  const tools = registry.external.map(({ descriptor: d, document, requiresConnection }) => {
+    const input = objectSchema(document.inputSchema)
+    return entry(
+      {
+        name: d.id,
+        title: d.label,
+        description: d.description,
+        inputSchema: requiresConnection ? withConnectionArgument(input) : input,
+        outputSchema: responseSchema(document.outputSchema),
+        annotations: annotations(d.label, d.hints)
+      },
+      requiresConnection
+    )
+  })
+  const searchDocs = entry(
+    {
+      name: SEARCH_DOCS,
+      title: searchDocsSpec.title,
+      description: searchDocsSpec.description,
+      inputSchema: fromEffectSchema(SearchDocsInput),
+      outputSchema: fromEffectSchema(SearchDocsOutput),
+      annotations: annotations(searchDocsSpec.title, { readOnly: true, destructive: false, idempotent: true, openWorld: false })
+    },
+    false
+  )
+  const all = [...tools, searchDocs]
+  return {
+    listing: { tools: all.map((e) => e.definition) },
+    entries: new Map(all.map((e) => [e.definition.name, e])),
+    searchDocs: makeSearchDocs(registry.external.map((t) => t.document))
+  }
+}
+
+export type Catalog = ReturnType<typeof makeCatalog>

@@ -1,0 +1,102 @@
+import { type CallToolRequest, type CallToolResult, ProtocolError, ProtocolErrorCode, Server, type ServerContext } from "@modelcontextprotocol/server"
+import { Cause, Data, Effect, Exit, Option, Runtime, Schema } from "effect"
+import { InvalidInput, type ToolNotFound } from "../../schema/Errors.ts"
+import { ConnectionId } from "../../schema/Ids.ts"
+import type { CallContext, Principal } from "../../schema/Principal.ts"
+import { Executor } from "../../services/pipeline/Executor.ts"
+import { Registry } from "../../services/tools/Registry.ts"
+import { makeCatalog } from "./Catalog.ts"
+import { failure, success } from "./Results.ts"
+import { SEARCH_DOCS } from "./SearchDocs.ts"
+
+class McpCallDied extends Data.TaggedError("McpCallDied") {}
+
+export const SERVER_INFO = { name: "brein", version: "0.1.0" } as const
+
+const INSTRUCTIONS =
+  "brein's tools, named by their registry ids. Every call is audited and answers { data, meta }. " +
+  "Call search_docs with { tool } to see a tool's plane, plan, cost and scope before calling it. " +
+  "Tools that read a connection take it from the X-Connect-Connection header or a `connection` argument."
+
+const decodeConnection = Schema.decodeUnknownOption(Schema.UndefinedOr(ConnectionId))
+
+const badConnection = (path: string) =>
+  new InvalidInput({ message: `${path}: a connection id looks like conn_…`, issues: [{ path, message: "a connection id looks like conn_…" }] })
+
+const connectionOf = (raw: unknown, path: string) =>
+  Option.match(decodeConnection(raw), { onNone: () => Effect.fail(badConnection(path)), onSome: Effect.succeed })
+
+type CallParams = CallToolRequest["params"]
+
+/** Progress notifications for a client that sent a progressToken; best effort, never fails the call. */
+const progressFor = (ctx: ServerContext): CallContext["onProgress"] => {
+  const progressToken = ctx.mcpReq._meta?.progressToken
+  if (progressToken === undefined) return undefined
+  return (update) =>
+    Effect.tryPromise(() => ctx.mcpReq.notify({ method: "notifications/progress", params: { ...update, progressToken } })).pipe(
+      Effect.ignore
+    )
+}
+
+/** An unknown tool is a JSON-RPC error (-32602), as the spec asks; the typed error rides in `data`. */
+const protocolErrorOf = (error: ToolNotFound | McpCallDied) =>
+  error._tag === "ToolNotFound"
+    ? new ProtocolError(ProtocolErrorCode.InvalidParams, error.message, { _tag: error._tag, toolId: error.toolId, message: error.message })
+    : new ProtocolError(ProtocolErrorCode.InternalError, "the tool call failed unexpectedly")
+
+/**
+ * The MCP surface over the registry and the executor. Built once; `server(principal)` is cheap and
+ * is called per HTTP request (stateless serving) or once per stdio connection.
+ */
+export const makeMcpSurface = Effect.gen(function* () {
+  const registry = yield* Registry
+  const executor = yield* Executor
+  const runtime = yield* Effect.runtime<never>()
+  const catalog = makeCatalog(registry)
+
+  const searchDocs = (params: CallParams) =>
+    catalog.searchDocs(params.arguments).pipe(Effect.match({ onSuccess: success, onFailure: failure }))
+
+  const execute = (principal: Principal, params: CallParams, ctx: ServerContext) =>
+    Effect.gen(function* () {
+      const args = params.arguments ?? {}
+      const { connection, ...rest } = args
+      const viaArgument = connection !== undefined && catalog.entries.get(params.name)?.acceptsConnection === true
+      const connectionId = viaArgument
+        ? yield* connectionOf(connection, "input.connection")
+        : yield* connectionOf(ctx.http?.req?.headers.get("x-connect-connection") ?? undefined, "X-Connect-Connection")
+      const context: CallContext = { surface: "mcp", principal, connectionId, onProgress: progressFor(ctx) }
+      return success(yield* executor.call(params.name, viaArgument ? rest : args, context))
+    }).pipe(Effect.catchIf((error) => error._tag !== "ToolNotFound", (error) => Effect.succeed(failure(error))))
+
+  const call = (principal: Principal, params: CallParams, ctx: ServerContext): Effect.Effect<CallToolResult, ToolNotFound | McpCallDied> =>
+    (params.name === SEARCH_DOCS ? searchDocs(params) : execute(principal, params, ctx)).pipe(
+      Effect.catchAllDefect((defect) =>
+        Effect.logError("MCP tools/call died", defect).pipe(Effect.zipRight(Effect.fail(new McpCallDied())))
+      ),
+      Effect.withSpan("Mcp.toolsCall", { attributes: { toolId: params.name } })
+    )
+
+  // The one bridge to the SDK's promises.
+  const run = (effect: Effect.Effect<CallToolResult, ToolNotFound | McpCallDied>) =>
+    Runtime.runPromiseExit(runtime)(effect).then((exit) =>
+      Exit.isSuccess(exit)
+        ? exit.value
+        : Promise.reject(protocolErrorOf(Option.getOrElse(Cause.failureOption(exit.cause), () => new McpCallDied())))
+    )
+
+  const server = (principal: Principal) => {
+    const mcp = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS })
+    mcp.setRequestHandler("tools/list", () => catalog.listing)
+    mcp.setRequestHandler("tools/call", (request, ctx) =>
+      run(call(principal, request.params, ctx)).then((result) =>
+        mcp.projectCallToolResult(result, catalog.entries.get(request.params.name)?.outputSchema)
+      )
+    )
+    return mcp
+  }
+
+  return { server, catalog } as const
+})
+
+export type McpSurface = Effect.Effect.Success<typeof makeMcpSurface>

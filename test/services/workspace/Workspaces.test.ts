@@ -1,0 +1,94 @@
+import { SqlClient } from "@effect/sql"
+import { assert, describe, it, layer } from "@effect/vitest"
+import { Effect, Option, Redacted } from "effect"
+import { createHash } from "node:crypto"
+import { DEMO_WORKSPACE, KEY_PREFIX, Workspaces } from "../../../services/workspace/Workspaces.ts"
+import { ServicesTest, uniqueName } from "../../support/TestLayers.ts"
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
+
+const unauthorizedWith = (key: string) =>
+  Effect.flatMap(Workspaces, (w) => w.authenticate(key)).pipe(Effect.flip, Effect.map((e) => e._tag))
+
+layer(ServicesTest)("Workspaces", (it) => {
+  it.effect("an issued key authenticates to its workspace and plan", () =>
+    Effect.gen(function* () {
+      const workspaces = yield* Workspaces
+      const name = uniqueName("acme")
+      const issued = yield* workspaces.issueKey({ workspace: name, plan: Option.some("paid") })
+      assert.isTrue(Redacted.value(issued.key).startsWith(KEY_PREFIX))
+      assert.strictEqual(String(issued.key), "<redacted>")
+      const principal = yield* workspaces.authenticate(Redacted.value(issued.key))
+      assert.strictEqual(principal.workspaceId, issued.workspace.id)
+      assert.strictEqual(principal.workspaceName, name)
+      assert.strictEqual(principal.plan, "paid")
+      assert.match(principal.keyId ?? "", /^key_/)
+
+      const other = yield* workspaces.issueKey({ workspace: uniqueName("other"), plan: Option.some("free") })
+      const otherPrincipal = yield* workspaces.authenticate(Redacted.value(other.key))
+      assert.notStrictEqual(otherPrincipal.workspaceId, principal.workspaceId)
+      assert.strictEqual(otherPrincipal.plan, "free")
+
+      const second = yield* workspaces.issueKey({ workspace: name, plan: Option.none() })
+      const again = yield* workspaces.authenticate(Redacted.value(second.key))
+      assert.deepStrictEqual([again.workspaceId, again.plan], [principal.workspaceId, "paid"])
+      assert.notStrictEqual(again.keyId, principal.keyId)
+    }))
+
+  it.effect("the database keeps only a hash of the key", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const issued = yield* (yield* Workspaces).issueKey({ workspace: uniqueName("hashed"), plan: Option.some("free") })
+      const key = Redacted.value(issued.key)
+      const rows = yield* sql<{ keyHash: string; whole: string }>`
+        SELECT k.key_hash, row_to_json(k)::text AS whole FROM api_keys k WHERE workspace_id = ${issued.workspace.id}`
+      assert.strictEqual(rows.length, 1)
+      assert.strictEqual(rows[0]?.keyHash, sha256(key))
+      assert.notInclude(rows[0]?.whole, key)
+      assert.notInclude(rows[0]?.whole, key.slice(KEY_PREFIX.length))
+    }))
+
+  it.effect("an unknown or malformed key is Unauthorized", () =>
+    Effect.gen(function* () {
+      assert.strictEqual(yield* unauthorizedWith(`${KEY_PREFIX}notakeyatall`), "Unauthorized")
+      assert.strictEqual(yield* unauthorizedWith("sk_live_elsewhere"), "Unauthorized")
+      assert.strictEqual(yield* unauthorizedWith(""), "Unauthorized")
+    }))
+
+  it.effect("a revoked key is Unauthorized at once, even after it was used", () =>
+    Effect.gen(function* () {
+      const workspaces = yield* Workspaces
+      const issued = yield* workspaces.issueKey({ workspace: uniqueName("revoked"), plan: Option.some("paid") })
+      const kept = yield* workspaces.issueKey({ workspace: issued.workspace.name, plan: Option.none() })
+      const principal = yield* workspaces.authenticate(Redacted.value(issued.key))
+      yield* workspaces.revoke(principal.keyId ?? "")
+      assert.strictEqual(yield* unauthorizedWith(Redacted.value(issued.key)), "Unauthorized")
+      assert.strictEqual((yield* workspaces.authenticate(Redacted.value(kept.key))).workspaceId, issued.workspace.id)
+    }))
+
+  it.effect("principalFor names an in-process principal, or fails for an unknown workspace", () =>
+    Effect.gen(function* () {
+      const workspaces = yield* Workspaces
+      const issued = yield* workspaces.issueKey({ workspace: uniqueName("embedded"), plan: Option.some("free") })
+      const principal = yield* workspaces.principalFor(issued.workspace.name)
+      assert.deepStrictEqual([principal.workspaceId, principal.plan, principal.keyId], [issued.workspace.id, "free", null])
+      const error = yield* Effect.flip(workspaces.principalFor(uniqueName("nobody")))
+      assert.strictEqual(error._tag, "WorkspaceNotFound")
+    }))
+})
+
+describe("Workspaces.ensureDemo", () => {
+  it.effect("creates the paid demo workspace and its key on an empty database, and only once", () =>
+    Effect.gen(function* () {
+      const workspaces = yield* Workspaces
+      const first = yield* workspaces.ensureDemo()
+      assert.isTrue(Option.isSome(first))
+      if (Option.isNone(first)) return
+      const principal = yield* workspaces.authenticate(Redacted.value(first.value.key))
+      assert.deepStrictEqual([principal.workspaceName, principal.plan], [DEMO_WORKSPACE, "paid"])
+      assert.isTrue(Option.isNone(yield* workspaces.ensureDemo()))
+      const sql = yield* SqlClient.SqlClient
+      const [keys] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM api_keys`
+      assert.strictEqual(keys?.n, 1)
+    }).pipe(Effect.provide(ServicesTest)))
+})

@@ -1,0 +1,105 @@
+import { HttpClientRequest } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
+import { assert, layer } from "@effect/vitest"
+import { Chunk, Effect, Either, Option, Redacted, Schema, Stream } from "effect"
+import { MAX_BODY_BYTES } from "../../../src/http/Server.ts"
+import { HttpTest, issueKey, rawRequest } from "./TestServer.ts"
+
+const ErrorBody = Schema.parseJson(Schema.Struct({ _tag: Schema.String, message: Schema.String }))
+const decodeError = Schema.decodeUnknown(ErrorBody)
+
+const execute = (id: string, key: Option.Option<Redacted.Redacted<string>>) => {
+  const request = HttpClientRequest.post(`/api/v1/tools/${id}/execute`)
+  return Option.match(key, { onNone: () => request, onSome: (k) => HttpClientRequest.bearerToken(request, Redacted.value(k)) })
+}
+
+const withJson = (text: string) => HttpClientRequest.bodyText(text, "application/json")
+
+const acme = Effect.map(issueKey("acme", "free"), Option.some)
+
+layer(HttpTest, { excludeTestServices: true })("HTTP server", (it) => {
+  it.effect("every failure is a JSON body with its _tag, a message and its status", () =>
+    Effect.gen(function*() {
+      const key = yield* acme
+      const cases = [
+        { name: "no key", request: execute("echo.message.reflect", Option.none()).pipe(withJson(`{"input":{"message":"hi"}}`)), status: 401, tag: "Unauthorized" },
+        { name: "bad key", request: execute("echo.message.reflect", Option.some(Redacted.make("brein_sk_nope"))).pipe(withJson(`{"input":{"message":"hi"}}`)), status: 401, tag: "Unauthorized" },
+        { name: "bad input", request: execute("echo.message.reflect", key).pipe(withJson(`{"input":{}}`)), status: 422, tag: "InvalidInput" },
+        { name: "unknown tool", request: execute("nope.nothing.here", key).pipe(withJson(`{"input":{}}`)), status: 404, tag: "ToolNotFound" },
+        { name: "malformed JSON", request: execute("echo.message.reflect", key).pipe(withJson(`{"input": {"message": "hi"`)), status: 400, tag: "BadRequest" },
+        {
+          name: "bad connection header",
+          request: execute("echo.message.reflect", key).pipe(withJson(`{"input":{"message":"hi"}}`), HttpClientRequest.setHeader("X-Connect-Connection", "conn-")),
+          status: 400,
+          tag: "BadRequest"
+        }
+      ]
+      for (const c of cases) {
+        const response = yield* rawRequest(c.request)
+        assert.strictEqual(response.status, c.status, c.name)
+        assert.include(response.contentType, "application/json", c.name)
+        const body = yield* decodeError(response.text)
+        assert.strictEqual(body._tag, c.tag, c.name)
+        assert.isNotEmpty(body.message, c.name)
+      }
+    }))
+
+  it.effect("a declared body over 1 MiB is PayloadTooLarge (413); a body just under reaches the tool", () =>
+    Effect.gen(function*() {
+      const key = yield* acme
+      const big = JSON.stringify({ input: { message: "x".repeat(MAX_BODY_BYTES) } })
+      const refused = yield* rawRequest(execute("echo.message.reflect", key).pipe(withJson(big)))
+      assert.strictEqual(refused.status, 413)
+      const body = yield* Schema.decodeUnknown(Schema.parseJson(Schema.Struct({ _tag: Schema.String, limitBytes: Schema.Number })))(refused.text)
+      assert.deepStrictEqual(body, { _tag: "PayloadTooLarge", limitBytes: MAX_BODY_BYTES })
+      const justUnder = JSON.stringify({ input: { message: "x".repeat(MAX_BODY_BYTES - 100) } })
+      const accepted = yield* rawRequest(execute("echo.message.reflect", key).pipe(withJson(justUnder)))
+      assert.strictEqual(accepted.status, 422, "under the limit the tool's own 10 000-character limit answers")
+    }))
+
+  it.effect("a chunked body over 1 MiB is cut before it reaches the tool", () =>
+    Effect.gen(function*() {
+      const key = Option.some(yield* issueKey("chunky", "free"))
+      const chunk = new TextEncoder().encode("x".repeat(64 * 1024))
+      const body = Stream.concat(
+        Stream.make(new TextEncoder().encode(`{"input":{"message":"`)),
+        Stream.fromChunk(Chunk.makeBy(20, () => chunk))
+      )
+      const outcome = yield* Effect.either(rawRequest(
+        execute("echo.message.reflect", key).pipe(HttpClientRequest.bodyStream(body, { contentType: "application/json" }))
+      ))
+      // Node destroys the socket once the limit is passed, so the client sees a reset, not a response.
+      assert.isTrue(Either.isLeft(outcome) || outcome.right.status === 413)
+      const sql = yield* SqlClient.SqlClient
+      const rows = yield* sql`SELECT 1 FROM audit_log a JOIN workspaces w ON w.id = a.workspace_id WHERE w.name = 'chunky'`
+      assert.strictEqual(rows.length, 0)
+    }))
+
+  it.effect("GET /health answers ok with the database", () =>
+    Effect.gen(function*() {
+      const response = yield* rawRequest(HttpClientRequest.get("/health"))
+      assert.strictEqual(response.status, 200)
+      assert.deepStrictEqual(JSON.parse(response.text), { status: "ok", database: "ok" })
+    }))
+
+  it.effect("GET /openapi.json is an OpenAPI 3.1 document with the execute path", () =>
+    Effect.gen(function*() {
+      const response = yield* rawRequest(HttpClientRequest.get("/openapi.json"))
+      assert.strictEqual(response.status, 200)
+      const document = yield* Schema.decodeUnknown(Schema.parseJson(Schema.Struct({
+        openapi: Schema.String,
+        paths: Schema.Record({ key: Schema.String, value: Schema.Record({ key: Schema.String, value: Schema.Unknown }) })
+      })))(response.text)
+      assert.match(document.openapi, /^3\.1\./)
+      assert.property(document.paths["/api/v1/tools/{id}/execute"], "post")
+      assert.property(document.paths["/api/v1/tools"], "get")
+    }))
+
+  it.effect("GET /docs is an HTML page", () =>
+    Effect.gen(function*() {
+      const response = yield* rawRequest(HttpClientRequest.get("/docs"))
+      assert.strictEqual(response.status, 200)
+      assert.include(response.contentType, "text/html")
+      assert.match(response.text, /<html/i)
+    }))
+})

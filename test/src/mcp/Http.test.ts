@@ -1,0 +1,227 @@
+import { SqlClient } from "@effect/sql"
+import { type CallToolResult, type Progress, ProtocolError, type Tool } from "@modelcontextprotocol/client"
+import { assert, layer } from "@effect/vitest"
+import { Array as Arr, Effect, Schema } from "effect"
+import { ToolResponse } from "../../../schema/tools/Response.ts"
+import {
+  auditRowOf,
+  bearer,
+  callTool,
+  callToolFailure,
+  connect,
+  ERAS,
+  issueKey,
+  lastAuditRow,
+  listTools,
+  McpTest,
+  mcpUrl
+} from "./McpTestServer.ts"
+
+const decodeResponse = Schema.decodeUnknown(ToolResponse)
+const asRecord = Schema.decodeUnknown(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+const structured = (result: CallToolResult) => asRecord(result.structuredContent)
+const documentsOf = (result: CallToolResult) =>
+  Schema.decodeUnknown(Schema.Struct({ tools: Schema.Array(Schema.Record({ key: Schema.String, value: Schema.Unknown })) }))(
+    result.structuredContent
+  ).pipe(Effect.map((found) => found.tools))
+
+const findTool = (tools: ReadonlyArray<Tool>, name: string) =>
+  Arr.findFirst(tools, (t) => t.name === name).pipe(Effect.orElseFail(() => `tool ${name} is not listed`))
+
+const pureAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
+
+const rawPost = (headers: Record<string, string>) =>
+  Effect.flatMap(mcpUrl, (url) =>
+    Effect.promise(async () => {
+      const response = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } } })
+      })
+      return { status: response.status, body: await response.json() as unknown }
+    }))
+
+layer(McpTest, { excludeTestServices: true })("MCP over Streamable HTTP", (it) => {
+  for (const era of ERAS) {
+    it.scoped(`${era}: negotiates its era and lists the external registry tools with hints, titles and schemas`, () =>
+      Effect.gen(function*() {
+        const client = yield* connect(era, bearer(yield* issueKey("acme", "free")))
+        assert.strictEqual(client.getProtocolEra(), era)
+        const tools = yield* listTools(client)
+        assert.sameMembers(tools.map((t) => t.name), ["core.timestamp.now", "echo.message.reflect", "vault.item.get", "steps.count.run", "search_docs"])
+
+        const now = yield* findTool(tools, "core.timestamp.now")
+        assert.strictEqual(now.title, "Hora actual")
+        assert.include(now.description, "current instant")
+        assert.deepInclude(now.annotations, pureAnnotations)
+        assert.strictEqual(now.inputSchema.type, "object")
+        assert.hasAllKeys(now.inputSchema.properties, ["timezone"])
+        assert.deepStrictEqual(now.outputSchema?.["required"], ["data", "meta"])
+        const outputProperties = yield* asRecord(now.outputSchema?.properties)
+        assert.hasAllKeys(outputProperties["data"], ["type", "required", "properties", "additionalProperties"])
+        assert.includeMembers(Object.keys(outputProperties), ["data", "meta", "warnings", "next_actions", "hint"])
+
+        const reflect = yield* findTool(tools, "echo.message.reflect")
+        assert.deepStrictEqual(reflect.inputSchema.required, ["message"])
+        const vault = yield* findTool(tools, "vault.item.get")
+        assert.deepInclude(vault.annotations, { openWorldHint: true })
+        assert.hasAllKeys(vault.inputSchema.properties, ["item", "connection"])
+        const docs = yield* findTool(tools, "search_docs")
+        assert.deepInclude(docs.annotations, pureAnnotations)
+        assert.hasAllKeys(docs.inputSchema.properties, ["tool", "query"])
+      }))
+
+    it.scoped(`${era}: echo.message.reflect answers { data, meta } after its audit row is recorded with surface mcp`, () =>
+      Effect.gen(function*() {
+        const client = yield* connect(era, bearer(yield* issueKey("acme", "free")))
+        yield* listTools(client) // the client validates structuredContent against the listed outputSchema
+        const result = yield* callTool(client, "echo.message.reflect", { message: `hola ${era}` })
+        assert.notStrictEqual(result.isError, true)
+        const response = yield* decodeResponse(result.structuredContent)
+        assert.deepStrictEqual(response.data, { message: `hola ${era}` })
+        assert.strictEqual(response.meta.tool_id, "echo.message.reflect")
+        assert.strictEqual(response.meta.plane, "action")
+        assert.strictEqual(response.meta.audit_status, "recorded")
+        const [text] = result.content
+        assert.deepStrictEqual(text?.type === "text" ? JSON.parse(text.text) : null, result.structuredContent)
+        const rows = yield* auditRowOf(response.meta.request_id)
+        assert.deepStrictEqual(rows, [{ toolId: "echo.message.reflect", surface: "mcp", outcome: "ok", errorTag: null, connectionId: null }])
+      }))
+
+    it.scoped(`${era}: core.timestamp.now with and without its optional input`, () =>
+      Effect.gen(function*() {
+        const client = yield* connect(era, bearer(yield* issueKey("acme", "free")))
+        yield* listTools(client)
+        const zoned = yield* decodeResponse((yield* callTool(client, "core.timestamp.now", { timezone: "America/Santiago" })).structuredContent)
+        assert.propertyVal(zoned.data, "timezone", "America/Santiago")
+        assert.match(String((zoned.data as { iso: string }).iso), /-0[34]:00$/)
+        const plain = yield* decodeResponse((yield* callTool(client, "core.timestamp.now", {})).structuredContent)
+        assert.propertyVal(plain.data, "timezone", "UTC")
+        assert.strictEqual(plain.meta.audit_status, "recorded")
+        const rows = yield* auditRowOf(plain.meta.request_id)
+        assert.strictEqual(rows[0]?.surface, "mcp")
+      }))
+
+    it.scoped(`${era}: bad input is an isError result carrying InvalidInput with the field's path, and is audited`, () =>
+      Effect.gen(function*() {
+        const client = yield* connect(era, bearer(yield* issueKey("acme", "free")))
+        const missing = yield* callTool(client, "echo.message.reflect", {})
+        assert.isTrue(missing.isError)
+        const error = yield* structured(missing)
+        assert.strictEqual(error["_tag"], "InvalidInput")
+        assert.deepStrictEqual(error["issues"], [{ path: "input.message", message: "is missing" }])
+        const [text] = missing.content
+        assert.include(text?.type === "text" ? text.text : "", "input.message")
+        const zone = yield* structured(yield* callTool(client, "core.timestamp.now", { timezone: "Mars/Olympus" }))
+        assert.strictEqual(zone["_tag"], "InvalidInput")
+        assert.include(String(zone["message"]), "input.timezone")
+        const extra = yield* structured(yield* callTool(client, "echo.message.reflect", { message: "x", connection: "conn_abc" }))
+        assert.strictEqual(extra["_tag"], "InvalidInput", "only connector tools accept a connection argument")
+        assert.include(String(extra["message"]), "input.connection")
+        assert.deepStrictEqual(yield* lastAuditRow("echo.message.reflect"), [{ surface: "mcp", outcome: "error", errorTag: "InvalidInput" }])
+      }))
+
+    it.scoped(`${era}: an unknown or in-process-only tool is a JSON-RPC -32602 error carrying ToolNotFound`, () =>
+      Effect.gen(function*() {
+        const client = yield* connect(era, bearer(yield* issueKey("acme", "free")))
+        for (const name of ["nope.nothing.here", "hidden.secret.peek"]) {
+          const error = yield* callToolFailure(client, name, {})
+          assert.instanceOf(error.error, ProtocolError)
+          const protocol = error.error instanceof ProtocolError ? error.error : null
+          assert.strictEqual(protocol?.code, -32602)
+          assert.deepInclude(protocol?.data, { _tag: "ToolNotFound", toolId: name })
+        }
+      }))
+
+    it.scoped(`${era}: search_docs answers a tool's definition, searches by words, and never shows in-process tools`, () =>
+      Effect.gen(function*() {
+        const client = yield* connect(era, bearer(yield* issueKey("acme", "free")))
+        yield* listTools(client)
+        const one = yield* callTool(client, "search_docs", { tool: "vault.item.get" })
+        assert.notStrictEqual(one.isError, true)
+        const [doc] = yield* documentsOf(one)
+        assert.deepInclude(doc, {
+          id: "vault.item.get",
+          plane: "action",
+          plan: "free",
+          hints: { readOnly: true, destructive: false, idempotent: true, openWorld: true },
+          cost: { kind: "free" },
+          level: 0,
+          scope: null,
+          requiresConnection: true
+        })
+        assert.hasAllKeys(doc?.["inputSchema"], ["type", "required", "properties", "additionalProperties"])
+        assert.isObject(doc?.["outputSchema"])
+
+        const idsFor = (query: string) =>
+          Effect.flatMap(callTool(client, "search_docs", { query }), documentsOf).pipe(
+            Effect.map((docs) => docs.map((d) => d["id"]))
+          )
+        assert.strictEqual((yield* idsFor("TIME zone"))[0], "core.timestamp.now")
+        assert.deepStrictEqual(yield* idsFor("secret peek hidden"), [])
+        assert.deepStrictEqual(yield* idsFor("zzz"), [])
+        assert.sameMembers(yield* idsFor(" "), ["core.timestamp.now", "echo.message.reflect", "vault.item.get", "steps.count.run"])
+
+        for (const tool of ["nope.nothing.here", "hidden.secret.peek"]) {
+          const missing = yield* callTool(client, "search_docs", { tool })
+          assert.isTrue(missing.isError)
+          assert.deepInclude(missing.structuredContent, { _tag: "ToolNotFound", toolId: tool })
+        }
+        const bad = yield* structured(yield* callTool(client, "search_docs", { tool: 42 }))
+        assert.strictEqual(bad["_tag"], "InvalidInput")
+      }))
+
+    it.scoped(`${era}: a connector tool takes its connection from X-Connect-Connection or a connection argument`, () =>
+      Effect.gen(function*() {
+        const key = yield* issueKey("vaulted", "free")
+        const sql = yield* SqlClient.SqlClient
+        const [workspace] = yield* sql<{ id: string }>`SELECT id FROM workspaces WHERE name = 'vaulted'`
+        const connection = `conn_${era}`
+        yield* sql`INSERT INTO connections (id, workspace_id, connector) VALUES (${connection}, ${workspace?.id ?? ""}, 'vault')`
+
+        const plain = yield* connect(era, bearer(key))
+        yield* listTools(plain)
+        const viaArgument = yield* decodeResponse((yield* callTool(plain, "vault.item.get", { item: "a", connection })).structuredContent)
+        assert.deepStrictEqual(viaArgument.data, { item: "a", connection })
+        assert.strictEqual((yield* auditRowOf(viaArgument.meta.request_id))[0]?.connectionId, connection)
+
+        const without = yield* callTool(plain, "vault.item.get", { item: "a" })
+        assert.deepInclude(without.structuredContent, { _tag: "Forbidden", reason: "connection_required" })
+        const foreign = yield* callTool(plain, "vault.item.get", { item: "a", connection: "conn_notours" })
+        assert.deepInclude(foreign.structuredContent, { _tag: "Forbidden", reason: "connection_not_in_workspace" })
+        const malformed = yield* callTool(plain, "vault.item.get", { item: "a", connection: "not-a-connection" })
+        assert.deepInclude(malformed.structuredContent, { _tag: "InvalidInput" })
+
+        const withHeader = yield* connect(era, { ...bearer(key), "X-Connect-Connection": connection })
+        yield* listTools(withHeader)
+        const viaHeader = yield* decodeResponse((yield* callTool(withHeader, "vault.item.get", { item: "b" })).structuredContent)
+        assert.deepStrictEqual(viaHeader.data, { item: "b", connection })
+      }))
+
+    it.scoped(`${era}: a tool's progress reaches a client that asked for it`, () =>
+      Effect.gen(function*() {
+        const client = yield* connect(era, bearer(yield* issueKey("acme", "free")))
+        yield* listTools(client)
+        const seen: Array<Progress> = []
+        const result = yield* callTool(client, "steps.count.run", { n: 3 }, { onprogress: (p) => void seen.push(p) })
+        const response = yield* decodeResponse(result.structuredContent)
+        assert.deepStrictEqual(response.data, { counted: 3 })
+        assert.deepStrictEqual(seen, [1, 2, 3].map((i) => ({ progress: i, total: 3, message: `step ${i}` })))
+        const quiet = yield* callTool(client, "steps.count.run", { n: 2 })
+        assert.deepStrictEqual((yield* decodeResponse(quiet.structuredContent)).data, { counted: 2 })
+      }))
+  }
+
+  it.scoped("a missing or unknown key is 401 with a JSON Unauthorized body, and the client cannot connect", () =>
+    Effect.gen(function*() {
+      for (const headers of [{}, bearer("brein_sk_unknown"), { Authorization: "Basic abc" }]) {
+        const { status, body } = yield* rawPost(headers)
+        assert.strictEqual(status, 401)
+        assert.deepInclude(body, { _tag: "Unauthorized" })
+        assert.isString((body as { message?: unknown }).message)
+      }
+      for (const era of ERAS) {
+        yield* Effect.flip(connect(era, bearer("brein_sk_unknown")))
+      }
+    }))
+})
