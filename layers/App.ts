@@ -9,13 +9,21 @@ import { ConnectedLive } from "./Connected.ts"
 import { DatabaseLive } from "./Database.ts"
 import { sources } from "./Registry.ts"
 
-/** The services over a registry of the given sources; the database is provided by the caller. */
-export const servicesWith = <const S extends ReadonlyArray<Source>>(all: S) =>
+type Connected = typeof ConnectedLive
+
+/** The services over a registry of the given sources and the given connected layer (upstreams). */
+export const servicesOver = <const S extends ReadonlyArray<Source>, E>(
+  all: S,
+  connected: Layer.Layer<Layer.Layer.Success<Connected>, E, Layer.Layer.Context<Connected>>
+) =>
   Layer.mergeAll(Executor.Default, Workspaces.Default, AuditVerify.Default).pipe(
     Layer.provideMerge(Registry.layer(all)),
-    Layer.provideMerge(ConnectedLive),
+    Layer.provideMerge(connected),
     Layer.provide(AuditStoreSql)
   )
+
+/** The services over a registry of the given sources; the database is provided by the caller. */
+export const servicesWith = <const S extends ReadonlyArray<Source>>(all: S) => servicesOver(all, ConnectedLive)
 
 /** Everything the surfaces need, over a given database. */
 export const ServicesLive = servicesWith(sources)

@@ -1,5 +1,7 @@
 import { Effect, Layer } from "effect"
 import { Connections } from "../services/connections/Connections.ts"
+import { BancoCache } from "../services/connectors/banco/BancoCache.ts"
+import { makeBancoSync } from "../services/connectors/banco/BancoSync.ts"
 import { RcvCache } from "../services/connectors/sii/RcvCache.ts"
 import { makeSiiSync } from "../services/connectors/sii/SiiSync.ts"
 import { ConnectorSyncs } from "../services/sync/ConnectorSync.ts"
@@ -11,7 +13,7 @@ import { VaultKeyLive } from "./Vault.ts"
 
 const ConnectorSyncsLive = Layer.effect(
   ConnectorSyncs,
-  Effect.map(Effect.all([makeSiiSync]), (syncs) => new Map(syncs.map((s) => [s.connector, s])))
+  Effect.map(Effect.all([makeSiiSync, makeBancoSync]), (syncs) => new Map(syncs.map((s) => [s.connector, s])))
 )
 
 /**
@@ -19,10 +21,10 @@ const ConnectorSyncsLive = Layer.effect(
  * Needs SqlClient; the upstream clients come from `upstreams` (simulators by default).
  */
 export const connectedWith = <E, R>(upstreams: Layer.Layer<Layer.Layer.Success<typeof UpstreamsLive>, E, R>) =>
-  Layer.mergeAll(SyncWorker.Default, RcvCache.Default).pipe(
+  Layer.mergeAll(SyncWorker.Default, RcvCache.Default, BancoCache.Default).pipe(
     Layer.provideMerge(ConnectorSyncsLive),
     Layer.provideMerge(Layer.mergeAll(Connections.Default, SyncJobs.Default, SyncSettings.Default)),
-    Layer.provide(upstreams),
+    Layer.provideMerge(upstreams),
     Layer.provide(VaultKeyLive)
   )
 

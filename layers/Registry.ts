@@ -1,5 +1,7 @@
 import { CoreConnector, EchoConnector } from "../services/connectors/Core.ts"
+import { BancoConnector } from "../services/connectors/banco/Tools.ts"
+import { IndicadoresConnector } from "../services/connectors/indicadores/Tools.ts"
 import { SiiConnector } from "../services/connectors/sii/Tools.ts"
 
 /** Every connector and catalog family the service hosts. */
-export const sources = [CoreConnector, EchoConnector, SiiConnector] as const
+export const sources = [CoreConnector, EchoConnector, IndicadoresConnector, SiiConnector, BancoConnector] as const

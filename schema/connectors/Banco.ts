@@ -49,7 +49,7 @@ export const CachedMovimiento = Schema.Struct({
 export type CachedMovimiento = typeof CachedMovimiento.Type
 
 export const MovimientosQueryOutput = Schema.Struct({
-  movimientos: Schema.Array(CachedMovimiento).annotations({ description: "Ordered by post_date, then as the bank listed them" }),
+  movimientos: Schema.Array(CachedMovimiento).annotations({ description: "Ordered by post_date, then in the order they were first cached (the bank's order within one sync)" }),
   cursor: Schema.NullOr(Schema.String),
   sincronizacion: Sincronizacion.annotations({
     description: "Over every month of [desde, hasta]: completo only if all were synced completely; sincronizadoEn is the oldest of them. null when some month was never synced"

@@ -11,8 +11,8 @@ import {
   ToolNotFound
 } from "../Errors.ts"
 import { ToolDocument } from "../tools/Definition.ts"
-import { IndicadorValueNotFound, UpstreamUnavailable } from "../upstream/Errors.ts"
 import { ToolResponse } from "../tools/Response.ts"
+import { IndicadorValueNotFound, UpstreamUnavailable } from "../upstream/Errors.ts"
 import { ConnectionsGroup } from "./Connections.ts"
 import { Authentication } from "./Security.ts"
 

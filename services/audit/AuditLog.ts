@@ -1,66 +1,94 @@
-import { Context, Deferred, Duration, Effect, Exit, Queue, RcMap } from "effect"
+import { Context, Deferred, Effect, Exit, Queue, Schedule } from "effect"
 import type { AuditEntry, AuditRow } from "../../schema/audit/AuditRow.ts"
 import { AuditUnavailable } from "../../schema/Errors.ts"
-import { AuditStore } from "./AuditStore.ts"
+import { AuditStore, type ChainHead } from "./AuditStore.ts"
+import { chainEntries, GENESIS } from "./Chain.ts"
 
 interface Pending {
   readonly entry: AuditEntry
   readonly done: Deferred.Deferred<AuditRow, AuditUnavailable>
 }
 
-const MAX_BATCH = 500
+const MAX_BATCH = 1000
+const unavailable = new AuditUnavailable({ message: "the audit log could not be written" })
+// (chain, seq) is unique: a writer that lost a race re-reads the head and chains again.
+const raceRetry = Schedule.recurs(8)
 
 /**
- * Group commit: one writer fiber per chain (a workspace) takes whatever is queued, appends it in
- * one transaction and answers every caller after the commit. The next flush starts as soon as the
- * previous one ends, so under load batches grow instead of requests queueing on a lock.
+ * Group commit: one writer fiber takes whatever is queued (any workspace), chains it in process
+ * from the heads it remembers, and appends it with one INSERT; every caller is answered after the
+ * commit. The next flush starts as soon as the previous one ends, so under load batches grow
+ * instead of requests queueing on a lock. Another process (or a call writing its row inside its
+ * own transaction) may take a sequence number first: the INSERT then fails as a whole, the writer
+ * forgets those heads and tries again.
  */
 export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog", {
   scoped: Effect.gen(function* () {
     const store = yield* AuditStore
-    // A writer outlives the call that starts it: it must not inherit that call's context (its transaction).
+    // The writer outlives the call that wakes it: it must not inherit that call's context (its transaction).
     const context = yield* Effect.context<never>()
+    const heads = new Map<string, ChainHead>()
+    const queue = yield* Effect.acquireRelease(Queue.unbounded<Pending>(), Queue.shutdown)
 
-    const writers = yield* RcMap.make({
-      idleTimeToLive: Duration.minutes(1),
-      lookup: (chain: string) =>
-        Effect.gen(function* () {
-          const queue = yield* Effect.acquireRelease(Queue.unbounded<Pending>(), Queue.shutdown)
-          const flush = Effect.gen(function* () {
-            const batch = [...(yield* Queue.takeBetween(queue, 1, MAX_BATCH))]
-            const result = yield* Effect.exit(store.append(chain, batch.map((p) => p.entry)))
-            if (Exit.isSuccess(result)) {
-              yield* Effect.forEach(batch, (p, i) => Deferred.succeed(p.done, result.value[i]!), { discard: true })
-            } else {
-              yield* Effect.logError("audit append failed", result.cause)
-              const error = new AuditUnavailable({ message: "the audit log could not be written" })
-              yield* Effect.forEach(batch, (p) => Deferred.fail(p.done, error), { discard: true })
-            }
-          })
-          yield* Effect.forkScoped(Effect.mapInputContext(Effect.forever(flush), (_: Context.Context<never>) => context))
-          return queue
-        })
+    const chain = (entries: ReadonlyArray<AuditEntry>) =>
+      Effect.gen(function* () {
+        const chains = [...new Set(entries.map((e) => e.workspaceId))]
+        const unknown = chains.filter((c) => !heads.has(c))
+        if (unknown.length > 0) {
+          const found = yield* store.heads(unknown)
+          for (const c of unknown) heads.set(c, found.get(c) ?? { seq: 0, digest: GENESIS })
+        }
+        const rows: Array<AuditRow> = []
+        for (const c of chains) {
+          const linked = chainEntries(c, heads.get(c)!, entries.filter((e) => e.workspaceId === c))
+          rows.push(...linked)
+        }
+        return rows
+      })
+
+    const append = (entries: ReadonlyArray<AuditEntry>) =>
+      Effect.flatMap(chain(entries), (rows) =>
+        store.insert(rows).pipe(
+          Effect.tap(() => Effect.sync(() => rows.forEach((r) => heads.set(r.chain, { seq: r.seq, digest: r.digest })))),
+          Effect.tapErrorTag("AuditChainMoved", (moved) => Effect.sync(() => moved.chains.forEach((c) => heads.delete(c)))),
+          Effect.as(rows)
+        )
+      ).pipe(Effect.retry({ schedule: raceRetry, while: (e) => e._tag === "AuditChainMoved" }))
+
+    const flush = Effect.gen(function* () {
+      const batch = [...(yield* Queue.takeBetween(queue, 1, MAX_BATCH))]
+      const result = yield* Effect.exit(append(batch.map((p) => p.entry)))
+      if (Exit.isSuccess(result)) {
+        const byRequest = new Map(result.value.map((row) => [row.requestId + row.chain, row]))
+        for (const p of batch) Deferred.unsafeDone(p.done, Exit.succeed(byRequest.get(p.entry.requestId + p.entry.workspaceId)!))
+      } else {
+        for (const c of new Set(batch.map((p) => p.entry.workspaceId))) heads.delete(c)
+        yield* Effect.logError("audit append failed", result.cause)
+        for (const p of batch) Deferred.unsafeDone(p.done, Exit.fail(unavailable))
+      }
     })
+    yield* Effect.forkScoped(Effect.mapInputContext(Effect.forever(flush), (_: Context.Context<never>) => context))
 
-    const record = Effect.fn("AuditLog.record")(function* (entry: AuditEntry) {
-      const done = yield* Deferred.make<AuditRow, AuditUnavailable>()
-      return yield* RcMap.get(writers, entry.workspaceId).pipe(
-        Effect.flatMap((queue) => Queue.offer(queue, { entry, done })),
-        Effect.zipRight(Deferred.await(done)),
-        Effect.scoped
+    const record = (entry: AuditEntry) =>
+      Effect.flatMap(Deferred.make<AuditRow, AuditUnavailable>(), (done) =>
+        Effect.zipRight(Queue.offer(queue, { entry, done }), Deferred.await(done))
       )
-    })
 
     /**
      * Appends in the caller's own transaction, for calls that hold one: waiting on the writer while
      * holding a pooled connection starves the pool once as many such calls as connections are in flight.
+     * Such callers queue on a lock per chain until they commit; only the group writer can still race them.
      */
     const recordInTransaction = Effect.fn("AuditLog.recordInTransaction")(function* (entry: AuditEntry) {
-      const rows = yield* store.append(entry.workspaceId, [entry]).pipe(
+      yield* store.lock(entry.workspaceId).pipe(Effect.mapError(() => unavailable))
+      const rows = yield* store.heads([entry.workspaceId]).pipe(
+        Effect.map((found) => chainEntries(entry.workspaceId, found.get(entry.workspaceId) ?? { seq: 0, digest: GENESIS }, [entry])),
+        Effect.tap(store.insertNested),
+        Effect.retry({ schedule: raceRetry, while: (e) => e._tag === "AuditChainMoved" }),
         Effect.tapErrorCause((cause) => Effect.logError("audit append failed", cause)),
-        Effect.mapError(() => new AuditUnavailable({ message: "the audit log could not be written" }))
+        Effect.mapError(() => unavailable)
       )
-      return rows[0]
+      return rows[0]!
     })
 
     return { record, recordInTransaction }

@@ -1,12 +1,32 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, SqlError } from "@effect/sql"
 import { Array as Arr, Effect, Layer, Option, Schema } from "effect"
-import { type AuditEntry, AuditRow } from "../../schema/audit/AuditRow.ts"
-import { AuditStore, AuditStoreFailed } from "./AuditStore.ts"
-import { chainEntries, GENESIS } from "./Chain.ts"
+import { AuditRow } from "../../schema/audit/AuditRow.ts"
+import { AuditChainMoved, AuditStore, AuditStoreFailed, type ChainHead } from "./AuditStore.ts"
 
 const decodeRows = Schema.decodeUnknown(Schema.Array(AuditRow))
-const Last = Schema.Struct({ seq: Schema.NumberFromString, digest: Schema.String })
-const decodeLast = Schema.decodeUnknown(Schema.Array(Last))
+const Head = Schema.Struct({ chain: Schema.String, seq: Schema.NumberFromString, digest: Schema.String })
+const decodeHeads = Schema.decodeUnknown(Schema.Array(Head))
+
+const COLUMNS = [
+  "chain", "seq", "request_id", "at", "workspace_id", "principal", "surface", "tool_id", "plane", "connection_id",
+  "input_digest", "output_digest", "outcome", "error_tag", "latency_ms", "cost", "prev_digest", "digest"
+] as const
+const TYPES = [
+  "text", "bigint", "text", "timestamptz", "text", "text", "text", "text", "text", "text",
+  "text", "text", "text", "text", "float8", "text", "text", "text"
+] as const
+const INSERT = `INSERT INTO audit_log (${COLUMNS.join(", ")}) SELECT * FROM unnest(${TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(", ")})`
+
+const columnsOf = (rows: ReadonlyArray<AuditRow>) => [
+  rows.map((r) => r.chain), rows.map((r) => r.seq), rows.map((r) => r.requestId), rows.map((r) => r.at.toISOString()),
+  rows.map((r) => r.workspaceId), rows.map((r) => r.principal), rows.map((r) => r.surface), rows.map((r) => r.toolId),
+  rows.map((r) => r.plane), rows.map((r) => r.connectionId), rows.map((r) => r.inputDigest), rows.map((r) => r.outputDigest),
+  rows.map((r) => r.outcome), rows.map((r) => r.errorTag), rows.map((r) => r.latencyMs), rows.map((r) => r.cost),
+  rows.map((r) => r.prevDigest), rows.map((r) => r.digest)
+]
+
+const isUniqueViolation = (error: SqlError.SqlError) =>
+  typeof error.cause === "object" && error.cause !== null && "code" in error.cause && error.cause.code === "23505"
 
 export const AuditStoreSql = Layer.effect(
   AuditStore,
@@ -14,18 +34,26 @@ export const AuditStoreSql = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const fail = (cause: unknown) => new AuditStoreFailed({ cause })
 
-    const append = (chain: string, entries: ReadonlyArray<AuditEntry>) =>
-      Effect.gen(function* () {
-        // One writer per chain in this process; the lock keeps other processes from forking the chain.
-        yield* sql`SELECT pg_advisory_xact_lock(hashtextextended(${chain}, 0))`
-        // ORDER BY the column, not the text alias: "9" sorts after "10"
-        const last = yield* sql`SELECT seq::text AS seq, digest FROM audit_log WHERE chain = ${chain} ORDER BY audit_log.seq DESC LIMIT 1`.pipe(
-          Effect.flatMap(decodeLast)
+    const lock = (chain: string) =>
+      sql`SELECT pg_advisory_xact_lock(hashtextextended(${chain}, 0))`.pipe(Effect.asVoid, Effect.mapError(fail))
+
+    const heads = (chains: ReadonlyArray<string>) =>
+      sql`SELECT DISTINCT ON (chain) chain, seq::text AS seq, digest FROM audit_log
+          WHERE chain IN ${sql.in(chains)} ORDER BY chain, audit_log.seq DESC`.pipe(
+        Effect.flatMap(decodeHeads),
+        Effect.map((rows) => new Map<string, ChainHead>(rows.map((r) => [r.chain, { seq: r.seq, digest: r.digest }]))),
+        Effect.mapError(fail)
+      )
+
+    const insert = (rows: ReadonlyArray<AuditRow>) =>
+      sql.unsafe(INSERT, columnsOf(rows)).pipe(
+        Effect.asVoid,
+        Effect.catchAll((error): Effect.Effect<never, AuditChainMoved | AuditStoreFailed> =>
+          isUniqueViolation(error)
+            ? Effect.fail(new AuditChainMoved({ chains: [...new Set(rows.map((r) => r.chain))] }))
+            : Effect.fail(fail(error))
         )
-        const rows = chainEntries(chain, Arr.head(last).pipe(Option.getOrElse(() => ({ seq: 0, digest: GENESIS }))), entries)
-        yield* sql`INSERT INTO audit_log ${sql.insert(rows.map((row) => ({ ...row })))}`
-        return rows
-      }).pipe(sql.withTransaction, Effect.mapError(fail))
+      )
 
     const page = (after: Option.Option<{ readonly chain: string; readonly seq: number }>, limit: number) =>
       Option.match(after, {
@@ -40,6 +68,9 @@ export const AuditStoreSql = Layer.effect(
         Effect.mapError(fail)
       )
 
-    return AuditStore.of({ append, page, byRequest })
+    const insertNested = (rows: ReadonlyArray<AuditRow>) =>
+      sql.withTransaction(insert(rows)).pipe(Effect.catchTag("SqlError", (error) => Effect.fail(fail(error))))
+
+    return AuditStore.of({ lock, heads, insert, insertNested, page, byRequest })
   })
 )

@@ -5,18 +5,20 @@ export const GENESIS = "0".repeat(64)
 
 export const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 
-const sortKeys = (value: unknown): unknown => {
-  if (Array.isArray(value)) return value.map(sortKeys)
-  if (value !== null && typeof value === "object" && !(value instanceof Date)) {
-    return Object.fromEntries(
-      Object.keys(value).sort().map((key) => [key, sortKeys((value as Record<string, unknown>)[key])])
-    )
-  }
-  return value
-}
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === "object" && !Array.isArray(value) && !(value instanceof Date)
 
 /** JSON with sorted keys: the same value always digests the same. */
-export const canonicalJson = (value: unknown): string => JSON.stringify(sortKeys(value)) ?? "null"
+export const canonicalJson = (value: unknown): string => {
+  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? "null" : canonicalJson(v))).join(",")}]`
+  if (!isPlainObject(value)) return JSON.stringify(value) ?? "null"
+  const parts: Array<string> = []
+  for (const key of Object.keys(value).sort()) {
+    const item = value[key]
+    if (item !== undefined && typeof item !== "function") parts.push(`${JSON.stringify(key)}:${canonicalJson(item)}`)
+  }
+  return `{${parts.join(",")}}`
+}
 
 export const digestOf = (value: unknown) => sha256(canonicalJson(value))
 

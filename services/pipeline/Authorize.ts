@@ -9,7 +9,7 @@ import type { RegisteredTool } from "../tools/Registry.ts"
 export class Authorize extends Effect.Service<Authorize>()("brein/pipeline/Authorize", {
   effect: Effect.gen(function* () {
     const connections = yield* ConnectionLookup
-    const check = Effect.fn("Authorize.check")(function* (
+    const check = Effect.fnUntraced(function* (
       tool: RegisteredTool,
       principal: Principal,
       connectionId: ConnectionId | undefined

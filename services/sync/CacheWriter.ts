@@ -7,67 +7,90 @@ export interface Column {
   readonly type: "text" | "int" | "bigint" | "date" | "boolean"
 }
 
+type Value = string | number | boolean | null
+
 /** A cached resource: its table, the columns a sync writes, and how rows are named across syncs. */
 export interface CachedResource<Row> {
   readonly resource: string
   readonly table: string
   readonly columns: ReadonlyArray<Column>
   readonly naturalKey: (row: Row) => string
-  readonly values: (row: Row) => ReadonlyArray<string | number | boolean | null>
+  readonly values: (row: Row) => ReadonlyArray<Value>
 }
 
 export const contentHash = (values: ReadonlyArray<unknown>) => createHash("md5").update(JSON.stringify(values)).digest("hex")
 
-const Counts = Schema.Struct({ nuevos: Schema.Number, cambiados: Schema.Number })
-const decodeCounts = Schema.decodeUnknown(Schema.Array(Counts))
+const Existing = Schema.Struct({ naturalKey: Schema.String, contentHash: Schema.String })
+const decodeExisting = Schema.decodeUnknown(Schema.Array(Existing))
 const CHUNK = 10_000
 
+interface Prepared {
+  readonly key: string
+  readonly values: ReadonlyArray<Value>
+  readonly hash: string
+}
+
+/** Column-wise arrays for `unnest`: one round trip carries thousands of rows. */
+const columnsOf = (rows: ReadonlyArray<Prepared>, width: number) => {
+  const keys: Array<string> = []
+  const columns = Array.from({ length: width + 1 }, () => [] as Array<Value>)
+  for (const row of rows) {
+    keys.push(row.key)
+    row.values.forEach((value, i) => columns[i]!.push(value))
+    columns[width]!.push(row.hash)
+  }
+  return [keys, ...columns]
+}
+
+const chunks = <A>(all: ReadonlyArray<A>) => Array.from({ length: Math.ceil(all.length / CHUNK) }, (_, i) => all.slice(i * CHUNK, (i + 1) * CHUNK))
+
 /**
- * Upserts a sync's rows into the cache: new rows are inserted, rows whose content changed are
- * updated with version + 1 and their previous state goes to cache_history, unchanged rows are
- * left alone. Runs inside the job's transaction (Persist), so a failed sync leaves nothing.
+ * Writes a sync's rows into the cache: new rows are inserted, rows whose content changed are
+ * updated with version + 1 and their previous state goes to cache_history, unchanged rows are left
+ * alone. Runs inside the job's transaction (Persist), so a failed sync leaves nothing behind.
  */
 export const upsertWithHistory = <Row>(resource: CachedResource<Row>, rows: ReadonlyArray<Row>, jobId: string) =>
   Effect.gen(function* () {
     const { sql, connectionId } = yield* Persist
     const all: ReadonlyArray<Column> = [...resource.columns, { name: "content_hash", type: "text" }]
     const names = all.map((c) => c.name)
-    const list = names.join(", ")
-    const unnest = all.map((c, i) => `$${i + 3}::${c.type}[]`).join(", ")
-    const updates = names.map((n) => `${n} = EXCLUDED.${n}`).join(", ")
-    const statement = `
-      WITH incoming AS (
-        SELECT * FROM unnest($2::text[], ${unnest}) AS t(natural_key, ${list})
-      ), previous AS (
-        SELECT d.natural_key, d.version, d.synced_at, to_jsonb(d) - 'id' - 'connection_id' - 'content_hash' - 'natural_key' AS snapshot
-        FROM ${resource.table} d JOIN incoming i ON d.connection_id = $1 AND d.natural_key = i.natural_key
-        WHERE d.content_hash <> i.content_hash
-      ), history AS (
-        INSERT INTO cache_history (connection_id, resource, natural_key, version, snapshot, valid_from, valid_to, job_id)
-        SELECT $1, '${resource.resource}', natural_key, version, snapshot, synced_at, now(), '${jobId.replace(/'/g, "")}' FROM previous
-      ), written AS (
-        INSERT INTO ${resource.table} (connection_id, natural_key, ${list}, synced_at)
-        SELECT $1, natural_key, ${list}, now() FROM incoming
-        ON CONFLICT (connection_id, natural_key) DO UPDATE SET ${updates}, version = ${resource.table}.version + 1, synced_at = now()
-        WHERE ${resource.table}.content_hash <> EXCLUDED.content_hash
-        RETURNING (xmax = 0) AS inserted
-      )
-      SELECT count(*) FILTER (WHERE inserted)::int AS nuevos, count(*) FILTER (WHERE NOT inserted)::int AS cambiados FROM written`
-    let nuevos = 0
-    let cambiados = 0
-    for (let start = 0; start < rows.length; start += CHUNK) {
-      const chunk = rows.slice(start, start + CHUNK)
-      const columns = all.map(() => [] as Array<string | number | boolean | null>)
-      const keys: Array<string> = []
-      for (const row of chunk) {
-        const values = resource.values(row)
-        keys.push(resource.naturalKey(row))
-        values.forEach((value, i) => columns[i]!.push(value))
-        columns[values.length]!.push(contentHash(values))
-      }
-      const [counts] = yield* sql.unsafe(statement, [connectionId, keys, ...columns]).pipe(Effect.flatMap(decodeCounts), Effect.orDie)
-      nuevos += counts?.nuevos ?? 0
-      cambiados += counts?.cambiados ?? 0
+    const unnest = `unnest($2::text[], ${all.map((c, i) => `$${i + 3}::${c.type}[]`).join(", ")}) AS u(natural_key, ${names.join(", ")})`
+    const run = (statement: string, params: ReadonlyArray<unknown>) => Effect.orDie(sql.unsafe(statement, params))
+
+    const prepared: Array<Prepared> = rows.map((row) => {
+      const values = resource.values(row)
+      return { key: resource.naturalKey(row), values, hash: contentHash(values) }
+    })
+    const known = new Map<string, string>()
+    for (const chunk of chunks(prepared)) {
+      const found = yield* run(
+        `SELECT natural_key, content_hash FROM ${resource.table} WHERE connection_id = $1 AND natural_key = ANY($2::text[])`,
+        [connectionId, chunk.map((p) => p.key)]
+      ).pipe(Effect.flatMap(decodeExisting), Effect.orDie)
+      for (const row of found) known.set(row.naturalKey, row.contentHash)
     }
-    return { nuevos, cambiados, sinCambios: rows.length - nuevos - cambiados }
+    const fresh = prepared.filter((p) => !known.has(p.key))
+    const changed = prepared.filter((p) => known.has(p.key) && known.get(p.key) !== p.hash)
+
+    for (const chunk of chunks(fresh)) {
+      yield* run(
+        `INSERT INTO ${resource.table} (connection_id, natural_key, ${names.join(", ")}, synced_at) SELECT $1, u.*, now() FROM ${unnest}`,
+        [connectionId, ...columnsOf(chunk, resource.columns.length)]
+      )
+    }
+    for (const chunk of chunks(changed)) {
+      yield* run(
+        `INSERT INTO cache_history (connection_id, resource, natural_key, version, snapshot, valid_from, valid_to, job_id)
+         SELECT d.connection_id, $3, d.natural_key, d.version,
+                to_jsonb(d) - 'id' - 'connection_id' - 'content_hash' - 'natural_key' - 'version' - 'synced_at', d.synced_at, now(), $4
+         FROM ${resource.table} d WHERE d.connection_id = $1 AND d.natural_key = ANY($2::text[])`,
+        [connectionId, chunk.map((p) => p.key), resource.resource, jobId]
+      )
+      yield* run(
+        `UPDATE ${resource.table} d SET ${names.map((n) => `${n} = u.${n}`).join(", ")}, version = d.version + 1, synced_at = now()
+         FROM ${unnest} WHERE d.connection_id = $1 AND d.natural_key = u.natural_key`,
+        [connectionId, ...columnsOf(chunk, resource.columns.length)]
+      )
+    }
+    return { nuevos: fresh.length, cambiados: changed.length, sinCambios: prepared.length - fresh.length - changed.length }
   })

@@ -60,8 +60,9 @@ export class SyncWorker extends Effect.Service<SyncWorker>()("brein/sync/SyncWor
         const held = yield* lock.tryAcquire(sessionKey(login.connector, login.institution, login.credentials.rut))
         if (Option.isNone(held)) return yield* Effect.fail(new SessionBusy())
         const report = (progress: JobRow["progress"]) => jobs.report(job.id, progress)
-        const write = yield* sync.fetch({ job, login, report })
-        yield* commit(job, write)
+        const [fetchMs, write] = yield* Effect.timed(sync.fetch({ job, login, report }))
+        const [commitMs] = yield* Effect.timed(commit(job, write))
+        yield* Effect.logDebug("sync job done", { job: job.id, fetchMs: Duration.toMillis(fetchMs), commitMs: Duration.toMillis(commitMs) })
       }).pipe(Effect.scoped)
 
     const onFailure = (job: JobRow, error: UpstreamError | SessionBusy) => {
@@ -106,7 +107,7 @@ export class SyncWorker extends Effect.Service<SyncWorker>()("brein/sync/SyncWor
     const semaphore = yield* Effect.makeSemaphore(settings.concurrency)
     const next = Effect.gen(function* () {
       yield* semaphore.take(1)
-      const claimed = yield* jobs.claim(settings.lease)
+      const claimed = yield* jobs.claim(settings.lease).pipe(Effect.onError(() => semaphore.release(1)))
       if (Option.isNone(claimed)) {
         yield* semaphore.release(1)
         yield* Effect.raceFirst(Effect.sleep(settings.poll), Queue.take(wake))
@@ -116,7 +117,8 @@ export class SyncWorker extends Effect.Service<SyncWorker>()("brein/sync/SyncWor
       yield* Queue.offer(wake, undefined)
     })
 
-    if (settings.worker) yield* Effect.forkScoped(Effect.forever(next.pipe(Effect.catchAllCause((cause) => Effect.logError("sync worker", cause)))))
+    const pause = (cause: Cause.Cause<unknown>) => Effect.zipRight(Effect.logError("sync worker", cause), Effect.sleep(settings.poll))
+    if (settings.worker) yield* Effect.forkScoped(Effect.forever(next.pipe(Effect.catchAllCause(pause))))
     return { wake: Queue.offer(wake, undefined) }
   }),
   dependencies: [SyncJobs.Default, SessionLock.Default, SyncSettings.Default]

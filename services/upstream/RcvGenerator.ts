@@ -80,7 +80,21 @@ const estadoCompras = (p: Prng, tipoDte: number, recepcion: Day): Pick<BaseDoc, 
   return { estadoFinal, estadoDesde: recepcion + delay }
 }
 
-const generateBase = (rut: Rut, periodo: Periodo, perspectiva: Perspectiva): ReadonlyArray<BaseDoc> => {
+const memo = new Map<string, ReadonlyArray<BaseDoc>>()
+const MEMO_SIZE = 32
+
+// A period is generated once and kept: the simulator lists it per tipoDte, as SII does, many times.
+const generateBase = (rut: Rut, periodo: Periodo, perspectiva: Perspectiva, volume?: number): ReadonlyArray<BaseDoc> => {
+  const key = `${rut}|${periodo}|${perspectiva}|${volume ?? ""}`
+  const known = memo.get(key)
+  if (known !== undefined) return known
+  const made = generateFresh(rut, periodo, perspectiva, volume)
+  if (memo.size >= MEMO_SIZE) memo.delete(memo.keys().next().value ?? "")
+  memo.set(key, made)
+  return made
+}
+
+const generateFresh = (rut: Rut, periodo: Periodo, perspectiva: Perspectiva, volume?: number): ReadonlyArray<BaseDoc> => {
   const prof = profile(rut)
   const index = parsePeriodo(periodo)
   if (index < prof.inicio) return []
@@ -89,7 +103,8 @@ const generateBase = (rut: Rut, periodo: Periodo, perspectiva: Perspectiva): Rea
   const days = daysInMonth(year, month)
   const p = makePrng(`sii|${rut}|${periodo}|${perspectiva}`)
   const mix = perspectiva === "ventas" ? MIX_VENTAS : MIX_COMPRAS
-  const slots = Array.from({ length: documentCount(prof, perspectiva, p) }, (_, i) => ({
+  const count = documentCount(prof, perspectiva, p)
+  const slots = Array.from({ length: volume ?? count }, (_, i) => ({
     i,
     emision: issueDay(p, first, days),
     tipo: p.weighted(mix)
@@ -182,8 +197,8 @@ const present = (doc: BaseDoc, periodo: Periodo, perspectiva: Perspectiva, today
 }
 
 /** What SII lists for a period on `today`: documents received so far, with the estados and amounts of that day. */
-export const rcvDocuments = (rut: Rut, periodo: Periodo, perspectiva: Perspectiva, today: Day): ReadonlyArray<RcvDocumento> =>
-  generateBase(rut, periodo, perspectiva)
+export const rcvDocuments = (rut: Rut, periodo: Periodo, perspectiva: Perspectiva, today: Day, volume?: number): ReadonlyArray<RcvDocumento> =>
+  generateBase(rut, periodo, perspectiva, volume)
     .filter((doc) => doc.recepcion <= today)
     .map((doc) => present(doc, periodo, perspectiva, today))
 
@@ -203,9 +218,9 @@ const boletasRow = (rut: Rut, periodo: Periodo, today: Day): RcvResumenTipo | un
   return { tipoDte: 39, documentos, montoExento: 0, montoNeto, montoIva, montoTotal: montoNeto + montoIva, soloTotal: true }
 }
 
-export const rcvResumen = (rut: Rut, periodo: Periodo, perspectiva: Perspectiva, today: Day): RcvResumen => {
+export const rcvResumen = (rut: Rut, periodo: Periodo, perspectiva: Perspectiva, today: Day, volume?: number): RcvResumen => {
   const byType = new Map<number, RcvResumenTipo>()
-  for (const doc of rcvDocuments(rut, periodo, perspectiva, today)) {
+  for (const doc of rcvDocuments(rut, periodo, perspectiva, today, volume)) {
     const row = byType.get(doc.tipoDte)
     byType.set(doc.tipoDte, {
       tipoDte: doc.tipoDte,

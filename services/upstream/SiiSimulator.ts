@@ -31,6 +31,8 @@ export interface SiiSimulatorOptions {
   /** 1 = production-like (≈ 20 s login), 0 = instant. */
   readonly timeScale: number
   readonly latency?: Partial<SiiLatency>
+  /** Documents per period and perspective instead of an SME's 20–500 (benchmarks). */
+  readonly documentsPerPeriod?: number
 }
 
 export interface SiiSimulatorControl {
@@ -130,17 +132,17 @@ export const makeSiiSimulator = Effect.fn("SiiSimulator.make")(function*(options
       resumen: Effect.fn("SiiSession.resumen")(function*(periodo, perspectiva) {
         const today = yield* request()
         yield* checkPeriodo(periodo, today)
-        return rcvResumen(rut, periodo, perspectiva, today)
+        return rcvResumen(rut, periodo, perspectiva, today, options.documentsPerPeriod)
       }),
       detalle: Effect.fn("SiiSession.detalle")(function*(periodo, perspectiva, tipoDte) {
         const today = yield* request()
         yield* checkPeriodo(periodo, today)
         if (scenario === "parcial") {
-          const withDetail = rcvResumen(rut, periodo, perspectiva, today).tipos.filter((t) => !t.soloTotal)
+          const withDetail = rcvResumen(rut, periodo, perspectiva, today, options.documentsPerPeriod).tipos.filter((t) => !t.soloTotal)
           const failing = Math.max(...withDetail.map((t) => t.tipoDte))
           if (tipoDte === failing) return yield* new UpstreamPartial({ upstream: "sii", recurso: `tipoDte:${tipoDte}` })
         }
-        return rcvDocuments(rut, periodo, perspectiva, today).filter((d) => d.tipoDte === tipoDte)
+        return rcvDocuments(rut, periodo, perspectiva, today, options.documentsPerPeriod).filter((d) => d.tipoDte === tipoDte)
       })
     }
     return session

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Array as Arr, Cache, Duration, Effect, Option, Redacted, Schema } from "effect"
+import { Array as Arr, Duration, Effect, Option, Redacted, Schema } from "effect"
 import { Unauthorized } from "../../schema/Errors.ts"
 import { ApiKeyId, WorkspaceId } from "../../schema/Ids.ts"
 import { Principal } from "../../schema/Principal.ts"
@@ -9,6 +9,8 @@ import { newId, newSecret } from "../Ids.ts"
 
 export const KEY_PREFIX = "brein_sk_"
 export const DEMO_WORKSPACE = "demo"
+const KEY_TTL = Duration.seconds(30)
+const KEY_CACHE_SIZE = 10_000
 
 const Workspace = Schema.Struct({ id: WorkspaceId, name: Schema.String, plan: Plan })
 export type Workspace = typeof Workspace.Type
@@ -77,15 +79,29 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
         Effect.map((row) => new Principal({ workspaceId: row.workspaceId, workspaceName: row.workspaceName, plan: row.plan, keyId: row.keyId }))
       )
 
-    // A key lookup per request would cost a query per call; revocation takes effect within the TTL.
-    const principals = yield* Cache.make({ capacity: 10_000, timeToLive: Duration.seconds(30), lookup })
+    // A key lookup per request would cost a query per call: a known key is trusted for KEY_TTL
+    // (revocation from another process takes effect within it). Unknown keys are never remembered.
+    const known = new Map<string, { readonly principal: Principal; readonly until: number }>()
+    const remember = (hash: string, principal: Principal, now: number) => {
+      if (known.size >= KEY_CACHE_SIZE) known.delete(known.keys().next().value ?? "")
+      known.set(hash, { principal, until: now + Duration.toMillis(KEY_TTL) })
+    }
 
     const authenticate = (key: string) =>
-      key.startsWith(KEY_PREFIX) ? principals.get(sha256(key)) : Effect.fail(unauthorized)
+      key.startsWith(KEY_PREFIX)
+        ? Effect.clockWith((clock) => {
+          const hash = sha256(key)
+          const now = clock.unsafeCurrentTimeMillis()
+          const hit = known.get(hash)
+          return hit !== undefined && hit.until > now
+            ? Effect.succeed(hit.principal)
+            : Effect.tap(lookup(hash), (principal) => Effect.sync(() => remember(hash, principal, now)))
+        })
+        : Effect.fail(unauthorized)
 
     const revoke = Effect.fn("Workspaces.revoke")(function* (keyId: string) {
       yield* sql`UPDATE api_keys SET revoked_at = now() WHERE id = ${keyId}`.pipe(Effect.orDie)
-      yield* principals.invalidateAll
+      yield* Effect.sync(() => known.clear())
     })
 
     /** An in-process principal for a workspace, for programs that embed brein as a library. */

@@ -1,8 +1,7 @@
-import { Command, HttpClient, HttpClientRequest } from "@effect/platform"
-import type { CommandExecutor } from "@effect/platform"
-import { Data, Duration, Effect, Ref, Schedule, Stream } from "effect"
-import { fileURLToPath } from "node:url"
 import * as Net from "node:net"
+import { fileURLToPath } from "node:url"
+import { Command, type CommandExecutor, HttpClient, HttpClientRequest } from "@effect/platform"
+import { Data, Duration, Effect, Ref, Schedule, Stream } from "effect"
 
 export class ChildFailed extends Data.TaggedError("ChildFailed")<{ readonly name: string; readonly message: string }> {}
 

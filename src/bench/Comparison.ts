@@ -1,12 +1,12 @@
+import * as Os from "node:os"
 import { FileSystem } from "@effect/platform"
 import { Array as Arr, Clock, Console, Duration, Effect, Option, Order } from "effect"
 import { createKey, serveBrein, verifyAudit } from "./Brein.ts"
-import * as Os from "node:os"
 import { awaitHttp, type Child, freePort, spawn } from "./Children.ts"
 import { cpuTimeMs } from "./CpuTime.ts"
 import { load, type Target } from "./Load.ts"
 import { type Accepts, probe } from "./Probe.ts"
-import { type ProfileSummary, summarize } from "./Profile.ts"
+import { type ProfileSummary, summarize, type Window } from "./Profile.ts"
 import { type Goals, type Measured, printAudit, printComparison, printProfile, verdicts } from "./Report.ts"
 import { Settings } from "./Settings.ts"
 import { sharedDatabase } from "./SharedDatabase.ts"
@@ -35,6 +35,17 @@ const measure = Effect.fn("Bench.measure")(function* (target: Target, settings: 
 
 const loadAverage = Effect.sync(() => Os.loadavg()[0] ?? 0)
 
+/** Stops brein so node writes its profiles, then summarizes the window of its measured load. */
+const reportProfile = Effect.fn("Bench.reportProfile")(function* (brein: Child, directory: string, window: Window) {
+  const fs = yield* FileSystem.FileSystem
+  yield* brein.process.kill("SIGTERM")
+  const files = (yield* fs.readDirectory(directory)).filter((file) => file.endsWith(".cpuprofile"))
+  const summaries = yield* Effect.forEach(files, (file) => summarize(`${directory}/${file}`, window, 25))
+  // --cpu-prof also profiles tsx's loader thread; the server is the busiest profile
+  const busiest = Arr.sort(summaries, Order.reverse(Order.mapInput(Order.number, (s: ProfileSummary) => s.busy)))
+  yield* Effect.forEach(Arr.take(busiest, 1), printProfile)
+})
+
 /**
  * brein and a bare baseline, each in its own process on the same PostgreSQL, loaded one after the
  * other from this process; then brein's audit chain is verified.
@@ -42,7 +53,8 @@ const loadAverage = Effect.sync(() => Os.loadavg()[0] ?? 0)
 export const compare = Effect.fn("Bench.compare")(function* (spec: Comparison) {
   const settings = yield* Settings
   const fs = yield* FileSystem.FileSystem
-  const databaseUrl = yield* sharedDatabase(settings.databaseUrl)
+  const database = yield* sharedDatabase(settings.databaseUrl)
+  const databaseUrl = database.url
   const work = yield* fs.makeTempDirectoryScoped({ prefix: "brein-bench-" })
   const breinOptions = { databaseUrl, dataDir: `${work}/data` }
   const profileDir = Option.getOrElse(settings.profileDir, () => `${work}/profile`)
@@ -77,7 +89,7 @@ export const compare = Effect.fn("Bench.compare")(function* (spec: Comparison) {
   const setup = [
     `${settings.connections} connections`,
     `${Duration.format(settings.duration)}`,
-    Option.isSome(settings.databaseUrl) ? "DATABASE_URL" : "embedded PostgreSQL",
+    database.label,
     ...(settings.nodeFlags.length > 0 ? [`node ${settings.nodeFlags.join(" ")}`] : []),
     ...(settings.profile ? ["brein under --cpu-prof"] : []),
     `load average ${loadBefore.toFixed(1)} before, ${(yield* loadAverage).toFixed(1)} after on ${Os.availableParallelism()} cores`
@@ -85,12 +97,8 @@ export const compare = Effect.fn("Bench.compare")(function* (spec: Comparison) {
   yield* printComparison(spec.title, { brein: breinFigures, baseline: baselineFigures, breinLabel: spec.breinLabel, baselineLabel: spec.baselineLabel }, spec.goals, setup)
 
   if (settings.profile) {
-    const window = { endsBeforeEnd: ((yield* Clock.currentTimeMillis) - loadEnded) * 1000, length: Duration.toMillis(settings.duration) * 1000 }
-    yield* brein.process.kill("SIGTERM")
-    const files = (yield* fs.readDirectory(profileDir)).filter((file) => file.endsWith(".cpuprofile"))
-    // --cpu-prof also profiles tsx's loader thread; the server is the busiest profile
-    const summaries = yield* Effect.forEach(files, (file) => summarize(`${profileDir}/${file}`, window, 25))
-    yield* Effect.forEach(Arr.take(Arr.sort(summaries, Order.reverse(Order.mapInput(Order.number, (s: ProfileSummary) => s.busy))), 1), printProfile)
+    const sinceLoad = (yield* Clock.currentTimeMillis) - loadEnded
+    yield* reportProfile(brein, profileDir, { endsBeforeEnd: sinceLoad * 1000, length: Duration.toMillis(settings.duration) * 1000 })
   }
 
   const audit = yield* verifyAudit(breinOptions)

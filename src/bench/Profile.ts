@@ -45,7 +45,7 @@ const areaOf = (functionName: string, url: string) => {
   if (url === "") return functionName.startsWith("(") ? functionName : "(native)"
   if (url.startsWith("node:")) return "node internals"
   const modules = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)
-  if (modules !== null) return modules[1]!
+  if (modules !== null) return modules[1] ?? url
   const project = /\/((?:schema|services|layers|src)\/.+)$/.exec(url)
   return project === null ? url : `brein ${project[1]}`
 }

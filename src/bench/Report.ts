@@ -70,7 +70,8 @@ export const printProfile = (summary: ProfileSummary) => {
       "  hottest frames (self time):",
       ...list(summary.self),
       "  heaviest frames (inclusive time):",
-      ...list(summary.inclusive)
+      ...list(summary.inclusive),
+      "  (brein frames are placed in tsx's transpiled output, hence line 1; the raw profile: BENCH_PROFILE_DIR)"
     ].join("\n")
   )
 }

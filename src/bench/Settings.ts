@@ -8,9 +8,9 @@ export const Settings = Config.all({
   profile: Config.boolean("BENCH_PROFILE").pipe(Config.withDefault(false)),
   /** Where to keep the raw .cpuprofile files (for DevTools); by default they go with the temp dir. */
   profileDir: Config.option(Config.string("BENCH_PROFILE_DIR")),
-  /** Extra node flags for both servers, e.g. "--max-semi-space-size=64". */
+  /** Node flags for both servers; the default is what `npm start` uses (a larger young generation). */
   nodeFlags: Config.string("BENCH_NODE_FLAGS").pipe(
-    Config.withDefault(""),
+    Config.withDefault("--max-semi-space-size=64"),
     Config.map((flags) => flags.split(/\s+/).filter((flag) => flag !== ""))
   ),
   databaseUrl: Config.option(Config.redacted("DATABASE_URL"))

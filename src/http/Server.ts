@@ -1,5 +1,5 @@
 import { createServer } from "node:http"
-import { HttpApiBuilder, HttpApiScalar, HttpServer, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpApiScalar, HttpMiddleware, HttpServer, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Config, Effect, Layer, Option } from "effect"
 import { BadRequest, PayloadTooLarge } from "../../schema/Errors.ts"
@@ -55,6 +55,7 @@ export const HttpAppLive = Layer.mergeAll(
 ).pipe(Layer.provideMerge(ApiLive))
 
 export const HttpServerLive = HttpApiBuilder.serve(bodyLimit).pipe(
+  HttpMiddleware.withTracerDisabledWhen(() => true),
   Layer.provide(HttpAppLive),
   HttpServer.withLogAddress,
   Layer.provide(

@@ -1,10 +1,11 @@
-import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { type AuthInfo, createMcpHandler, type McpRequestContext } from "@modelcontextprotocol/server"
-import { Effect, Runtime, Schema } from "effect"
-import { Unauthorized } from "../../schema/Errors.ts"
+import { Effect, Option, Runtime, Schema } from "effect"
+import { BadRequest, Unauthorized } from "../../schema/Errors.ts"
 import { Principal } from "../../schema/Principal.ts"
 import { Workspaces } from "../../services/workspace/Workspaces.ts"
 import { makeMcpSurface } from "./Surface.ts"
+import { fromWebResponse, toWebExchange } from "./WebBridge.ts"
 
 const isPrincipal = Schema.is(Principal)
 
@@ -18,6 +19,11 @@ const unauthorized = (error: Unauthorized) =>
     status: 401,
     headers: { "www-authenticate": 'Bearer realm="brein"' }
   }).pipe(Effect.orDie)
+
+const unreadable = () =>
+  HttpServerResponse.schemaJson(BadRequest)(new BadRequest({ message: "the request body could not be read" }), { status: 400 }).pipe(
+    Effect.orDie
+  )
 
 const authInfoFor = (principal: Principal, token: string): AuthInfo => ({
   token,
@@ -49,9 +55,10 @@ export const McpHttpLive = (options: { readonly maxBodyBytes: number }) =>
         const request = yield* HttpServerRequest.HttpServerRequest
         const token = bearerToken(request.headers["authorization"])
         const principal = yield* workspaces.authenticate(token)
-        const authInfo = authInfoFor(principal, token)
-        return yield* HttpApp.fromWebHandler((web) => handler.fetch(web, { authInfo }))
-      }).pipe(Effect.catchTag("Unauthorized", unauthorized))
+        const { request: web, parsedBody } = yield* toWebExchange
+        const options = { authInfo: authInfoFor(principal, token), ...Option.match(parsedBody, { onNone: () => ({}), onSome: (body) => ({ parsedBody: body }) }) }
+        return yield* fromWebResponse(yield* Effect.promise(() => handler.fetch(web, options)))
+      }).pipe(Effect.catchTags({ Unauthorized: unauthorized, RequestError: unreadable }))
 
       yield* router.all("/mcp", route)
     })

@@ -50,6 +50,7 @@ const protocolErrorOf = (error: ToolNotFound | McpCallDied) =>
  */
 export const makeMcpSurface = Effect.gen(function* () {
   const registry = yield* Registry
+  if (Option.isSome(registry.get(SEARCH_DOCS))) return yield* Effect.dieMessage(`a registry tool may not be named ${SEARCH_DOCS}: MCP reserves it`)
   const executor = yield* Executor
   const runtime = yield* Effect.runtime<never>()
   const catalog = makeCatalog(registry)
@@ -73,8 +74,7 @@ export const makeMcpSurface = Effect.gen(function* () {
     (params.name === SEARCH_DOCS ? searchDocs(params) : execute(principal, params, ctx)).pipe(
       Effect.catchAllDefect((defect) =>
         Effect.logError("MCP tools/call died", defect).pipe(Effect.zipRight(Effect.fail(new McpCallDied())))
-      ),
-      Effect.withSpan("Mcp.toolsCall", { attributes: { toolId: params.name } })
+      )
     )
 
   // The one bridge to the SDK's promises.
@@ -96,7 +96,5 @@ export const makeMcpSurface = Effect.gen(function* () {
     return mcp
   }
 
-  return { server, catalog } as const
+  return { server } as const
 })
-
-export type McpSurface = Effect.Effect.Success<typeof makeMcpSurface>

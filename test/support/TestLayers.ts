@@ -31,7 +31,10 @@ export const servicesWith = <RR>(
 export const FailingAuditStore = Layer.succeed(
   AuditStore,
   AuditStore.of({
-    append: () => Effect.fail(new AuditStoreFailed({ cause: "audit database unreachable" })),
+    lock: () => Effect.fail(new AuditStoreFailed({ cause: "audit database unreachable" })),
+    heads: () => Effect.fail(new AuditStoreFailed({ cause: "audit database unreachable" })),
+    insert: () => Effect.fail(new AuditStoreFailed({ cause: "audit database unreachable" })),
+    insertNested: () => Effect.fail(new AuditStoreFailed({ cause: "audit database unreachable" })),
     page: () => Effect.fail(new AuditStoreFailed({ cause: "audit database unreachable" })),
     byRequest: () => Effect.fail(new AuditStoreFailed({ cause: "audit database unreachable" }))
   })

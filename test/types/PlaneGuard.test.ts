@@ -1,8 +1,8 @@
 import { describe, expectTypeOf, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import type { PersistApi } from "../../services/pipeline/Persist.ts"
-import { Persist } from "../../services/pipeline/Persist.ts"
-import { Registry } from "../../services/tools/Registry.ts"
+import { Persist, type PersistApi } from "../../services/pipeline/Persist.ts"
+import type { RegistryInvalid } from "../../services/tools/Invariants.ts"
+import { Registry, type RegistryApi } from "../../services/tools/Registry.ts"
 import { connector } from "../../services/tools/Source.ts"
 import { action, read, type Tool } from "../../services/tools/Tool.ts"
 
@@ -71,6 +71,6 @@ describe("plane guard (types)", () => {
 
   it("the registry supplies Persist itself: a registry with a read tool needs nothing from outside", () => {
     const probe = connector({ id: "probe", label: "Probe", plan: "paid", requiresConnection: true, tools: [readWithPersist, actionWithoutPersist] })
-    expectTypeOf(Registry.make([probe])).toEqualTypeOf<Effect.Effect<typeof Registry.Service, import("../../services/tools/Invariants.ts").RegistryInvalid, never>>()
+    expectTypeOf(Registry.make([probe])).toEqualTypeOf<Effect.Effect<RegistryApi, RegistryInvalid, never>>()
   })
 })

@@ -1,7 +1,7 @@
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Effect, Layer, Schema } from "effect"
-import { sources as liveSources } from "../../../layers/Registry.ts"
+import { Effect, Layer, Option, Schema } from "effect"
 import type { Cost, Hints, Level, Plan, Stage } from "../../../schema/tools/Definition.ts"
+import { CoreConnector, EchoConnector } from "../../../services/connectors/Core.ts"
 import { Executor } from "../../../services/pipeline/Executor.ts"
 import { Registry } from "../../../services/tools/Registry.ts"
 import { catalog, connector, type Source } from "../../../services/tools/Source.ts"
@@ -56,17 +56,18 @@ const rejects = <const S extends ReadonlyArray<Source>>(sources: S, expected: Re
   })
 
 describe("Registry invariants", () => {
-  it.effect("a valid registry builds: the live sources and a read-plane connector with its two classes", () =>
+  it.effect("a valid registry builds: free connectors, a read-plane connector with its two classes, a catalog family", () =>
     Effect.gen(function* () {
-      const registry = yield* Registry.make([...liveSources, probe(), family(act("notes_get"))])
-      assert.deepStrictEqual(registry.tools.map((t) => t.descriptor.id), [
-        "core.timestamp.now",
-        "echo.message.reflect",
-        "probe.conexion.sincronizar",
-        "probe.items.consultar",
-        "notes_get"
+      const registry = yield* Registry.make([CoreConnector, EchoConnector, probe(), family(act("notes_get"))])
+      assert.deepStrictEqual(registry.tools.map((t) => [t.descriptor.id, t.descriptor.plane, t.descriptor.connector]), [
+        ["core.timestamp.now", "action", "core"],
+        ["echo.message.reflect", "action", "echo"],
+        ["probe.conexion.sincronizar", "read", "probe"],
+        ["probe.items.consultar", "action", "probe"],
+        ["notes_get", "action", null]
       ])
-      assert.strictEqual(registry.get("probe.conexion.sincronizar").pipe((o) => o._tag === "Some" && o.value.descriptor.plane), "read")
+      assert.isTrue(Option.isSome(registry.get("probe.items.consultar")))
+      assert.isTrue(Option.isNone(registry.get("probe.items.listar")))
     }))
 
   it.effect("read ⇒ paid: a read tool on the free plan is rejected", () =>

@@ -1,0 +1,109 @@
+import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import { FetchHttpClient } from "@effect/platform"
+import { Clock, Config, Console, Duration, Effect, Layer } from "effect"
+import pg from "pg"
+import { LoggingLive } from "../../layers/Logging.ts"
+import { encodeCursor } from "../../services/sync/Coverage.ts"
+import { makePrng } from "../../services/upstream/Prng.ts"
+import { createKey, serveBrein } from "./Brein.ts"
+import { freePort } from "./Children.ts"
+import { sharedDatabase } from "./SharedDatabase.ts"
+
+const SCOPES = 200
+const settings = Config.all({
+  documents: Config.integer("BENCH_DOCUMENTS").pipe(Config.withDefault(1_000_000)),
+  requests: Config.integer("BENCH_REQUESTS").pipe(Config.withDefault(2_000)),
+  databaseUrl: Config.option(Config.redacted("DATABASE_URL"))
+})
+
+// 200 scopes (100 periods × ventas/compras); row g belongs to scope g % 200, so its rows interleave.
+const seed = (documents: number) => `
+  INSERT INTO connections (id, workspace_id, connector, state) SELECT 'conn_benchconsultar', id, 'sii', 'sincronizada' FROM workspaces WHERE name = 'bench';
+  INSERT INTO rcv_documents (connection_id, natural_key, periodo, perspectiva, tipo_dte, folio, rut_emisor, rut_receptor, razon_social,
+    fecha_emision, monto_exento, monto_neto, monto_iva, monto_total, estado, content_hash, synced_at)
+  SELECT 'conn_benchconsultar', 'k' || g, to_char(date '2018-01-01' + ((g % 200) / 2) * interval '1 month', 'YYYY-MM'),
+         CASE WHEN g % 2 = 0 THEN 'ventas' ELSE 'compras' END, 33, g, '77123456-9', '76543210-3', 'Constructora Los Robles Ltda',
+         date '2018-01-01' + ((g % 200) / 2) * interval '1 month', 0, 5000 + (g::bigint * 7919) % 5000000,
+         round((5000 + (g::bigint * 7919) % 5000000) * 0.19), round((5000 + (g::bigint * 7919) % 5000000) * 1.19), 'registro', md5(g::text), now()
+  FROM generate_series(1, ${documents}) g;
+  INSERT INTO sync_coverage (connection_id, scope_key, scope, synced_at, completo, job_id)
+  SELECT DISTINCT 'conn_benchconsultar', 'periodo=' || periodo || '&perspectiva=' || perspectiva,
+         jsonb_build_object('periodo', periodo, 'perspectiva', perspectiva), now(), true, 'job_bench'
+  FROM rcv_documents WHERE connection_id = 'conn_benchconsultar';
+  ANALYZE rcv_documents;`
+
+const PAGE_SQL = `SELECT id, natural_key, tipo_dte, folio, rut_emisor, rut_receptor, razon_social, to_char(fecha_emision, 'DD/MM/YYYY') AS fecha_emision,
+  monto_exento, monto_neto, monto_iva, monto_total, estado, periodo, perspectiva, tipo_doc_ref, folio_ref, version
+  FROM rcv_documents WHERE connection_id = $1 AND periodo = $2 AND perspectiva = $3 AND id > $4 ORDER BY id LIMIT 101`
+
+const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0
+const summary = (samples: Array<number>) => {
+  const sorted = [...samples].sort((a, b) => a - b)
+  return { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), mean: sorted.reduce((a, b) => a + b, 0) / sorted.length }
+}
+
+const program = Effect.gen(function* () {
+  const { documents, requests, databaseUrl } = yield* settings
+  const database = yield* sharedDatabase(databaseUrl)
+  yield* Console.log(`bench:consultar  sii.rcv.consultar pages of 100 from ${documents} cached documents on ${database.label}`)
+  const dataDir = `/tmp/brein-bench-consultar-${yield* Clock.currentTimeMillis}`
+  const key = yield* createKey({ databaseUrl: database.url, dataDir })
+  const client = new pg.Client({ connectionString: database.url })
+  yield* Effect.acquireRelease(Effect.promise(() => client.connect()), () => Effect.promise(() => client.end()))
+  yield* Effect.promise(() => client.query("DELETE FROM connections WHERE id = 'conn_benchconsultar'"))
+  const [seedMs] = yield* Effect.timed(Effect.promise(() => client.query(seed(documents))))
+  yield* Effect.addFinalizer(() => Effect.promise(() => client.query("DELETE FROM connections WHERE id = 'conn_benchconsultar'")))
+  yield* Console.log(`  seeded in ${(Duration.toMillis(seedMs) / 1000).toFixed(1)} s`)
+
+  // The same pages for both: a random scope and a random place in it.
+  const prng = makePrng("bench:consultar")
+  const pages = Array.from({ length: requests }, () => {
+    const scope = prng.int(0, SCOPES - 1)
+    const month = Math.floor(scope / 2)
+    const periodo = `${2018 + Math.floor(month / 12)}-${String((month % 12) + 1).padStart(2, "0")}`
+    const perspectiva = scope % 2 === 0 ? "ventas" : "compras"
+    const after = Math.max(0, scope + SCOPES * prng.int(0, Math.floor(documents / SCOPES) - 120))
+    return { periodo, perspectiva, after }
+  })
+
+  const port = yield* freePort
+  yield* serveBrein({ databaseUrl: database.url, dataDir, port, nodeFlags: [] })
+  const url = `http://127.0.0.1:${port}/api/v1/tools/sii.rcv.consultar/execute`
+  const call = (page: (typeof pages)[number]) =>
+    Effect.promise(() =>
+      fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${key}`, "x-connect-connection": "conn_benchconsultar" },
+        body: JSON.stringify({ input: { periodo: page.periodo, perspectiva: page.perspectiva, ...(page.after > 0 ? { cursor: encodeCursor(page.after) } : {}) } })
+      }).then(async (response) => {
+        const text = await response.text()
+        if (response.status !== 200 || !text.includes("\"documentos\"")) throw new Error(`consultar answered ${response.status}: ${text.slice(0, 300)}`)
+      })
+    )
+  const query = (page: (typeof pages)[number]) =>
+    Effect.promise(() => client.query(PAGE_SQL, ["conn_benchconsultar", page.periodo, page.perspectiva, page.after]))
+  const measure = (run: (page: (typeof pages)[number]) => Effect.Effect<unknown>) =>
+    Effect.forEach(pages, (page) => Effect.map(Effect.timed(run(page)), ([d]) => Duration.toMillis(d)))
+
+  yield* Effect.forEach(pages.slice(0, 200), call, { discard: true })
+  yield* Effect.forEach(pages.slice(0, 200), query, { discard: true })
+  const brein = summary(yield* measure(call))
+  const raw = summary(yield* measure(query))
+  const row = (label: string, s: ReturnType<typeof summary>) =>
+    `  ${label.padEnd(44)} p50 ${s.p50.toFixed(2).padStart(6)} ms   p99 ${s.p99.toFixed(2).padStart(6)} ms   mean ${s.mean.toFixed(2).padStart(6)} ms`
+  yield* Console.log(
+    [
+      "",
+      row("brein HTTP sii.rcv.consultar (+ auth, audit)", brein),
+      row("raw pg query of the same page", raw),
+      `  ratio brein/raw: p50 ${(brein.p50 / raw.p50).toFixed(1)}×, p99 ${(brein.p99 / raw.p99).toFixed(1)}×`,
+      `  goal p50 ≤ 5 ms: ${brein.p50 <= 5 ? "met" : "MISSED"}   goal p99 ≤ 15 ms: ${brein.p99 <= 15 ? "met" : "MISSED"}`,
+      ""
+    ].join("\n")
+  )
+}).pipe(Effect.scoped)
+
+program.pipe(
+  Effect.provide(Layer.mergeAll(NodeContext.layer, FetchHttpClient.layer, LoggingLive)),
+  NodeRuntime.runMain({ disablePrettyLogger: true })
+)

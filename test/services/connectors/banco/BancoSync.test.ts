@@ -1,0 +1,174 @@
+import { SqlClient } from "@effect/sql"
+import { assert, layer } from "@effect/vitest"
+import { Effect, Schema } from "effect"
+import { SyncOutput } from "../../../../schema/connectors/Sync.ts"
+import { CuentasQueryOutput, MovimientosQueryOutput } from "../../../../schema/connectors/Banco.ts"
+import { currentPeriodo, MESES_HISTORIA, monthBounds } from "../../../../services/connectors/banco/Periodo.ts"
+import { rutDv } from "../../../../schema/upstream/Rut.ts"
+import { Executor } from "../../../../services/pipeline/Executor.ts"
+import { BancoSimulator } from "../../../../services/upstream/BancoSimulator.ts"
+import { formatPeriodo, parsePeriodo } from "../../../../services/upstream/CivilDate.ts"
+import { callContext, issuePrincipal } from "../../../support/TestLayers.ts"
+import { bancoConnection, BancoTest } from "./BancoLayers.ts"
+
+type Movimientos = typeof MovimientosQueryOutput.Type
+
+const monthsAgo = (n: number) => Effect.map(currentPeriodo, (current) => formatPeriodo(parsePeriodo(current) - n))
+
+/** A paid workspace with one banco connection, and a caller for its tools. */
+const connected = (rut: string, clave?: string) =>
+  Effect.gen(function* () {
+    const executor = yield* Executor
+    const { principal } = yield* issuePrincipal("paid")
+    const connection = yield* bancoConnection(principal, rut, clave)
+    const call = (tool: string, input: unknown) => executor.call(tool, input, callContext(principal, { connectionId: connection.id }))
+    return { principal, connectionId: connection.id, call }
+  })
+
+const sync = (call: (tool: string, input: unknown) => ReturnType<Executor["call"]>, periodo: string) =>
+  Effect.flatMap(call("banco.conexion.sincronizar", { periodo, esperar: 30 }), (r) => Schema.decodeUnknown(SyncOutput)(r.data))
+
+const allMovimientos = (call: (tool: string, input: unknown) => ReturnType<Executor["call"]>, input: Record<string, unknown>) =>
+  Effect.gen(function* () {
+    const pages: Array<Movimientos> = []
+    let cursor: string | null | undefined = undefined
+    do {
+      const response = yield* call("banco.movimientos.consultar", { ...input, ...(cursor ? { cursor } : {}) })
+      const page: Movimientos = yield* Schema.decodeUnknown(MovimientosQueryOutput)(response.data)
+      pages.push(page)
+      cursor = page.cursor
+    } while (cursor !== null && pages.length < 100)
+    return { pages, movimientos: pages.flatMap((p) => p.movimientos) }
+  })
+
+// The real clock: the simulated bank, the sync worker and the 24-month window all read it.
+layer(BancoTest, { excludeTestServices: true })("banco: sync a month, then read it from the cache", (it) => {
+  it.effect("a synced month lists every account and pages through every movement, in posting order, with running balances", () =>
+    Effect.gen(function* () {
+      const { call } = yield* connected("12345678-5")
+      const periodo = yield* monthsAgo(1)
+      const first = yield* sync(call, periodo)
+      assert.strictEqual(first.estado, "sincronizada")
+      assert.strictEqual(first.conexion.estado, "sincronizada")
+      const counts = first.trabajos[0]?.counts ?? {}
+      assert.isAbove(counts["cuentas"] ?? 0, 0)
+      assert.isAbove(counts["movimientos"] ?? 0, 0)
+      assert.strictEqual(counts["nuevos"], counts["movimientos"])
+      assert.strictEqual(counts["cuentasNuevas"], counts["cuentas"])
+
+      const cuentas = yield* Effect.flatMap(call("banco.cuentas.consultar", {}), (r) => Schema.decodeUnknown(CuentasQueryOutput)(r.data))
+      assert.strictEqual(cuentas.cuentas.length, counts["cuentas"])
+      assert.isTrue(cuentas.sincronizacion?.completo)
+      assert.isNull(cuentas.sincronizacionEnCurso)
+
+      const [desde, hasta] = monthBounds(periodo)
+      const { pages, movimientos } = yield* allMovimientos(call, { desde, hasta, limit: 37 })
+      assert.strictEqual(movimientos.length, counts["movimientos"])
+      assert.strictEqual(new Set(movimientos.map((m) => m.id)).size, movimientos.length, "no movement twice across pages")
+      assert.isTrue(pages.slice(0, -1).every((p) => p.movimientos.length === 37))
+      assert.isTrue(movimientos.every((m, i) => m.periodo === periodo && (movimientos[i - 1]?.postDate ?? m.postDate) <= m.postDate))
+      assert.deepStrictEqual(pages[0]?.sincronizacion?.completo, true)
+      for (const cuenta of cuentas.cuentas) {
+        const own = movimientos.filter((m) => m.accountId === cuenta.id)
+        assert.isTrue(own.every((m, i) => i === 0 || m.balance === (own[i - 1]?.balance ?? 0) + m.amount), `running balance of ${cuenta.id}`)
+        const one = yield* allMovimientos(call, { desde, hasta, cuenta: cuenta.id, limit: 500 })
+        assert.deepStrictEqual(one.movimientos.map((m) => m.id), own.map((m) => m.id))
+      }
+
+      const again = yield* sync(call, periodo)
+      const recount = again.trabajos[0]?.counts ?? {}
+      assert.notStrictEqual(again.trabajos[0]?.id, first.trabajos[0]?.id)
+      assert.deepStrictEqual([recount["nuevos"], recount["cambiados"], recount["sinCambios"]], [0, 0, counts["movimientos"]])
+      const withHistory = yield* call("banco.movimientos.consultar", { desde, hasta, limit: 5, incluirHistorial: true })
+      const decoded = yield* Schema.decodeUnknown(MovimientosQueryOutput)(withHistory.data)
+      assert.isTrue(decoded.movimientos.every((m) => m.version === 1 && m.historial?.length === 0))
+    }))
+
+  it.effect("a line the bank changed between syncs becomes version 2, and its earlier state is in historial", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const { call, connectionId } = yield* connected(`15000000-${rutDv(15000000)}`)
+      const periodo = yield* monthsAgo(1)
+      yield* sync(call, periodo)
+      const [desde, hasta] = monthBounds(periodo)
+      const before = yield* Effect.flatMap(call("banco.movimientos.consultar", { desde, hasta, limit: 1 }), (r) => Schema.decodeUnknown(MovimientosQueryOutput)(r.data))
+      const line = before.movimientos[0]
+      if (line === undefined) return assert.fail("the month has movements")
+      // As if the last sync had seen this line while the check was still pending.
+      yield* sql`UPDATE bank_movements SET pending = true, content_hash = 'then' WHERE connection_id = ${connectionId} AND natural_key = ${line.id}`
+      const again = yield* sync(call, periodo)
+      assert.strictEqual(again.trabajos[0]?.counts["cambiados"], 1)
+      const after = yield* Effect.flatMap(
+        call("banco.movimientos.consultar", { desde, hasta, limit: 1, incluirHistorial: true }),
+        (r) => Schema.decodeUnknown(MovimientosQueryOutput)(r.data)
+      )
+      const [now] = after.movimientos
+      assert.strictEqual(now?.id, line.id)
+      assert.strictEqual(now?.version, 2)
+      assert.strictEqual(now?.pending, line.pending)
+      assert.deepStrictEqual(now?.historial?.map((h) => [h.version, h.valores["pending"]]), [[1, true]])
+    }))
+
+  it.effect("a month the bank could not read for one account is kept, and says it is incomplete", () =>
+    Effect.gen(function* () {
+      const { call } = yield* connected("11111111-1", "parcial")
+      const periodo = yield* monthsAgo(2)
+      const result = yield* sync(call, periodo)
+      assert.strictEqual(result.estado, "parcial")
+      assert.strictEqual(result.trabajos[0]?.counts["cuentasSinLeer"], 1)
+      const [desde, hasta] = monthBounds(periodo)
+      const page = yield* Effect.flatMap(call("banco.movimientos.consultar", { desde, hasta }), (r) => Schema.decodeUnknown(MovimientosQueryOutput)(r.data))
+      assert.isFalse(page.sincronizacion?.completo)
+    }))
+
+  it.effect("a session the bank drops mid-read costs one more login, and the month still syncs completely", () =>
+    Effect.gen(function* () {
+      const { call } = yield* connected("76543210-3", "expira")
+      const result = yield* sync(call, yield* monthsAgo(1))
+      assert.strictEqual(result.estado, "sincronizada")
+      assert.strictEqual(result.trabajos[0]?.attempts, 1, "logged in again within the attempt, not through a retry")
+      assert.isAbove(result.trabajos[0]?.counts["movimientos"] ?? 0, 0)
+      const sessions = (yield* (yield* BancoSimulator).sessions).filter((e) => e.rut === "76543210-3")
+      assert.deepStrictEqual(sessions.map((e) => e.kind), ["start", "end", "start", "end"])
+    }))
+
+  it.effect("before any sync the cache answers empty and says what to run", () =>
+    Effect.gen(function* () {
+      const { call } = yield* connected("77123456-9")
+      const current = yield* currentPeriodo
+      const cuentas = yield* call("banco.cuentas.consultar", {})
+      assert.deepStrictEqual(cuentas.data, { cuentas: [], sincronizacion: null, sincronizacionEnCurso: null })
+      assert.deepStrictEqual(cuentas.next_actions, [{ tool: "banco.conexion.sincronizar", reason: cuentas.next_actions?.[0]?.reason ?? "", input: { periodo: current } }])
+      assert.include(cuentas.hint, "never been synced")
+
+      const old = yield* monthsAgo(MESES_HISTORIA + 1)
+      const recent = yield* monthsAgo(1)
+      const movimientos = yield* call("banco.movimientos.consultar", { desde: `${old}-15`, hasta: `${recent}-03` })
+      const page = yield* Schema.decodeUnknown(MovimientosQueryOutput)(movimientos.data)
+      assert.deepStrictEqual(page.movimientos, [])
+      assert.isNull(page.sincronizacion)
+      assert.include(movimientos.hint, `cannot be synced`)
+      assert.include(movimientos.hint, old)
+      const suggested = (movimientos.next_actions ?? []).map((a) => a.input?.["periodo"])
+      assert.strictEqual(suggested.length, MESES_HISTORIA, "every month from the oldest the bank shows up to last month")
+      assert.notInclude(suggested, old)
+      assert.include(suggested, recent)
+    }))
+
+  it.effect("bad input is refused naming the field: future or too old months, an inverted range, a foreign cursor", () =>
+    Effect.gen(function* () {
+      const { call } = yield* connected("9876543-3")
+      const refused = (tool: string, input: unknown) => Effect.flip(call(tool, input))
+      const future = yield* refused("banco.conexion.sincronizar", { periodo: yield* monthsAgo(-1) })
+      const tooOld = yield* refused("banco.conexion.sincronizar", { periodo: yield* monthsAgo(MESES_HISTORIA + 1) })
+      const inverted = yield* refused("banco.movimientos.consultar", { desde: "2026-03-02", hasta: "2026-03-01" })
+      const cursor = yield* refused("banco.movimientos.consultar", { desde: "2026-03-01", hasta: "2026-03-31", cursor: "bm90LWEtY3Vyc29y" })
+      const paths = [future, tooOld, inverted, cursor].map((e) => (e._tag === "InvalidInput" ? e.issues.map((i) => i.path) : [e._tag]))
+      assert.deepStrictEqual(paths, [["input.periodo"], ["input.periodo"], ["input.desde"], ["input.cursor"]])
+      const limit = yield* refused("banco.movimientos.consultar", { desde: "2026-03-01", hasta: "2026-03-31", limit: 501 })
+      assert.strictEqual(limit._tag, "InvalidInput")
+      const edge = yield* sync(call, yield* monthsAgo(MESES_HISTORIA))
+      assert.strictEqual(edge.estado, "sincronizada", `${MESES_HISTORIA} months back is still within the bank's history`)
+    }))
+})
+

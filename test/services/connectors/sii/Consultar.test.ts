@@ -1,0 +1,138 @@
+import { SqlClient } from "@effect/sql"
+import { assert, layer } from "@effect/vitest"
+import { Effect, Layer, Schema } from "effect"
+import { RcvQueryOutput, RcvSummaryOutput } from "../../../../schema/connectors/Sii.ts"
+import type { ConnectionId } from "../../../../schema/Ids.ts"
+import type { Principal } from "../../../../schema/Principal.ts"
+import { chileDayOf } from "../../../../services/upstream/CivilDate.ts"
+import { rcvResumen } from "../../../../services/upstream/RcvGenerator.ts"
+import { execute, rut, siiConnection, simulatedServices } from "../../../support/Connected.ts"
+import { TestDatabase } from "../../../support/TestDatabase.ts"
+import { issuePrincipal } from "../../../support/TestLayers.ts"
+
+const Live = simulatedServices().pipe(Layer.provideMerge(TestDatabase))
+
+const decodeQuery = Schema.decodeUnknown(RcvQueryOutput)
+const decodeSummary = Schema.decodeUnknown(RcvSummaryOutput)
+
+/** A paid workspace with an SII connection whose compras of 2026-10 are synced. */
+const synced = (body: number) =>
+  Effect.gen(function* () {
+    const { principal } = yield* issuePrincipal("paid")
+    const connection = yield* siiConnection(principal, rut(body))
+    const response = yield* execute(principal, "sii.conexion.sincronizar", { periodo: "2026-10", perspectiva: "compras", esperar: 20 }, connection.id)
+    assert.strictEqual((response.data as { estado: string }).estado, "sincronizada")
+    return { principal, connectionId: connection.id }
+  })
+
+const query = (principal: Principal, connectionId: ConnectionId, input: Record<string, unknown>) =>
+  Effect.flatMap(execute(principal, "sii.rcv.consultar", input, connectionId), (r) => Effect.map(decodeQuery(r.data), (data) => ({ ...r, data })))
+
+let nextFolio = 9_000_000
+
+/** A document inserted behind the tools' back, as another sync committing into the same scope would. */
+const insertDocument = (connectionId: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const folio = nextFolio++
+    const emisor = rut(96500000)
+    const naturalKey = `compras|33|${folio}|${emisor}`
+    yield* sql`INSERT INTO rcv_documents (connection_id, periodo, perspectiva, natural_key, tipo_dte, folio, rut_emisor, rut_receptor,
+                 razon_social, fecha_emision, monto_exento, monto_neto, monto_iva, monto_total, estado, content_hash, synced_at)
+               VALUES (${connectionId}, '2026-10', 'compras', ${naturalKey}, 33, ${folio}, ${emisor}, ${rut(76700001)},
+                 'Insertada Concurrente SpA', '2026-10-15', 0, 1000, 190, 1190, 'registro', 'x', now())`
+    return `33|${folio}|${emisor}`
+  })
+
+layer(Live, { excludeTestServices: true })("sii .consultar tools", (it) => {
+  it.effect("a cursor walk with limit 7 sees every row exactly once while other rows are inserted into the scope", () =>
+    Effect.gen(function* () {
+      const { connectionId, principal } = yield* synced(76700001)
+      const sql = yield* SqlClient.SqlClient
+      const existing = yield* sql<{ key: string }>`
+        SELECT tipo_dte || '|' || folio || '|' || rut_emisor AS key FROM rcv_documents WHERE connection_id = ${connectionId}`
+      const seen: Array<string> = []
+      const inserted: Array<string> = []
+      let cursor: string | null = null
+      let pages = 0
+      do {
+        const page: typeof RcvQueryOutput.Type = (yield* query(principal, connectionId, {
+          periodo: "2026-10",
+          perspectiva: "compras",
+          limit: 7,
+          ...(cursor === null ? {} : { cursor })
+        })).data
+        assert.isAtMost(page.documentos.length, 7)
+        seen.push(...page.documentos.map((d) => `${d.tipoDte}|${d.folio}|${d.rutEmisor}`))
+        cursor = page.cursor
+        pages++
+        if (cursor !== null && pages % 3 === 1) inserted.push(yield* insertDocument(connectionId), yield* insertDocument(connectionId))
+      } while (cursor !== null)
+      assert.isAbove(inserted.length, 0)
+      assert.strictEqual(new Set(seen).size, seen.length, "no row twice")
+      assert.sameMembers(seen, [...existing.map((e) => e.key), ...inserted], "every row, including those inserted while paging")
+      assert.strictEqual(pages, Math.ceil(seen.length / 7), "full pages of 7, and the last page says there is no more")
+    }))
+
+  it.effect("a cursor that is not one of the tool's is InvalidInput", () =>
+    Effect.gen(function* () {
+      const { connectionId, principal } = yield* synced(76700002)
+      const error = yield* Effect.flip(query(principal, connectionId, { periodo: "2026-10", perspectiva: "compras", cursor: "not-a-cursor" }))
+      assert.strictEqual(error._tag, "InvalidInput")
+    }))
+
+  it.effect("an empty result of a period never synced says so and points to sincronizar", () =>
+    Effect.gen(function* () {
+      const { connectionId, principal } = yield* synced(76700003)
+      const response = yield* query(principal, connectionId, { periodo: "2026-03", perspectiva: "ventas" })
+      assert.deepStrictEqual(response.data, { documentos: [], cursor: null, sincronizacion: null, sincronizacionEnCurso: null })
+      assert.include(response.hint ?? "", "not synced")
+      assert.include(response.hint ?? "", "sii.conexion.sincronizar")
+      assert.deepStrictEqual(response.next_actions?.map((a) => [a.tool, a.input]), [
+        ["sii.conexion.sincronizar", { periodo: "2026-03", perspectiva: "ventas" }]
+      ])
+      const summary = yield* execute(principal, "sii.rcv.resumen.consultar", { periodo: "2026-03", perspectiva: "ventas" }, connectionId)
+      assert.strictEqual((yield* decodeSummary(summary.data)).sincronizacion, null)
+      assert.deepStrictEqual(summary.next_actions?.map((a) => a.tool), ["sii.conexion.sincronizar"])
+
+      const other = yield* query(principal, connectionId, { periodo: "2026-10", perspectiva: "ventas" })
+      assert.strictEqual(other.data.sincronizacion, null, "the other perspectiva of a synced period is its own scope")
+      assert.deepStrictEqual(other.next_actions?.map((a) => a.tool), ["sii.conexion.sincronizar"])
+    }))
+
+  it.effect("a synced period without documents is complete and empty, with no hint to sync", () =>
+    Effect.gen(function* () {
+      // This RUT's RCV starts after 2017-09: SII answers that period with no documents.
+      const { principal } = yield* issuePrincipal("paid")
+      const connection = yield* siiConnection(principal, rut(76600001))
+      yield* execute(principal, "sii.conexion.sincronizar", { periodo: "2017-09", perspectiva: "compras", esperar: 20 }, connection.id)
+      const response = yield* query(principal, connection.id, { periodo: "2017-09", perspectiva: "compras" })
+      assert.deepStrictEqual(response.data.documentos, [])
+      assert.strictEqual(response.data.sincronizacion?.completo, true)
+      assert.isUndefined(response.hint)
+      assert.isUndefined(response.next_actions)
+    }))
+
+  const summaryMatchesSii = (body: number) =>
+    Effect.gen(function* () {
+      const user = rut(body)
+      const { principal } = yield* issuePrincipal("paid")
+      const connection = yield* siiConnection(principal, user)
+      yield* execute(principal, "sii.conexion.sincronizar", { periodo: "2026-10", perspectiva: "ventas", esperar: 20 }, connection.id)
+      const summary = yield* decodeSummary((yield* execute(principal, "sii.rcv.resumen.consultar", { periodo: "2026-10", perspectiva: "ventas" }, connection.id)).data)
+      const sii = rcvResumen(user, "2026-10", "ventas", chileDayOf(Date.now()))
+      assert.deepStrictEqual(
+        summary.porTipo.map((t) => [t.tipoDte, t.documentos, t.total.montoTotal]),
+        sii.tipos.map((t) => [t.tipoDte, t.documentos, t.montoTotal])
+      )
+      const sign = (tipo: number) => (tipo === 61 ? -1 : 1)
+      assert.strictEqual(summary.total.montoTotal, sii.tipos.reduce((n, t) => n + sign(t.tipoDte) * t.montoTotal, 0), "credit notes subtract")
+    })
+
+  it.effect("sii.rcv.resumen.consultar has SII's totals per tipoDte, credit notes subtracting", () => summaryMatchesSii(76700001))
+
+  // KNOWN BUG (reported, not fixed here): a sync stores only the documents of the detail, and SII lists
+  // boletas (39) only as a total in its resumen, so the cache drops them and the summary of a company
+  // that issues boletas misses most of its sales, while saying completo: true.
+  it.effect.fails("sii.rcv.resumen.consultar includes the boletas SII reports only as a total", () => summaryMatchesSii(76700004))
+})

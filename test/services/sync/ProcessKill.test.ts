@@ -1,0 +1,84 @@
+import { Command, FileSystem } from "@effect/platform"
+import { NodeContext } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Fiber, Layer, Redacted, Ref, Stream } from "effect"
+import { databaseFromUrl } from "../../../layers/Database.ts"
+import { chileDayOf } from "../../../services/upstream/CivilDate.ts"
+import { rcvDocuments } from "../../../services/upstream/RcvGenerator.ts"
+import { allFinished, execute, rut, SECRET_KEY, siiConnection, simulatedServices, waitForJobs } from "../../support/Connected.ts"
+import { freshDatabase } from "../../support/TestDatabase.ts"
+import { issuePrincipal } from "../../support/TestLayers.ts"
+
+const PERIODO = "2026-10"
+const CLAVE = "clave-del-proceso-7731"
+
+/** `brein serve` in a process of its own over the test database; its stderr (the logs) is collected. */
+const serve = (url: Redacted.Redacted<string>, settings: Readonly<Record<string, string>>) =>
+  Effect.gen(function* () {
+    const dataDir = yield* (yield* FileSystem.FileSystem).makeTempDirectoryScoped({ prefix: "brein-kill-" })
+    const child = yield* Command.start(
+      Command.make("node", "--import", "tsx", "src/main.ts", "serve").pipe(
+        Command.env({
+          DATABASE_URL: Redacted.value(url),
+          BREIN_DATA_DIR: dataDir,
+          PORT: "0",
+          LOG_LEVEL: "Debug",
+          BREIN_SECRET_KEY: SECRET_KEY,
+          BREIN_SYNC_LEASE_SECONDS: "1",
+          BREIN_SYNC_POLL_MS: "20",
+          ...settings
+        })
+      )
+    )
+    const logs = yield* Ref.make("")
+    yield* Effect.forkScoped(Stream.runDrain(child.stdout))
+    yield* Effect.forkScoped(Stream.runForEach(Stream.decodeText(child.stderr), (text) => Ref.update(logs, (all) => all + text)))
+    return { child, logs: Ref.get(logs) }
+  })
+
+const jobRows = (connectionId: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ state: string; attempts: number; documents: number; coverage: number }>`
+      SELECT j.state, j.attempts,
+             (SELECT count(*)::int FROM rcv_documents d WHERE d.connection_id = j.connection_id) AS documents,
+             (SELECT count(*)::int FROM sync_coverage c WHERE c.connection_id = j.connection_id) AS coverage
+      FROM sync_jobs j WHERE j.connection_id = ${connectionId}`)
+
+describe("brein serve killed with SIGKILL mid-sync", () => {
+  it.scopedLive("leaves no partial scope; the next process retries the job (attempts = 2) with exactly the right rows", () =>
+    Effect.gen(function* () {
+      const url = yield* freshDatabase
+      // This process only records the job: its worker is off, the children run it.
+      const here = yield* Layer.build(simulatedServices({ BREIN_SYNC_WORKER: "false" }).pipe(Layer.provideMerge(databaseFromUrl(url))))
+      yield* Effect.gen(function* () {
+        const user = rut(76300001)
+        const { principal } = yield* issuePrincipal("paid")
+        const connection = yield* siiConnection(principal, user, CLAVE)
+        yield* execute(principal, "sii.conexion.sincronizar", { periodo: PERIODO, perspectiva: "compras", esperar: 0 }, connection.id)
+
+        const first = yield* Effect.fork(Effect.scoped(Effect.gen(function* () {
+          const { child, logs } = yield* serve(url, { UPSTREAM_TIME_SCALE: "0.05" })
+          yield* waitForJobs(connection.id, (jobs) => jobs[0]?.state === "sincronizando" && jobs[0].progress.done >= 1, "40 seconds")
+          yield* child.kill("SIGKILL")
+          return yield* logs
+        })))
+        const firstLogs = yield* Fiber.join(first)
+        assert.deepStrictEqual(yield* jobRows(connection.id), [{ state: "sincronizando", attempts: 1, documents: 0, coverage: 0 }])
+
+        const secondLogs = yield* Effect.scoped(Effect.gen(function* () {
+          const { logs } = yield* serve(url, { UPSTREAM_TIME_SCALE: "0" })
+          yield* waitForJobs(connection.id, allFinished, "40 seconds")
+          return yield* logs
+        }))
+        const expected = rcvDocuments(user, PERIODO, "compras", chileDayOf(Date.now())).length
+        assert.deepStrictEqual(yield* jobRows(connection.id), [{ state: "sincronizada", attempts: 2, documents: expected, coverage: 1 }])
+        const sql = yield* SqlClient.SqlClient
+        const [distinct] = yield* sql<{ n: number }>`SELECT count(DISTINCT natural_key)::int AS n FROM rcv_documents WHERE connection_id = ${connection.id}`
+        assert.strictEqual(distinct?.n, expected)
+        assert.include(firstLogs, "upstream session start", "the killed process was inside an SII session")
+        assert.include(secondLogs, "upstream session end")
+        assert.notInclude(firstLogs + secondLogs, CLAVE, "the clave never reaches the logs")
+      }).pipe(Effect.provide(here))
+    }).pipe(Effect.provide(NodeContext.layer)), 120_000)
+})

@@ -1,0 +1,182 @@
+import { HttpApiBuilder, HttpClientRequest } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
+import { assert, layer } from "@effect/vitest"
+import { Effect, Layer, Option, Redacted, Schema } from "effect"
+import { randomBytes } from "node:crypto"
+import { SyncOutput } from "../../../schema/connectors/Sync.ts"
+import { bodyLimit, HttpAppLive } from "../../../src/http/Server.ts"
+import { rut, simulatedServices } from "../../support/Connected.ts"
+import { TestDatabase } from "../../support/TestDatabase.ts"
+import { uniqueName } from "../../support/TestLayers.ts"
+import { apiClient, issueKey, rawRequest } from "./TestServer.ts"
+
+const HttpConnected = HttpApiBuilder.serve(bodyLimit).pipe(
+  Layer.provide(HttpAppLive),
+  Layer.provideMerge(NodeHttpServer.layerTest),
+  Layer.provideMerge(simulatedServices()),
+  Layer.provideMerge(TestDatabase)
+)
+
+const CLAVE = `clave-http-${randomBytes(5).toString("hex")}`
+const decodeSync = Schema.decodeUnknown(SyncOutput)
+
+/** A workspace on the plan, its key, and the typed client with that key. */
+const workspace = (plan: "free" | "paid") =>
+  Effect.gen(function* () {
+    const key = yield* issueKey(uniqueName(plan), plan)
+    return { key, client: yield* apiClient(Option.some(key)) }
+  })
+
+const get = (key: Redacted.Redacted<string>, path: string) =>
+  rawRequest(HttpClientRequest.get(path).pipe(HttpClientRequest.bearerToken(Redacted.value(key))))
+
+const rowsOf = (connectionId: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ documents: number; coverage: number; jobs: number; history: number; connections: number }>`
+      SELECT (SELECT count(*)::int FROM rcv_documents WHERE connection_id = ${connectionId}) AS documents,
+             (SELECT count(*)::int FROM sync_coverage WHERE connection_id = ${connectionId}) AS coverage,
+             (SELECT count(*)::int FROM sync_jobs WHERE connection_id = ${connectionId}) AS jobs,
+             (SELECT count(*)::int FROM cache_history WHERE connection_id = ${connectionId}) AS history,
+             (SELECT count(*)::int FROM connections WHERE id = ${connectionId}) AS connections`).pipe(Effect.map((rows) => rows[0]))
+
+layer(HttpConnected, { excludeTestServices: true })("HTTP connections API", (it) => {
+  it.effect("create (201), sync, get with coverage, list, jobs, delete with its cache; the clave is never in a response", () =>
+    Effect.gen(function* () {
+      const { client, key } = yield* workspace("paid")
+      const [created, response] = yield* client.connections.create({
+        payload: { connector: "sii", credentials: { rut: rut(76900001), clave: Redacted.make(CLAVE) } },
+        withResponse: true
+      })
+      assert.strictEqual(response.status, 201)
+      assert.deepStrictEqual(
+        { connector: created.connector, institution: created.institution, state: created.state, reason: created.reason, coverage: created.coverage },
+        { connector: "sii", institution: null, state: "pendiente", reason: null, coverage: [] }
+      )
+      assert.match(created.id, /^conn_/)
+
+      const executed = yield* client.tools.execute({
+        path: { id: "sii.conexion.sincronizar" },
+        payload: { input: { periodo: "2026-10", perspectiva: "ventas", esperar: 20 } },
+        headers: { "x-connect-connection": created.id }
+      })
+      const synced = yield* decodeSync(executed.data)
+      assert.strictEqual(synced.estado, "sincronizada")
+      assert.strictEqual(executed.meta.plane, "read")
+
+      const fetched = yield* client.connections.get({ path: { id: created.id } })
+      assert.strictEqual(fetched.state, "sincronizada")
+      assert.deepStrictEqual(fetched.coverage.map((c) => [c.scope, c.completo]), [[{ periodo: "2026-10", perspectiva: "ventas" }, true]])
+      assert.isTrue(Date.parse(fetched.coverage[0]?.sincronizadoEn ?? "") >= Date.parse(created.createdAt))
+
+      const second = yield* client.connections.create({ payload: { connector: "sii", credentials: { rut: rut(76900002), clave: Redacted.make(CLAVE) } } })
+      const { connections } = yield* client.connections.list()
+      assert.deepStrictEqual(connections.map((c) => c.id), [created.id, second.id])
+
+      const { jobs } = yield* client.connections.jobs({ path: { id: created.id }, urlParams: {} })
+      assert.deepStrictEqual(jobs.map((j) => [j.scope, j.state, j.attempts, j.error]), [[{ periodo: "2026-10", perspectiva: "ventas" }, "sincronizada", 1, null]])
+      assert.strictEqual(jobs[0]?.counts["nuevos"], jobs[0]?.counts["documentos"])
+      assert.isAbove(jobs[0]?.counts["documentos"] ?? 0, 0)
+
+      for (const path of [`/api/v1/connections/${created.id}`, "/api/v1/connections", `/api/v1/connections/${created.id}/jobs`]) {
+        const raw = yield* get(key, path)
+        assert.strictEqual(raw.status, 200, path)
+        assert.notInclude(raw.text, CLAVE, path)
+        assert.notInclude(raw.text, "credentials", path)
+      }
+      assert.notInclude(JSON.stringify(executed), CLAVE)
+
+      const before = yield* rowsOf(created.id)
+      assert.isAbove(before?.documents ?? 0, 0)
+      const [, deleted] = yield* client.connections.remove({ path: { id: created.id }, withResponse: true })
+      assert.strictEqual(deleted.status, 204)
+      assert.deepStrictEqual(yield* rowsOf(created.id), { documents: 0, coverage: 0, jobs: 0, history: 0, connections: 0 })
+      const gone = yield* Effect.flip(client.connections.get({ path: { id: created.id } }))
+      assert.strictEqual(gone._tag, "ConnectionNotFound")
+      assert.deepStrictEqual((yield* client.connections.list()).connections.map((c) => c.id), [second.id])
+    }))
+
+  it.effect("a free workspace cannot connect: 403 plan_required", () =>
+    Effect.gen(function* () {
+      const { client } = yield* workspace("free")
+      const error = yield* Effect.flip(client.connections.create({ payload: { connector: "sii", credentials: { rut: rut(76900003), clave: Redacted.make(CLAVE) } } }))
+      assert.strictEqual(error._tag, "Forbidden")
+      if (error._tag === "Forbidden") assert.strictEqual(error.reason, "plan_required")
+      assert.deepStrictEqual((yield* client.connections.list()).connections, [])
+    }))
+
+  it.effect("a banco connection without its institution is InvalidInput (422) naming the field", () =>
+    Effect.gen(function* () {
+      const { client } = yield* workspace("paid")
+      const error = yield* Effect.flip(client.connections.create({ payload: { connector: "banco", credentials: { rut: rut(76900004), clave: Redacted.make(CLAVE) } } }))
+      assert.strictEqual(error._tag, "InvalidInput")
+      if (error._tag === "InvalidInput") assert.deepStrictEqual(error.issues.map((i) => i.path), ["institution"])
+      const raw = yield* rawRequest(
+        HttpClientRequest.post("/api/v1/connections").pipe(
+          HttpClientRequest.bearerToken(Redacted.value((yield* workspace("paid")).key)),
+          HttpClientRequest.bodyUnsafeJson({ connector: "banco", credentials: { rut: rut(76900004), clave: CLAVE } })
+        )
+      )
+      assert.strictEqual(raw.status, 422)
+    }))
+
+  it.effect("a bad RUT is 400 with a message that says what a RUT looks like, and does not echo the clave", () =>
+    Effect.gen(function* () {
+      const { key } = yield* workspace("paid")
+      const raw = yield* rawRequest(
+        HttpClientRequest.post("/api/v1/connections").pipe(
+          HttpClientRequest.bearerToken(Redacted.value(key)),
+          HttpClientRequest.bodyUnsafeJson({ connector: "sii", credentials: { rut: "12345678-9", clave: CLAVE } })
+        )
+      )
+      assert.strictEqual(raw.status, 400)
+      assert.include(raw.text, "rut")
+      assert.include(raw.text, "check digit")
+      assert.notInclude(raw.text, CLAVE)
+    }))
+
+  it.effect("another workspace's connection is 404 on every connections endpoint and 403 when a tool uses it", () =>
+    Effect.gen(function* () {
+      const owner = yield* workspace("paid")
+      const stranger = yield* workspace("paid")
+      const theirs = yield* owner.client.connections.create({ payload: { connector: "sii", credentials: { rut: rut(76900005), clave: Redacted.make(CLAVE) } } })
+      const path = { id: theirs.id }
+      for (const attempt of [
+        stranger.client.connections.get({ path }),
+        stranger.client.connections.remove({ path }),
+        stranger.client.connections.jobs({ path, urlParams: {} })
+      ]) {
+        const error = yield* Effect.flip(attempt)
+        assert.strictEqual(error._tag, "ConnectionNotFound")
+      }
+      assert.deepStrictEqual((yield* stranger.client.connections.list()).connections, [])
+      for (const [tool, input] of [
+        ["sii.rcv.consultar", { periodo: "2026-10", perspectiva: "ventas" }],
+        ["sii.conexion.sincronizar", { periodo: "2026-10", esperar: 0 }]
+      ] as const) {
+        const error = yield* Effect.flip(stranger.client.tools.execute({ path: { id: tool }, payload: { input }, headers: { "x-connect-connection": theirs.id } }))
+        assert.strictEqual(error._tag, "Forbidden", tool)
+        if (error._tag === "Forbidden") assert.strictEqual(error.reason, "connection_not_in_workspace")
+      }
+      assert.deepStrictEqual(yield* rowsOf(theirs.id), { documents: 0, coverage: 0, jobs: 0, history: 0, connections: 1 })
+      assert.strictEqual((yield* owner.client.connections.get({ path })).state, "pendiente", "still the owner's, untouched")
+    }))
+
+  it.effect("a banco connection names its bank; an sii tool refuses it (403 connection_wrong_connector)", () =>
+    Effect.gen(function* () {
+      const { client } = yield* workspace("paid")
+      const [banco, response] = yield* client.connections.create({
+        payload: { connector: "banco", institution: "bci", credentials: { rut: rut(76900006), clave: Redacted.make(CLAVE) } },
+        withResponse: true
+      })
+      assert.strictEqual(response.status, 201)
+      assert.deepStrictEqual([banco.connector, banco.institution, banco.state], ["banco", "bci", "pendiente"])
+      const error = yield* Effect.flip(client.tools.execute({
+        path: { id: "sii.rcv.consultar" },
+        payload: { input: { periodo: "2026-10", perspectiva: "ventas" } },
+        headers: { "x-connect-connection": banco.id }
+      }))
+      assert.strictEqual(error._tag, "Forbidden")
+      if (error._tag === "Forbidden") assert.strictEqual(error.reason, "connection_wrong_connector")
+    }))
+})
