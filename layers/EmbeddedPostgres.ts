@@ -63,6 +63,10 @@ const runningPort = Effect.fn("EmbeddedPostgres.runningPort")(function*(director
   const text = yield* Effect.option(fs.readFileString(`${directory}/postmaster.pid`))
   const postmaster = Option.flatMap(text, parsePostmaster)
   if (Option.isNone(postmaster) || !(yield* isPostgresProcess(postmaster.value.pid))) return Option.none<number>()
+  if (postmaster.value.status === "stopping") {
+    // A smart shutdown (SIGTERM) waits for every client, possibly forever: it is stopping anyway, so make it fast.
+    yield* Effect.ignore(Effect.try(() => process.kill(postmaster.value.pid, "SIGINT")))
+  }
   if (postmaster.value.status !== "ready") return yield* new PostmasterNotReady({ status: postmaster.value.status })
   return Option.some(postmaster.value.port)
 }, (effect, directory) =>

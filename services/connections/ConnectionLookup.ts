@@ -1,22 +1,38 @@
 import { SqlClient } from "@effect/sql"
-import { Array as Arr, Effect, Schema } from "effect"
+import { Array as Arr, Effect, Option, Schema } from "effect"
 import { ConnectionId, WorkspaceId } from "../../schema/Ids.ts"
 
 const ConnectionRef = Schema.Struct({ id: ConnectionId, workspaceId: WorkspaceId, connector: Schema.String })
 export type ConnectionRef = typeof ConnectionRef.Type
 const decode = Schema.decodeUnknown(Schema.Array(ConnectionRef))
+const TTL_MS = 30_000
 
 /** Who owns a connection and which connector it belongs to: what the executor needs to authorize. */
 export class ConnectionLookup extends Effect.Service<ConnectionLookup>()("brein/connections/ConnectionLookup", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const find = Effect.fn("ConnectionLookup.find")(function* (id: string) {
-      const rows = yield* sql`SELECT id, workspace_id, connector FROM connections WHERE id = ${id}`.pipe(
+    // Who owns a connection never changes; a deleted one is remembered for at most TTL.
+    const known = new Map<string, { readonly ref: ConnectionRef; readonly until: number }>()
+    const load = (id: string, now: number) =>
+      sql`SELECT id, workspace_id, connector FROM connections WHERE id = ${id}`.pipe(
         Effect.flatMap(decode),
-        Effect.orDie
+        Effect.orDie,
+        Effect.map(Arr.head),
+        Effect.tap(Option.match({
+          onNone: () => Effect.void,
+          onSome: (ref) => Effect.sync(() => {
+            if (known.size >= 10_000) known.delete(known.keys().next().value ?? "")
+            known.set(id, { ref, until: now + TTL_MS })
+          })
+        }))
       )
-      return Arr.head(rows)
-    })
-    return { find }
+    const find = (id: string) =>
+      Effect.clockWith((clock) => {
+        const now = clock.unsafeCurrentTimeMillis()
+        const hit = known.get(id)
+        return hit !== undefined && hit.until > now ? Effect.succeed(Option.some(hit.ref)) : load(id, now)
+      })
+    const forget = (id: string) => Effect.sync(() => void known.delete(id))
+    return { find, forget }
   })
 }) {}

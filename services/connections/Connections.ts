@@ -13,6 +13,7 @@ import { ConnectionId } from "../../schema/Ids.ts"
 import type { Principal } from "../../schema/Principal.ts"
 import { sha256 } from "../audit/Chain.ts"
 import { newId } from "../Ids.ts"
+import { ConnectionLookup } from "./ConnectionLookup.ts"
 import { Vault } from "./Vault.ts"
 
 const Row = Schema.Struct({
@@ -49,6 +50,7 @@ export class Connections extends Effect.Service<Connections>()("brein/connection
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const vault = yield* Vault
+    const lookup = yield* ConnectionLookup
 
     const view = (row: typeof Row.Type) =>
       sql`SELECT scope, synced_at, completo FROM sync_coverage WHERE connection_id = ${row.id} ORDER BY scope_key`.pipe(
@@ -103,6 +105,7 @@ export class Connections extends Effect.Service<Connections>()("brein/connection
     const remove = Effect.fn("Connections.remove")(function* (principal: Principal, id: string) {
       yield* find(principal, id)
       yield* sql`DELETE FROM connections WHERE id = ${id}`.pipe(Effect.orDie)
+      yield* lookup.forget(id)
     })
 
     const open = Effect.fn("Connections.open")(function* (id: string) {
@@ -121,6 +124,6 @@ export class Connections extends Effect.Service<Connections>()("brein/connection
 
     return { create, get, list, remove, open, setState, findOption: (p: Principal, id: string) => Effect.option(find(p, id)) }
   }),
-  dependencies: [Vault.Default]
+  dependencies: [Vault.Default, ConnectionLookup.Default]
 }) {}
 

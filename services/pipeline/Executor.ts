@@ -14,9 +14,11 @@ import type { PersistApi } from "./Persist.ts"
 
 const IN_PROCESS = new Set(["luna", "library"])
 
+/** A readOnly action writes nothing: it needs no transaction, and its row goes through the group writer. */
+const writesNothing = (tool: RegisteredTool) => tool.descriptor.plane === "action" && tool.descriptor.hints.readOnly
+
 /** A call that changes or spends nothing may answer with audit_status "failed"; any other fails. */
-const isPure = (tool: RegisteredTool) =>
-  tool.descriptor.plane === "action" && tool.descriptor.hints.readOnly && tool.descriptor.cost.kind === "free"
+const isPure = (tool: RegisteredTool) => writesNothing(tool) && tool.descriptor.cost.kind === "free"
 
 /** The one executor every surface calls: resolve, decode, authorize, run, audit, answer. */
 export class Executor extends Effect.Service<Executor>()("brein/pipeline/Executor", {
@@ -81,12 +83,13 @@ export class Executor extends Effect.Service<Executor>()("brein/pipeline/Executo
               )
             )
           )
-        if (isPure(found)) {
+        if (writesNothing(found)) {
           const exit = yield* Effect.exit(handler(Option.none()))
-          const status: AuditStatus = yield* record(exit, connectionId).pipe(
-            Effect.as("recorded" as const),
-            Effect.catchTag("AuditUnavailable", () => Effect.succeed("failed" as const))
-          )
+          const recorded = record(exit, connectionId).pipe(Effect.as("recorded" as const))
+          // A call that spends (a read against the hourly ceiling, credits) fails without its audit row.
+          const status: AuditStatus = yield* isPure(found)
+            ? Effect.catchTag(recorded, "AuditUnavailable", () => Effect.succeed("failed" as const))
+            : recorded
           return { data: yield* exit, status }
         }
         // Everything else runs in a transaction that commits only once its audit row is recorded.

@@ -1,31 +1,35 @@
 import { SqlClient } from "@effect/sql"
-import { Array as Arr, Effect, Option, Schema } from "effect"
-import { scopeKeyOf, SyncJobs } from "./SyncJobs.ts"
+import { Effect, Schema } from "effect"
+import { scopeKeyOf } from "./SyncJobs.ts"
 
-const Row = Schema.Struct({ syncedAt: Schema.DateFromSelf, completo: Schema.Boolean })
-const decode = Schema.decodeUnknown(Schema.Array(Row))
+const Status = Schema.Struct({
+  syncedAt: Schema.NullOr(Schema.DateFromSelf),
+  completo: Schema.NullOr(Schema.Boolean),
+  jobId: Schema.NullOr(Schema.String),
+  jobState: Schema.NullOr(Schema.Literal("en_cola", "sincronizando", "sincronizada", "parcial", "error")),
+  progress: Schema.NullOr(Schema.Struct({ done: Schema.Int, total: Schema.Int }))
+})
+const decode = Schema.decodeUnknown(Schema.Array(Status))
 
 /** What `.consultar` says about its scope: when it was synced, whether complete, and a sync under way. */
 export const scopeStatus = (connectionId: string, scope: Readonly<Record<string, string>>) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const jobs = yield* SyncJobs
     const key = scopeKeyOf(scope)
-    const coverage = yield* sql`SELECT synced_at, completo FROM sync_coverage WHERE connection_id = ${connectionId} AND scope_key = ${key}`.pipe(
-      Effect.flatMap(decode),
-      Effect.orDie,
-      Effect.map(Arr.head)
-    )
-    const running = yield* jobs.openFor(connectionId, key)
+    const [row] = yield* sql`
+      SELECT c.synced_at, c.completo, j.id AS job_id, j.state AS job_state, j.progress
+      FROM (SELECT 1) one
+      LEFT JOIN sync_coverage c ON c.connection_id = ${connectionId} AND c.scope_key = ${key}
+      LEFT JOIN LATERAL (SELECT id, state, progress FROM sync_jobs
+                         WHERE connection_id = ${connectionId} AND scope_key = ${key} AND state IN ('en_cola', 'sincronizando')
+                         LIMIT 1) j ON true`.pipe(Effect.flatMap(decode), Effect.orDie)
     return {
-      sincronizacion: Option.match(coverage, {
-        onNone: () => null,
-        onSome: (c) => ({ sincronizadoEn: c.syncedAt.toISOString(), completo: c.completo })
-      }),
-      sincronizacionEnCurso: Option.match(running, {
-        onNone: () => null,
-        onSome: (j) => ({ trabajo: j.id, estado: j.state, progreso: { done: j.progress.done, total: j.progress.total } })
-      })
+      sincronizacion: row?.syncedAt == null || row.completo === null
+        ? null
+        : { sincronizadoEn: row.syncedAt.toISOString(), completo: row.completo },
+      sincronizacionEnCurso: row?.jobId == null || row.jobState === null || row.progress === null
+        ? null
+        : { trabajo: row.jobId, estado: row.jobState, progreso: row.progress }
     }
   })
 

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { type Perspectiva, RcvDocumento, TipoDte } from "../../../schema/upstream/Rcv.ts"
+import { RutCanonical } from "../../../schema/upstream/Rut.ts"
 import { RcvResource } from "./RcvResource.ts"
 
 const DocRow = Schema.Struct({
@@ -8,6 +9,9 @@ const DocRow = Schema.Struct({
   naturalKey: Schema.String,
   version: Schema.Number,
   ...RcvDocumento.fields,
+  // The cache holds canonical RUTs (they were decoded on the way in): check them, do not re-parse them.
+  rutEmisor: RutCanonical,
+  rutReceptor: RutCanonical,
   tipoDocRef: Schema.NullOr(TipoDte),
   folioRef: Schema.NullOr(Schema.Number)
 })
@@ -62,7 +66,9 @@ export class RcvCache extends Effect.Service<RcvCache>()("brein/connectors/sii/R
     const history = (connectionId: string, keys: ReadonlyArray<string>) =>
       keys.length === 0
         ? Effect.succeed([])
-        : sql`SELECT natural_key, version, snapshot, valid_from, valid_to FROM cache_history
+        : sql`SELECT natural_key, version, valid_from, valid_to,
+                     snapshot || jsonb_build_object('fecha_emision', to_char((snapshot ->> 'fecha_emision')::date, 'DD/MM/YYYY')) AS snapshot
+              FROM cache_history
               WHERE connection_id = ${connectionId} AND resource = ${RcvResource.resource} AND natural_key IN ${sql.in(keys)}
               ORDER BY natural_key, version`.pipe(Effect.flatMap(decodeHistory), Effect.orDie)
 

@@ -64,10 +64,12 @@ export const rcvConsultar = action({
       const after = yield* decodeCursor(input.cursor).pipe(
         Effect.mapError(() => new InvalidInput({ message: "input.cursor: not a cursor of this tool", issues: [{ path: "input.cursor", message: "not a cursor of this tool" }] }))
       )
-      const rows = yield* cache.page({ connectionId, periodo: input.periodo, perspectiva: input.perspectiva, after, limit: input.limit, ...pick(input) })
+      const [rows, status] = yield* Effect.all([
+        cache.page({ connectionId, periodo: input.periodo, perspectiva: input.perspectiva, after, limit: input.limit, ...pick(input) }),
+        scopeStatus(connectionId, { periodo: input.periodo, perspectiva: input.perspectiva })
+      ], { concurrency: 2 })
       const page = rows.slice(0, input.limit)
       const history = input.incluirHistorial ? yield* cache.history(connectionId, page.map((r) => r.naturalKey)) : []
-      const status = yield* scopeStatus(connectionId, { periodo: input.periodo, perspectiva: input.perspectiva })
       if (status.sincronizacion === null && page.length === 0) notSynced(ctx, input.periodo, input.perspectiva)
       return {
         documentos: page.map(({ id: _id, naturalKey, tipoDocRef, folioRef, ...doc }) => ({
@@ -115,8 +117,10 @@ export const rcvResumenConsultar = action({
     Effect.gen(function* () {
       const cache = yield* RcvCache
       const connectionId = yield* connectionOf(ctx)
-      const tipos = yield* cache.byType(connectionId, input.periodo, input.perspectiva)
-      const status = yield* scopeStatus(connectionId, { periodo: input.periodo, perspectiva: input.perspectiva })
+      const [tipos, status] = yield* Effect.all([
+        cache.byType(connectionId, input.periodo, input.perspectiva),
+        scopeStatus(connectionId, { periodo: input.periodo, perspectiva: input.perspectiva })
+      ], { concurrency: 2 })
       if (status.sincronizacion === null) notSynced(ctx, input.periodo, input.perspectiva)
       const sign = (tipo: number) => (CREDIT_NOTES.has(tipo) ? -1 : 1)
       const sum = (field: "montoExento" | "montoNeto" | "montoIva" | "montoTotal") => tipos.reduce((n, t) => n + sign(t.tipoDte) * t[field], 0)

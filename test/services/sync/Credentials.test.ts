@@ -4,7 +4,7 @@ import { Effect, Exit, Layer, Logger, LogLevel, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { Connections } from "../../../services/connections/Connections.ts"
 import { Vault, VaultKey } from "../../../services/connections/Vault.ts"
-import { execute, jobsOf, rut, SECRET_KEY, siiConnection, simulatedServices } from "../../support/Connected.ts"
+import { bancoConnection, execute, jobsOf, rut, SECRET_KEY, siiConnection, simulatedServices } from "../../support/Connected.ts"
 import { TestDatabase } from "../../support/TestDatabase.ts"
 import { issuePrincipal } from "../../support/TestLayers.ts"
 
@@ -36,16 +36,20 @@ const everyRow = Effect.gen(function* () {
 })
 
 layer(Live, { excludeTestServices: true })("credentials at rest and in flight", (it) => {
-  it.effect("the clave reaches no tool response, job, log line or table row; the column is ciphertext only the key opens", () =>
+  it.effect("the clave reaches no tool response, job, log line or table row (sii and banco); the column is ciphertext only the key opens", () =>
     Effect.gen(function* () {
       const { principal } = yield* issuePrincipal("paid")
       const connection = yield* siiConnection(principal, USER, CLAVE)
       const synced = yield* execute(principal, "sii.conexion.sincronizar", { periodo: "2026-10", esperar: 20 }, connection.id)
       const consulted = yield* execute(principal, "sii.rcv.consultar", { periodo: "2026-10", perspectiva: "ventas", limit: 3 }, connection.id)
       assert.strictEqual((synced.data as { estado: string }).estado, "sincronizada", "the sync logged in with the stored clave")
-      const views = [connection, yield* (yield* Connections).get(principal, connection.id), yield* (yield* Connections).list(principal)]
-      const jobs = yield* jobsOf(connection.id)
-      for (const [what, value] of [["tool responses", [synced, consulted]], ["connection views", views], ["jobs", jobs]] as const) {
+      const banco = yield* bancoConnection(principal, rut(76800003), CLAVE)
+      const bancoSynced = yield* execute(principal, "banco.conexion.sincronizar", { periodo: "2026-10", esperar: 20 }, banco.id)
+      const bancoConsulted = yield* execute(principal, "banco.cuentas.consultar", {}, banco.id)
+      assert.strictEqual((bancoSynced.data as { estado: string }).estado, "sincronizada")
+      const views = [connection, banco, yield* (yield* Connections).get(principal, connection.id), yield* (yield* Connections).list(principal)]
+      const jobs = [...(yield* jobsOf(connection.id)), ...(yield* jobsOf(banco.id))]
+      for (const [what, value] of [["tool responses", [synced, consulted, bancoSynced, bancoConsulted]], ["connection views", views], ["jobs", jobs]] as const) {
         assert.notInclude(JSON.stringify(value), CLAVE, what)
       }
 

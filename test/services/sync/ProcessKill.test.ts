@@ -2,7 +2,7 @@ import { Command, FileSystem } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber, Layer, Redacted, Ref, Stream } from "effect"
+import { Effect, Fiber, Layer, Redacted, Ref, Schedule, Stream } from "effect"
 import { databaseFromUrl } from "../../../layers/Database.ts"
 import { chileDayOf } from "../../../services/upstream/CivilDate.ts"
 import { rcvDocuments } from "../../../services/upstream/RcvGenerator.ts"
@@ -33,8 +33,14 @@ const serve = (url: Redacted.Redacted<string>, settings: Readonly<Record<string,
     )
     const logs = yield* Ref.make("")
     yield* Effect.forkScoped(Stream.runDrain(child.stdout))
-    yield* Effect.forkScoped(Stream.runForEach(Stream.decodeText(child.stderr), (text) => Ref.update(logs, (all) => all + text)))
-    return { child, logs: Ref.get(logs) }
+    const reading = yield* Effect.forkScoped(Stream.runForEach(Stream.decodeText(child.stderr), (text) => Ref.update(logs, (all) => all + text)))
+    return {
+      child,
+      /** Everything it logged, once it has exited. */
+      allLogs: Effect.zipRight(Fiber.join(reading), Ref.get(logs)),
+      /** Waits until it has logged `text` (the logs arrive through a pipe, a little after the fact). */
+      logged: (text: string) => Effect.repeat(Ref.get(logs), { until: (all) => all.includes(text), schedule: Schedule.spaced("20 millis") }).pipe(Effect.timeout("10 seconds"))
+    }
   })
 
 const jobRows = (connectionId: string) =>
@@ -57,19 +63,18 @@ describe("brein serve killed with SIGKILL mid-sync", () => {
         const connection = yield* siiConnection(principal, user, CLAVE)
         yield* execute(principal, "sii.conexion.sincronizar", { periodo: PERIODO, perspectiva: "compras", esperar: 0 }, connection.id)
 
-        const first = yield* Effect.fork(Effect.scoped(Effect.gen(function* () {
-          const { child, logs } = yield* serve(url, { UPSTREAM_TIME_SCALE: "0.05" })
+        const firstLogs = yield* Effect.scoped(Effect.gen(function* () {
+          const { allLogs, child } = yield* serve(url, { UPSTREAM_TIME_SCALE: "0.05" })
           yield* waitForJobs(connection.id, (jobs) => jobs[0]?.state === "sincronizando" && jobs[0].progress.done >= 1, "40 seconds")
           yield* child.kill("SIGKILL")
-          return yield* logs
-        })))
-        const firstLogs = yield* Fiber.join(first)
+          return yield* allLogs
+        }))
         assert.deepStrictEqual(yield* jobRows(connection.id), [{ state: "sincronizando", attempts: 1, documents: 0, coverage: 0 }])
 
         const secondLogs = yield* Effect.scoped(Effect.gen(function* () {
-          const { logs } = yield* serve(url, { UPSTREAM_TIME_SCALE: "0" })
+          const { logged } = yield* serve(url, { UPSTREAM_TIME_SCALE: "0" })
           yield* waitForJobs(connection.id, allFinished, "40 seconds")
-          return yield* logs
+          return yield* logged("upstream session end")
         }))
         const expected = rcvDocuments(user, PERIODO, "compras", chileDayOf(Date.now())).length
         assert.deepStrictEqual(yield* jobRows(connection.id), [{ state: "sincronizada", attempts: 2, documents: expected, coverage: 1 }])
@@ -77,7 +82,7 @@ describe("brein serve killed with SIGKILL mid-sync", () => {
         const [distinct] = yield* sql<{ n: number }>`SELECT count(DISTINCT natural_key)::int AS n FROM rcv_documents WHERE connection_id = ${connection.id}`
         assert.strictEqual(distinct?.n, expected)
         assert.include(firstLogs, "upstream session start", "the killed process was inside an SII session")
-        assert.include(secondLogs, "upstream session end")
+        assert.notInclude(firstLogs, "upstream session end", "and died there, without logging out")
         assert.notInclude(firstLogs + secondLogs, CLAVE, "the clave never reaches the logs")
       }).pipe(Effect.provide(here))
     }).pipe(Effect.provide(NodeContext.layer)), 120_000)

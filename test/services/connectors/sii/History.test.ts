@@ -101,9 +101,15 @@ layer(Live, { excludeTestServices: true })("RCV history across re-syncs", (it) =
         assert.strictEqual(previous?.version, 1)
         assert.isTrue(Date.parse(previous?.vigenteDesde ?? "") <= Date.parse(previous?.vigenteHasta ?? ""))
         assert.deepStrictEqual(
-          { estado: previous?.valores["estado"], montoNeto: previous?.valores["montoNeto"], montoTotal: previous?.valores["montoTotal"] },
-          { estado: old.estado, montoNeto: old.montoNeto, montoTotal: old.montoTotal },
-          k
+          {
+            estado: previous?.valores["estado"],
+            montoNeto: previous?.valores["montoNeto"],
+            montoTotal: previous?.valores["montoTotal"],
+            fechaEmision: previous?.valores["fechaEmision"],
+            folio: previous?.valores["folio"]
+          },
+          { estado: old.estado, montoNeto: old.montoNeto, montoTotal: old.montoTotal, fechaEmision: old.fechaEmision, folio: old.folio },
+          `${k}: the previous values, in the document's own shape`
         )
       }
       assert.isTrue(documents.some((d) => d.historial?.[0]?.valores["estado"] === "pendiente" && d.estado !== "pendiente"), "a pendiente became final")
