@@ -7,6 +7,7 @@ import type { Source } from "../services/tools/Source.ts"
 import { Workspaces } from "../services/workspace/Workspaces.ts"
 import { ConnectedLive } from "./Connected.ts"
 import { DatabaseLive } from "./Database.ts"
+import { IndicadoresLive } from "./Indicadores.ts"
 import { sources } from "./Registry.ts"
 
 type Connected = typeof ConnectedLive
@@ -25,8 +26,8 @@ export const servicesOver = <const S extends ReadonlyArray<Source>, E>(
 /** The services over a registry of the given sources; the database is provided by the caller. */
 export const servicesWith = <const S extends ReadonlyArray<Source>>(all: S) => servicesOver(all, ConnectedLive)
 
-/** Everything the surfaces need, over a given database. */
-export const ServicesLive = servicesWith(sources)
+/** Everything the surfaces need, over a given database (indicators from INDICADORES_URL or the simulator). */
+export const ServicesLive = servicesWith(sources).pipe(Layer.provide(IndicadoresLive))
 
 /** The one service graph of the program: services over the configured PostgreSQL. */
 export const AppLive = ServicesLive.pipe(Layer.provideMerge(DatabaseLive))

@@ -1,7 +1,6 @@
 import { Config, Effect, Layer } from "effect"
 import { BancoSimulator } from "../services/upstream/BancoSimulator.ts"
 import { SiiSimulator } from "../services/upstream/SiiSimulator.ts"
-import { IndicadoresLive } from "./Indicadores.ts"
 
 const mode = Config.literal("simulator", "live")("BREIN_UPSTREAMS").pipe(Config.withDefault("simulator" as const))
 
@@ -9,12 +8,11 @@ const mode = Config.literal("simulator", "live")("BREIN_UPSTREAMS").pipe(Config.
  * The SII and bank clients. The simulators are the default (and the only ones in tests); a live
  * adapter implements the same SiiUpstream / BancoUpstream Tags and is chosen here, nowhere else.
  * This build ships none: the real portals are reachable only from production networks.
- * Indicators have a live HTTP client already (INDICADORES_URL); the default is the bundled simulator.
  */
 export const UpstreamsLive = Layer.unwrapEffect(
   Effect.flatMap(mode, (selected) =>
     selected === "simulator"
-      ? Effect.succeed(Layer.mergeAll(SiiSimulator.layer, BancoSimulator.layer, IndicadoresLive))
+      ? Effect.succeed(Layer.merge(SiiSimulator.layer, BancoSimulator.layer))
       : Effect.dieMessage("BREIN_UPSTREAMS=live: this build has no live SII or bank adapter; use the simulators")
   )
 )

@@ -1,6 +1,7 @@
 import { Layer } from "effect"
 import { AppLive, servicesWith } from "../layers/App.ts"
 import { DatabaseLive } from "../layers/Database.ts"
+import { IndicadoresLive } from "../layers/Indicadores.ts"
 import { sources as builtIn } from "../layers/Registry.ts"
 import { catalog, connector, type Source } from "../services/tools/Source.ts"
 import { action, read } from "../services/tools/Tool.ts"
@@ -26,4 +27,4 @@ export const Tool = { action, read, connector, catalog } as const
  * embedded server under BREIN_DATA_DIR). Provide it to a program that uses Executor, Workspaces…
  */
 export const layer = <const S extends ReadonlyArray<Source>>(extra: S) =>
-  servicesWith([...builtIn, ...extra]).pipe(Layer.provideMerge(DatabaseLive))
+  servicesWith([...builtIn, ...extra]).pipe(Layer.provide(IndicadoresLive), Layer.provideMerge(DatabaseLive))

@@ -59,13 +59,10 @@ const program = Effect.gen(function* () {
   const { documents, databaseUrl } = yield* settings
   const database = yield* sharedDatabase(databaseUrl)
   yield* Console.log(`bench:sync  ${documents} RCV documents of one period (simulator at zero latency) on ${database.label}`)
-  const upstreams = Layer.mergeAll(
-    SiiSimulator.layerWith({ timeScale: 0, documentsPerPeriod: documents }),
-    BancoSimulator.layerWith({ timeScale: 0 }),
-    IndicadoresSimulator.layerWith({ timeScale: 0 })
-  )
+  const upstreams = Layer.merge(SiiSimulator.layerWith({ timeScale: 0, documentsPerPeriod: documents }), BancoSimulator.layerWith({ timeScale: 0 }))
   const config = ConfigProvider.fromMap(new Map([["BREIN_SECRET_KEY", Buffer.alloc(32, 7).toString("base64")], ["BREIN_SYNC_POLL_MS", "50"]]))
   const app = servicesOver(sources, connectedWith(upstreams)).pipe(
+    Layer.provide(IndicadoresSimulator.layerWith({ timeScale: 0 })),
     Layer.provideMerge(databaseFromUrl(Redacted.make(database.url))),
     Layer.provide(Layer.setConfigProvider(config))
   )

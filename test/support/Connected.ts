@@ -45,7 +45,11 @@ export const connectedServices = (overrides: Settings = {}) => ServicesLive.pipe
 export const servicesWithUpstreams = <E>(
   upstreams: Layer.Layer<Layer.Layer.Success<typeof UpstreamsLive>, E>,
   overrides: Settings = {}
-) => servicesOver(sources, connectedWith(upstreams)).pipe(Layer.provide(syncSettings(overrides)))
+) =>
+  servicesOver(sources, connectedWith(upstreams)).pipe(
+    Layer.provide(IndicadoresSimulator.layerWith({ timeScale: 0 })),
+    Layer.provide(syncSettings(overrides))
+  )
 
 /** Instant upstreams, with the SII client given (or the SII simulator). */
 export const simulators = (sii: Layer.Layer<SiiUpstream | SiiSimulator> = SiiSimulator.layerWith({ timeScale: 0 })) =>

@@ -130,8 +130,9 @@ layer(HttpConnected, { excludeTestServices: true })("HTTP connections API", (it)
         )
       )
       assert.strictEqual(raw.status, 400)
-      assert.include(raw.text, "rut")
-      assert.include(raw.text, "check digit")
+      const body = JSON.parse(raw.text) as { readonly issues: ReadonlyArray<{ readonly path: ReadonlyArray<string>; readonly message: string }> }
+      assert.deepStrictEqual(body.issues.map((i) => i.path), [["credentials", "rut"]])
+      assert.include(body.issues[0]?.message ?? "", "check digit must be valid")
       assert.notInclude(raw.text, CLAVE)
     }))
 
