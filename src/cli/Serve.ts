@@ -19,7 +19,7 @@ const announceDemo = Effect.gen(function* () {
       `    -d '{"input": {"timezone": "America/Santiago"}}'`,
       "",
       `  Docs: http://localhost:${port}/docs   MCP: http://localhost:${port}/mcp`,
-      "  Another key: npm run brein -- keys create --workspace NAME --plan free|paid",
+      "  Another key: npx brein keys create --workspace NAME --plan free|paid",
       "",
       ""
     ].join("\n")
