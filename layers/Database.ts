@@ -19,14 +19,20 @@ export class DatabaseUrl extends Context.Tag("brein/layers/DatabaseUrl")<Databas
   )
 }
 
+/** Connections per process; sync callers that wait hold one each, so SyncSettings derives its limit from this. */
+export const poolSize = Config.integer("BREIN_DB_POOL_SIZE").pipe(Config.withDefault(20))
+
 export const databaseFromUrl = (url: Redacted.Redacted<string>) =>
   MigrationsLive.pipe(
-    Layer.provideMerge(PgClient.layer({
-      url,
-      applicationName: "brein",
-      transformQueryNames: String.camelToSnake,
-      transformResultNames: String.snakeToCamel
-    }))
+    Layer.provideMerge(Layer.unwrapEffect(Effect.map(poolSize, (maxConnections) =>
+      PgClient.layer({
+        url,
+        applicationName: "brein",
+        maxConnections,
+        transformQueryNames: String.camelToSnake,
+        transformResultNames: String.snakeToCamel
+      })
+    )))
   )
 
 export const DatabaseLive = Layer.unwrapEffect(Effect.map(DatabaseUrl, databaseFromUrl)).pipe(

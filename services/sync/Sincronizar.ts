@@ -1,4 +1,4 @@
-import { Duration, Effect } from "effect"
+import { Duration, Effect, Option } from "effect"
 import { type JobState, TERMINAL } from "../../schema/connections/SyncJob.ts"
 import type { SyncOutput } from "../../schema/connectors/Sync.ts"
 import { Connections } from "../connections/Connections.ts"
@@ -27,11 +27,14 @@ export const sincronizar = (connector: string, scopes: ReadonlyArray<Readonly<Re
     if (connectionId === null) return yield* Effect.dieMessage(`${connector}.conexion.sincronizar ran without a connection`)
     const ids = yield* jobs.enqueue({ connectionId, workspaceId: ctx.principal.workspaceId, connector }, scopes, settings.maxAttempts)
     yield* worker.wake
-    const done = yield* jobs.awaitJobs(ids, Duration.seconds(esperar), (current) => {
+    const wait = jobs.awaitJobs(ids, Duration.seconds(esperar), (current) => {
       const total = current.reduce((n, j) => n + Math.max(j.progress.total, 1), 0)
       const progress = current.reduce((n, j) => n + (TERMINAL.includes(j.state) ? Math.max(j.progress.total, 1) : j.progress.done), 0)
       return ctx.progress({ progress, total, message: current.map((j) => `${j.scopeKey}: ${j.state}${j.progress.step ? ` (${j.progress.step})` : ""}`).join("; ") })
     })
+    const waited = yield* settings.waiting.withPermitsIfAvailable(1)(wait)
+    if (Option.isNone(waited)) ctx.annotate({ warnings: ["Too many sync calls are waiting right now: this one answers without waiting."] })
+    const done = Option.isSome(waited) ? waited.value : yield* jobs.byIds(ids)
     const connection = yield* connections.get(ctx.principal, connectionId).pipe(Effect.orDie)
     const estado = overallState(done)
     if (!TERMINAL.includes(estado)) {
