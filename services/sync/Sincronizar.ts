@@ -25,16 +25,26 @@ export const sincronizar = (connector: string, scopes: ReadonlyArray<Readonly<Re
     const worker = yield* SyncWorker
     const connectionId = ctx.persist.connectionId
     if (connectionId === null) return yield* Effect.dieMessage(`${connector}.conexion.sincronizar ran without a connection`)
-    const ids = yield* jobs.enqueue({ connectionId, workspaceId: ctx.principal.workspaceId, connector }, scopes, settings.maxAttempts)
-    yield* worker.wake
-    const wait = jobs.awaitJobs(ids, Duration.seconds(esperar), (current) => {
+    const target = { connectionId, workspaceId: ctx.principal.workspaceId, connector }
+    const report = (current: ReadonlyArray<JobRow>) => {
       const total = current.reduce((n, j) => n + Math.max(j.progress.total, 1), 0)
       const progress = current.reduce((n, j) => n + (TERMINAL.includes(j.state) ? Math.max(j.progress.total, 1) : j.progress.done), 0)
       return ctx.progress({ progress, total, message: current.map((j) => `${j.scopeKey}: ${j.state}${j.progress.step ? ` (${j.progress.step})` : ""}`).join("; ") })
+    }
+    // A caller that waits holds its transaction's connection and takes a second one to make the job
+    // visible: only a bounded number may do so; the others record the job in their own transaction.
+    const waitFor = Effect.gen(function* () {
+      const ids = yield* jobs.enqueue(target, scopes, settings.maxAttempts, "now")
+      yield* worker.wake
+      return yield* jobs.awaitJobs(ids, Duration.seconds(esperar), report)
     })
-    const waited = yield* settings.waiting.withPermitsIfAvailable(1)(wait)
-    if (Option.isNone(waited)) ctx.annotate({ warnings: ["Too many sync calls are waiting right now: this one answers without waiting."] })
-    const done = Option.isSome(waited) ? waited.value : yield* jobs.byIds(ids)
+    const waited = esperar > 0 ? yield* settings.waiting.withPermitsIfAvailable(1)(waitFor) : Option.none()
+    if (Option.isNone(waited) && esperar > 0) {
+      ctx.annotate({ warnings: ["Too many sync calls are waiting right now: this one answers without waiting."] })
+    }
+    const done = Option.isSome(waited)
+      ? waited.value
+      : yield* Effect.flatMap(jobs.enqueue(target, scopes, settings.maxAttempts, "with-caller"), jobs.byIds)
     const connection = yield* connections.get(ctx.principal, connectionId).pipe(Effect.orDie)
     const estado = overallState(done)
     if (!TERMINAL.includes(estado)) {

@@ -1,4 +1,4 @@
-import { SqlClient, type Statement } from "@effect/sql"
+import { SqlClient, type SqlError, type Statement } from "@effect/sql"
 import { Array as Arr, Clock, Duration, Effect, Option, Schema } from "effect"
 import { type JobState, type Progress, SyncJobView, TERMINAL } from "../../schema/connections/SyncJob.ts"
 import { ConnectionId, WorkspaceId } from "../../schema/Ids.ts"
@@ -60,16 +60,26 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
     const query = (statement: Effect.Effect<ReadonlyArray<unknown>, unknown>) => statement.pipe(Effect.flatMap(decodeJobs), Effect.orDie)
 
     /**
-     * Records the jobs on a connection of its own, outside any transaction of the caller: the job
-     * queue is infrastructure (like the audit log), and a worker must see the job before the
-     * caller's transaction ends, or a caller that waits for it would wait for nothing.
+     * Records a job per scope (or finds the one already open). `visible: "now"` writes on a connection
+     * of its own, outside the caller's transaction, so a worker sees the job while the caller waits for
+     * it; `"with-caller"` writes in the caller's transaction (committed with its audit row) and takes
+     * no second connection, which is what keeps a burst of callers from exhausting the pool.
      */
-    const enqueue = Effect.fn("SyncJobs.enqueue")(function* (target: JobTarget, scopes: ReadonlyArray<Readonly<Record<string, string>>>, maxAttempts: number) {
-      const connection = yield* sql.reserve
-      const run = (statement: Statement.Statement<unknown>) => {
-        const [text, params] = statement.compile()
-        return connection.execute(text, params, undefined)
-      }
+    const enqueue = Effect.fn("SyncJobs.enqueue")(function* (
+      target: JobTarget,
+      scopes: ReadonlyArray<Readonly<Record<string, string>>>,
+      maxAttempts: number,
+      visible: "now" | "with-caller"
+    ) {
+      const connection = visible === "now" ? Option.some(yield* sql.reserve) : Option.none()
+      const run = (statement: Statement.Statement<unknown>): Effect.Effect<ReadonlyArray<unknown>, SqlError.SqlError> =>
+        Option.match(connection, {
+          onNone: () => statement,
+          onSome: (reserved) => {
+            const [text, params] = statement.compile()
+            return reserved.execute(text, params, undefined)
+          }
+        })
       const ids: Array<string> = []
       for (const scope of scopes) {
         const id = yield* newId("job")
@@ -79,7 +89,7 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
                    ON CONFLICT (connection_id, scope_key) WHERE state IN ('en_cola', 'sincronizando') DO NOTHING`)
         const [latest] = yield* run(sql`SELECT id FROM sync_jobs WHERE connection_id = ${target.connectionId} AND scope_key = ${key}
                                         ORDER BY (state IN ('en_cola', 'sincronizando')) DESC, created_at DESC LIMIT 1`)
-        if (typeof latest?.id === "string") ids.push(latest.id)
+        if (typeof latest === "object" && latest !== null && "id" in latest && typeof latest.id === "string") ids.push(latest.id)
       }
       yield* run(sql`SELECT pg_notify(${SYNC_CHANNEL}, ${target.connectionId})`)
       return ids

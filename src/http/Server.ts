@@ -1,10 +1,9 @@
-import { createServer } from "node:http"
 import { HttpApiBuilder, HttpApiScalar, HttpMiddleware, HttpServer, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Config, Effect, Layer, Option } from "effect"
 import { BadRequest, PayloadTooLarge } from "../../schema/Errors.ts"
 import { BreinApi } from "../../schema/http/Api.ts"
-import { McpHttpLive } from "../mcp/Http.ts"
+import { makeMcpHttp, mcpFirstServer } from "../mcp/Http.ts"
 import { AuthenticationLive } from "./Authentication.ts"
 import { ConnectionsLive } from "./Connections.ts"
 import { HealthLive } from "./Health.ts"
@@ -46,21 +45,22 @@ export const ApiLive = HttpApiBuilder.api(BreinApi).pipe(
   ])
 )
 
-/** The HTTP app: REST API, OpenAPI document, docs page and MCP, without a listening socket. */
+/** The HTTP app: REST API, OpenAPI document and docs page, without a listening socket. */
 export const HttpAppLive = Layer.mergeAll(
   HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }),
   HttpApiScalar.layer({ path: "/docs" }),
-  McpHttpLive({ maxBodyBytes: MAX_BODY_BYTES }),
   UnreadableBodyLive
 ).pipe(Layer.provideMerge(ApiLive))
+
+/** The listening socket: /mcp is answered on it directly, every other request goes to the HTTP app. */
+export const listen = (port: number) =>
+  Layer.unwrapScoped(
+    Effect.map(makeMcpHttp({ maxBodyBytes: MAX_BODY_BYTES }), (mcp) => NodeHttpServer.layer(() => mcpFirstServer(mcp), { port }))
+  )
 
 export const HttpServerLive = HttpApiBuilder.serve(bodyLimit).pipe(
   HttpMiddleware.withTracerDisabledWhen(() => true),
   Layer.provide(HttpAppLive),
   HttpServer.withLogAddress,
-  Layer.provide(
-    Layer.unwrapEffect(
-      Effect.map(Config.integer("PORT").pipe(Config.withDefault(8787)), (port) => NodeHttpServer.layer(createServer, { port }))
-    )
-  )
+  Layer.provide(Layer.unwrapEffect(Effect.map(Config.integer("PORT").pipe(Config.withDefault(8787)), listen)))
 )

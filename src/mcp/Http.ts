@@ -1,29 +1,30 @@
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { createServer, IncomingMessage, ServerResponse } from "node:http"
+import { Readable } from "node:stream"
 import { type AuthInfo, createMcpHandler, type McpRequestContext } from "@modelcontextprotocol/server"
-import { Effect, Option, Runtime, Schema } from "effect"
-import { BadRequest, Unauthorized } from "../../schema/Errors.ts"
+import { Cause, Effect, Either, Exit, Option, Runtime, Schema } from "effect"
+import { BadRequest, PayloadTooLarge, Unauthorized } from "../../schema/Errors.ts"
 import { Principal } from "../../schema/Principal.ts"
 import { Workspaces } from "../../services/workspace/Workspaces.ts"
 import { makeMcpSurface } from "./Surface.ts"
-import { fromWebResponse, toWebExchange } from "./WebBridge.ts"
+
+export type NodeHandler = (request: IncomingMessage, response: ServerResponse) => void
 
 const isPrincipal = Schema.is(Principal)
+const encodeUnauthorized = Schema.encodeSync(Unauthorized)
+const encodeTooLarge = Schema.encodeSync(PayloadTooLarge)
+const encodeBadRequest = Schema.encodeSync(BadRequest)
+
+const isMcpPath = (url: string | undefined) => url === "/mcp" || url?.startsWith("/mcp?") === true
 
 const bearerToken = (header: string | undefined) => {
   const match = header === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(header)
   return match?.[1] ?? ""
 }
 
-const unauthorized = (error: Unauthorized) =>
-  HttpServerResponse.schemaJson(Unauthorized)(error, {
-    status: 401,
-    headers: { "www-authenticate": 'Bearer realm="brein"' }
-  }).pipe(Effect.orDie)
-
-const unreadable = () =>
-  HttpServerResponse.schemaJson(BadRequest)(new BadRequest({ message: "the request body could not be read" }), { status: 400 }).pipe(
-    Effect.orDie
-  )
+const sendJson = (response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+  const text = JSON.stringify(body)
+  response.writeHead(status, { ...headers, "content-type": "application/json", "content-length": String(Buffer.byteLength(text)) }).end(text)
+}
 
 const authInfoFor = (principal: Principal, token: string): AuthInfo => ({
   token,
@@ -32,34 +33,129 @@ const authInfoFor = (principal: Principal, token: string): AuthInfo => ({
   extra: { principal }
 })
 
-/** Streamable HTTP at /mcp on the API's port: both protocol eras, the same bearer keys as the REST API. */
-export const McpHttpLive = (options: { readonly maxBodyBytes: number }) =>
-  HttpApiBuilder.Router.use((router) =>
-    Effect.gen(function* () {
-      const workspaces = yield* Workspaces
-      const surface = yield* makeMcpSurface
-      const runtime = yield* Effect.runtime<never>()
-      const factory = (ctx: McpRequestContext) => {
-        const principal = ctx.authInfo?.extra?.["principal"]
-        return isPrincipal(principal)
-          ? surface.server(principal)
-          : Promise.reject(new Error("an MCP request reached the server without an authenticated principal"))
-      }
-      const handler = createMcpHandler(factory, {
-        maxRequestBodySize: options.maxBodyBytes,
-        onerror: (error) => Runtime.runFork(runtime)(Effect.logDebug("MCP request rejected", error.message))
-      })
-      yield* Effect.addFinalizer(() => Effect.promise(() => handler.close()))
+const hasBody = (method: string | undefined) => method !== "GET" && method !== "HEAD" && method !== "DELETE"
 
-      const route = Effect.gen(function* () {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const token = bearerToken(request.headers["authorization"])
-        const principal = yield* workspaces.authenticate(token)
-        const { request: web, parsedBody } = yield* toWebExchange
-        const options = { authInfo: authInfoFor(principal, token), ...Option.match(parsedBody, { onNone: () => ({}), onSome: (body) => ({ parsedBody: body }) }) }
-        return yield* fromWebResponse(yield* Effect.promise(() => handler.fetch(web, options)))
-      }).pipe(Effect.catchTags({ Unauthorized: unauthorized, RequestError: unreadable }))
+type Body = { readonly _tag: "Text"; readonly text: string } | { readonly _tag: "TooLarge" } | { readonly _tag: "Unreadable" }
 
-      yield* router.all("/mcp", route)
+/** The body as text, refused once it passes `limit` bytes (chunked bodies declare no length). */
+const readBody = (request: IncomingMessage, limit: number) =>
+  new Promise<Body>((resolve) => {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    request.on("data", (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= limit) return void chunks.push(chunk)
+      request.removeAllListeners("data").pause()
+      resolve({ _tag: "TooLarge" })
     })
-  )
+    request.on("end", () => resolve({ _tag: "Text", text: Buffer.concat(chunks, size).toString("utf8") }))
+    request.on("error", () => resolve({ _tag: "Unreadable" }))
+  })
+
+const headersOf = (request: IncomingMessage) => {
+  const headers = new Headers()
+  const raw = request.rawHeaders
+  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i] ?? "", raw[i + 1] ?? "")
+  return headers
+}
+
+const parseJson = (text: string) => Either.getRight(Either.try((): unknown => JSON.parse(text)))
+
+// a reader loop: `Response.text()` costs several times more for a small JSON body
+const readAll = async (stream: ReadableStream<Uint8Array>) => {
+  const reader = stream.getReader()
+  const chunks: Array<Uint8Array> = []
+  for (let next = await reader.read(); !next.done; next = await reader.read()) chunks.push(next.value)
+  return Buffer.concat(chunks)
+}
+
+/** A web `Response` onto the Node response: JSON in one write, event streams as they come. */
+const reply = async (response: ServerResponse, answer: Response) => {
+  const headers: Record<string, string> = {}
+  answer.headers.forEach((value, name) => void (headers[name] = value))
+  if (answer.body === null) return void response.writeHead(answer.status, headers).end()
+  if (headers["content-type"]?.startsWith("text/event-stream") === true) {
+    const stream = Readable.fromWeb(answer.body)
+    // a client that leaves cancels the stream, which closes the SDK's exchange
+    response.once("close", () => stream.destroy())
+    return void stream.pipe(response.writeHead(answer.status, headers))
+  }
+  const body = await readAll(answer.body)
+  response.writeHead(answer.status, { ...headers, "content-length": String(body.length) }).end(body)
+}
+
+/**
+ * Streamable HTTP at /mcp, both protocol eras, the same bearer keys as the REST API. It is served from
+ * the Node server directly: the trip through the Effect HTTP stack and back cost more than the call.
+ * This is the one bridge between the SDK's promises and the Effect runtime captured here.
+ */
+export const makeMcpHttp = (options: { readonly maxBodyBytes: number }) =>
+  Effect.gen(function* () {
+    const workspaces = yield* Workspaces
+    const surface = yield* makeMcpSurface
+    const runtime = yield* Effect.runtime<never>()
+    const log = (message: string, error: unknown) => void Runtime.runFork(runtime)(Effect.logDebug(message, error))
+    const factory = (ctx: McpRequestContext) => {
+      const principal = ctx.authInfo?.extra?.["principal"]
+      return isPrincipal(principal)
+        ? surface.server(principal)
+        : Promise.reject(new Error("an MCP request reached the server without an authenticated principal"))
+    }
+    const handler = createMcpHandler(factory, {
+      maxRequestBodySize: options.maxBodyBytes,
+      onerror: (error) => log("MCP request rejected", error.message)
+    })
+    yield* Effect.addFinalizer(() => Effect.promise(() => handler.close()))
+
+    const tooLarge = encodeTooLarge(new PayloadTooLarge({
+      message: `the request body is larger than ${options.maxBodyBytes} bytes`,
+      limitBytes: options.maxBodyBytes
+    }))
+    const unreadable = encodeBadRequest(new BadRequest({ message: "the request body could not be read" }))
+
+    const serve = async (request: IncomingMessage, response: ServerResponse) => {
+      if (Number(request.headers["content-length"] ?? "0") > options.maxBodyBytes) return sendJson(response, 413, tooLarge)
+      const token = bearerToken(request.headers.authorization)
+      const principal = await Runtime.runPromiseExit(runtime)(workspaces.authenticate(token))
+      if (Exit.isFailure(principal)) {
+        const refused = Cause.failureOption(principal.cause)
+        if (Option.isNone(refused)) return void response.writeHead(500).end()
+        return sendJson(response, 401, encodeUnauthorized(refused.value), { "www-authenticate": 'Bearer realm="brein"' })
+      }
+      const body = hasBody(request.method) ? await readBody(request, options.maxBodyBytes) : undefined
+      if (body?._tag === "TooLarge") return sendJson(response, 413, tooLarge, { connection: "close" })
+      if (body?._tag === "Unreadable") return sendJson(response, 400, unreadable)
+      const parsed = body === undefined ? Option.none() : parseJson(body.text)
+
+      const web = new Request(`http://${request.headers.host ?? "localhost"}${request.url ?? "/mcp"}`, {
+        method: request.method ?? "GET",
+        headers: headersOf(request),
+        // with a parsed body the SDK reads nothing from the request; otherwise it answers the bad body itself
+        ...(body !== undefined && Option.isNone(parsed) ? { body: body.text } : {})
+      })
+      const authInfo = authInfoFor(principal.value, token)
+      await reply(response, await handler.fetch(web, Option.isSome(parsed) ? { authInfo, parsedBody: parsed.value } : { authInfo }))
+    }
+
+    return (request: IncomingMessage, response: ServerResponse) =>
+      void serve(request, response).catch((error: unknown) => {
+        log("MCP request failed", error)
+        if (response.headersSent) response.destroy()
+        else response.writeHead(500).end()
+      })
+  })
+
+/** A Node server that hands /mcp requests to `mcp`; all others reach its 'request' listeners (the Effect app). */
+export const mcpFirstServer = (mcp: NodeHandler) => {
+  const server = createServer()
+  const emit = server.emit.bind(server)
+  server.emit = (event: string, ...args: Array<unknown>) => {
+    const [request, response] = args
+    if (event === "request" && request instanceof IncomingMessage && response instanceof ServerResponse && isMcpPath(request.url)) {
+      mcp(request, response)
+      return true
+    }
+    return emit(event, ...args)
+  }
+  return server
+}

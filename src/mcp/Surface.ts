@@ -24,7 +24,9 @@ const badConnection = (path: string) =>
   new InvalidInput({ message: `${path}: a connection id looks like conn_…`, issues: [{ path, message: "a connection id looks like conn_…" }] })
 
 const connectionOf = (raw: unknown, path: string) =>
-  Option.match(decodeConnection(raw), { onNone: () => Effect.fail(badConnection(path)), onSome: Effect.succeed })
+  raw === undefined
+    ? Effect.succeed(undefined)
+    : Option.match(decodeConnection(raw), { onNone: () => Effect.fail(badConnection(path)), onSome: Effect.succeed })
 
 type CallParams = CallToolRequest["params"]
 
