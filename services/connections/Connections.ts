@@ -86,9 +86,8 @@ export class Connections extends Effect.Service<Connections>()("brein/connection
       const institution = input.connector === "banco" ? input.institution ?? null : null
       const id = yield* newId("conn")
       const sealed = yield* vault.seal(JSON.stringify({ rut: input.credentials.rut, clave: Redacted.value(input.credentials.clave) }))
-      yield* sql`INSERT INTO connections (id, workspace_id, connector, institution, credentials, credential_key)
-                 VALUES (${id}, ${principal.workspaceId}, ${input.connector}, ${institution}, ${sealed},
-                         ${sessionKey(input.connector, institution, input.credentials.rut)})`.pipe(Effect.orDie)
+      yield* sql`INSERT INTO connections (id, workspace_id, connector, institution, credentials)
+                 VALUES (${id}, ${principal.workspaceId}, ${input.connector}, ${institution}, ${sealed})`.pipe(Effect.orDie)
       return yield* Effect.flatMap(Effect.orDie(find(principal, id)), view)
     })
 

@@ -34,7 +34,7 @@ export class SyncWorker extends Effect.Service<SyncWorker>()("brein/sync/SyncWor
         if (last === undefined) return
         yield* last.state === "error"
           ? connections.setState(connectionId, "error", last.errorReason)
-          : connections.setState(connectionId, "sincronizada", null)
+          : connections.setState(connectionId, "sincronizada", last.state === "parcial" ? "sincronizacion_parcial" : null)
       })
 
     const commit = (job: JobRow, write: Effect.Effect<SyncResult, never, Persist>) =>

@@ -7,7 +7,7 @@ import { Principal } from "../../schema/Principal.ts"
 import { Workspaces } from "../../services/workspace/Workspaces.ts"
 import { makeMcpSurface } from "./Surface.ts"
 
-export type NodeHandler = (request: IncomingMessage, response: ServerResponse) => void
+type NodeHandler = (request: IncomingMessage, response: ServerResponse) => void
 
 const isPrincipal = Schema.is(Principal)
 const encodeUnauthorized = Schema.encodeSync(Unauthorized)
@@ -94,7 +94,7 @@ export const makeMcpHttp = (options: { readonly maxBodyBytes: number }) =>
     const workspaces = yield* Workspaces
     const surface = yield* makeMcpSurface
     const runtime = yield* Effect.runtime<never>()
-    const log = (message: string, error: unknown) => void Runtime.runFork(runtime)(Effect.logDebug(message, error))
+    const runFork = Runtime.runFork(runtime)
     const factory = (ctx: McpRequestContext) => {
       const principal = ctx.authInfo?.extra?.["principal"]
       return isPrincipal(principal)
@@ -103,7 +103,7 @@ export const makeMcpHttp = (options: { readonly maxBodyBytes: number }) =>
     }
     const handler = createMcpHandler(factory, {
       maxRequestBodySize: options.maxBodyBytes,
-      onerror: (error) => log("MCP request rejected", error.message)
+      onerror: (error) => void runFork(Effect.logDebug("MCP request rejected", error.message))
     })
     yield* Effect.addFinalizer(() => Effect.promise(() => handler.close()))
 
@@ -139,7 +139,7 @@ export const makeMcpHttp = (options: { readonly maxBodyBytes: number }) =>
 
     return (request: IncomingMessage, response: ServerResponse) =>
       void serve(request, response).catch((error: unknown) => {
-        log("MCP request failed", error)
+        runFork(Effect.logError("MCP request failed", error))
         if (response.headersSent) response.destroy()
         else response.writeHead(500).end()
       })

@@ -76,7 +76,11 @@ export class RcvCache extends Effect.Service<RcvCache>()("brein/connectors/sii/R
       sql`SELECT tipo_dte, count(*)::int AS documentos, sum(monto_exento)::float8 AS monto_exento, sum(monto_neto)::float8 AS monto_neto,
                  sum(monto_iva)::float8 AS monto_iva, sum(monto_total)::float8 AS monto_total
           FROM rcv_documents WHERE connection_id = ${connectionId} AND periodo = ${periodo} AND perspectiva = ${perspectiva}
-          GROUP BY tipo_dte ORDER BY tipo_dte`.pipe(Effect.flatMap(decodeTypes), Effect.orDie)
+          GROUP BY tipo_dte
+          UNION ALL
+          SELECT tipo_dte, documentos, monto_exento::float8, monto_neto::float8, monto_iva::float8, monto_total::float8
+          FROM rcv_totals WHERE connection_id = ${connectionId} AND periodo = ${periodo} AND perspectiva = ${perspectiva}
+          ORDER BY tipo_dte`.pipe(Effect.flatMap(decodeTypes), Effect.orDie)
 
     return { page, history, byType }
   })

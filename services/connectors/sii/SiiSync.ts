@@ -2,6 +2,7 @@ import { Effect, Schema } from "effect"
 import { Periodo, Perspectiva, type RcvDocumento, type TipoDte } from "../../../schema/upstream/Rcv.ts"
 import { type SiiSession, SiiUpstream } from "../../upstream/SiiUpstream.ts"
 import { upsertWithHistory } from "../../sync/CacheWriter.ts"
+import { replaceTotals } from "./RcvTotals.ts"
 import type { ConnectorSync, SyncContext } from "../../sync/ConnectorSync.ts"
 import { RcvResource } from "./RcvResource.ts"
 
@@ -40,9 +41,12 @@ export const makeSiiSync = Effect.map(SiiUpstream, (upstream): ConnectorSync => 
         counts[`tipoDte_${tipo.tipoDte}`] = rows.length
       }
       yield* report({ done: tipos.length, total: tipos.length, step: "guardando" })
-      return Effect.map(upsertWithHistory(RcvResource, documentos, job.id), (written) => ({
+      // Boletas (39, 41) exist in the RCV only as monthly totals: keep them, or the period's summary misses them.
+      const totals = resumen.tipos.filter((t) => t.soloTotal)
+      const write = Effect.zipRight(replaceTotals(periodo, perspectiva, totals), upsertWithHistory(RcvResource, documentos, job.id))
+      return Effect.map(write, (written) => ({
         completo: missing.length === 0,
-        counts: { ...counts, documentos: documentos.length, ...written }
+        counts: { ...counts, ...Object.fromEntries(totals.map((t) => [`soloTotal_${t.tipoDte}`, t.documentos])), documentos: documentos.length, ...written }
       }))
     })
 }))

@@ -131,8 +131,6 @@ layer(Live, { excludeTestServices: true })("sii .consultar tools", (it) => {
 
   it.effect("sii.rcv.resumen.consultar has SII's totals per tipoDte, credit notes subtracting", () => summaryMatchesSii(76700001))
 
-  // KNOWN BUG (reported, not fixed here): a sync stores only the documents of the detail, and SII lists
-  // boletas (39) only as a total in its resumen, so the cache drops them and the summary of a company
-  // that issues boletas misses most of its sales, while saying completo: true.
-  it.effect.fails("sii.rcv.resumen.consultar includes the boletas SII reports only as a total", () => summaryMatchesSii(76700004))
+  // SII lists boletas (39) only as a total in its resumen: the sync keeps those totals for the summary.
+  it.effect("sii.rcv.resumen.consultar includes the boletas SII reports only as a total", () => summaryMatchesSii(76700004))
 })
