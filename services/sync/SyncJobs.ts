@@ -45,6 +45,11 @@ export const toView = (row: JobRow): SyncJobView => ({
   finishedAt: row.finishedAt?.toISOString() ?? null
 })
 
+export interface Claim {
+  readonly id: string
+  readonly attempts: number
+}
+
 export interface JobTarget {
   readonly connectionId: string
   readonly workspaceId: string
@@ -114,23 +119,33 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
                             ORDER BY run_after FOR UPDATE SKIP LOCKED LIMIT 1)
                 RETURNING ${COLUMNS}`).pipe(Effect.map(Arr.head))
 
-    const renew = (id: string, lease: Duration.Duration) =>
+    // A claim is (id, attempts): a worker whose lease ran out and whose job was claimed again changes nothing.
+    const owned = (claim: Claim) => sql`id = ${claim.id} AND attempts = ${claim.attempts}`
+
+    const renew = (claim: Claim, lease: Duration.Duration) =>
       sql`UPDATE sync_jobs SET run_after = now() + ${`${Duration.toMillis(lease)} milliseconds`}::interval
-          WHERE id = ${id} AND state = 'sincronizando'`.pipe(Effect.orDie, Effect.asVoid)
+          WHERE ${owned(claim)} AND state = 'sincronizando'`.pipe(Effect.orDie, Effect.asVoid)
 
-    const report = (id: string, progress: Progress) =>
-      sql`UPDATE sync_jobs SET progress = ${JSON.stringify(progress)}::jsonb WHERE id = ${id}`.pipe(Effect.orDie, Effect.asVoid)
+    const report = (claim: Claim, progress: Progress) =>
+      sql`UPDATE sync_jobs SET progress = ${JSON.stringify(progress)}::jsonb WHERE ${owned(claim)}`.pipe(Effect.orDie, Effect.asVoid)
 
-    const finish = (id: string, state: JobState, counts: Readonly<Record<string, number>>, error: Option.Option<{ readonly reason: string; readonly message: string }>) =>
+    /** Ends a claimed job; false when the claim was lost (another worker owns the job now). */
+    const finish = (claim: Claim, state: JobState, counts: Readonly<Record<string, number>>, error: Option.Option<{ readonly reason: string; readonly message: string }>) =>
       sql`UPDATE sync_jobs SET state = ${state}, counts = ${JSON.stringify(counts)}::jsonb, finished_at = now(),
             error_reason = ${Option.match(error, { onNone: () => null, onSome: (e) => e.reason })},
             error_message = ${Option.match(error, { onNone: () => null, onSome: (e) => e.message })}
-          WHERE id = ${id}`.pipe(Effect.orDie, Effect.asVoid)
+          WHERE ${owned(claim)} RETURNING id`.pipe(Effect.orDie, Effect.map((rows) => rows.length > 0))
 
-    const retryLater = (id: string, delay: Duration.Duration, error: { readonly reason: string; readonly message: string }) =>
+    const retryLater = (claim: Claim, delay: Duration.Duration, error: { readonly reason: string; readonly message: string }) =>
       sql`UPDATE sync_jobs SET state = 'en_cola', run_after = now() + ${`${Duration.toMillis(delay)} milliseconds`}::interval,
             error_reason = ${error.reason}, error_message = ${error.message}
-          WHERE id = ${id}`.pipe(Effect.orDie, Effect.asVoid)
+          WHERE ${owned(claim)}`.pipe(Effect.orDie, Effect.asVoid)
+
+    /** Hands a claimed job back without spending its attempt (its upstream session is busy elsewhere). */
+    const release = (claim: Claim, delay: Duration.Duration) =>
+      sql`UPDATE sync_jobs SET state = 'en_cola', attempts = attempts - 1,
+            run_after = now() + ${`${Duration.toMillis(delay)} milliseconds`}::interval
+          WHERE ${owned(claim)}`.pipe(Effect.orDie, Effect.asVoid)
 
     /** Waits until every job is done or the time is up; reports progress as it changes. */
     const awaitJobs = Effect.fn("SyncJobs.await")(function* (
@@ -151,6 +166,6 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
       }
     })
 
-    return { enqueue, byIds, list, openFor, claim, renew, report, finish, retryLater, awaitJobs }
+    return { enqueue, byIds, list, openFor, claim, renew, report, finish, retryLater, release, awaitJobs }
   })
 }) {}

@@ -45,7 +45,9 @@ export class SyncWorker extends Effect.Service<SyncWorker>()("brein/sync/SyncWor
                    VALUES (${job.connectionId}, ${job.scopeKey}, ${JSON.stringify(job.scope)}::jsonb, now(), ${result.completo}, ${job.id})
                    ON CONFLICT (connection_id, scope_key) DO UPDATE
                    SET scope = EXCLUDED.scope, synced_at = EXCLUDED.synced_at, completo = EXCLUDED.completo, job_id = EXCLUDED.job_id`
-        yield* jobs.finish(job.id, state, result.counts, Option.none())
+        if (!(yield* jobs.finish(job, state, result.counts, Option.none()))) {
+          return yield* Effect.dieMessage(`sync job ${job.id} was claimed again by another worker: this attempt writes nothing`)
+        }
       }).pipe(
         Effect.provideService(Persist, { sql, workspaceId: job.workspaceId, connectionId: job.connectionId, connector: job.connector }),
         sql.withTransaction,
@@ -59,7 +61,7 @@ export class SyncWorker extends Effect.Service<SyncWorker>()("brein/sync/SyncWor
         const login = yield* connections.open(job.connectionId)
         const held = yield* lock.tryAcquire(sessionKey(login.connector, login.institution, login.credentials.rut))
         if (Option.isNone(held)) return yield* Effect.fail(new SessionBusy())
-        const report = (progress: JobRow["progress"]) => jobs.report(job.id, progress)
+        const report = (progress: JobRow["progress"]) => jobs.report(job, progress)
         const [fetchMs, write] = yield* Effect.timed(sync.fetch({ job, login, report }))
         const [commitMs] = yield* Effect.timed(commit(job, write))
         yield* Effect.logDebug("sync job done", { job: job.id, fetchMs: Duration.toMillis(fetchMs), commitMs: Duration.toMillis(commitMs) })
@@ -68,25 +70,24 @@ export class SyncWorker extends Effect.Service<SyncWorker>()("brein/sync/SyncWor
     const onFailure = (job: JobRow, error: UpstreamError | SessionBusy) => {
       if (error._tag === "SessionBusy") {
         // Another sync holds this user's upstream session: wait for it without spending an attempt.
-        return sql`UPDATE sync_jobs SET state = 'en_cola', attempts = attempts - 1,
-                   run_after = now() + interval '250 milliseconds' WHERE id = ${job.id}`.pipe(Effect.orDie, Effect.asVoid)
+        return jobs.release(job, Duration.millis(250))
       }
       const failure = { reason: error.reason, message: error.message }
       const exhausted = job.attempts >= job.maxAttempts
-      if (TERMINAL_REASONS.has(error.reason) || exhausted) return jobs.finish(job.id, "error", {}, Option.some(failure))
+      if (TERMINAL_REASONS.has(error.reason) || exhausted) return Effect.asVoid(jobs.finish(job, "error", {}, Option.some(failure)))
       const retryAfter = "retryAfterSeconds" in error ? error.retryAfterSeconds : 5
-      return jobs.retryLater(job.id, settings.retryDelay(retryAfter), failure)
+      return jobs.retryLater(job, settings.retryDelay(retryAfter), failure)
     }
 
     const run = (job: JobRow) =>
       Effect.gen(function* () {
         yield* Effect.annotateCurrentSpan({ jobId: job.id, connector: job.connector })
         if (job.attempts > job.maxAttempts) {
-          yield* jobs.finish(job.id, "error", {}, Option.some({ reason: "intentos_agotados", message: `gave up after ${job.maxAttempts} attempts` }))
+          yield* jobs.finish(job, "error", {}, Option.some({ reason: "intentos_agotados", message: `gave up after ${job.maxAttempts} attempts` }))
           return yield* refreshConnection(job.connectionId)
         }
         yield* connections.setState(job.connectionId, "sincronizando", null)
-        const heartbeat = yield* jobs.renew(job.id, settings.lease).pipe(
+        const heartbeat = yield* jobs.renew(job, settings.lease).pipe(
           Effect.repeat(Schedule.spaced(Duration.times(settings.lease, 1 / 3))),
           Effect.fork
         )
@@ -97,7 +98,7 @@ export class SyncWorker extends Effect.Service<SyncWorker>()("brein/sync/SyncWor
           if (Option.isSome(failure)) yield* onFailure(job, failure.value)
           else {
             yield* Effect.logError("sync job died", exit.cause)
-            yield* jobs.finish(job.id, "error", {}, Option.some({ reason: "error_interno", message: "the sync failed unexpectedly" }))
+            yield* jobs.finish(job, "error", {}, Option.some({ reason: "error_interno", message: "the sync failed unexpectedly" }))
           }
         }
         yield* refreshConnection(job.connectionId)

@@ -1,5 +1,4 @@
 import { createServer, IncomingMessage, ServerResponse } from "node:http"
-import { Readable } from "node:stream"
 import { type AuthInfo, createMcpHandler, type McpRequestContext } from "@modelcontextprotocol/server"
 import { Cause, Effect, Either, Exit, Option, Runtime, Schema } from "effect"
 import { BadRequest, PayloadTooLarge, Unauthorized } from "../../schema/Errors.ts"
@@ -69,16 +68,26 @@ const readAll = async (stream: ReadableStream<Uint8Array>) => {
   return Buffer.concat(chunks)
 }
 
+const drained = (response: ServerResponse) =>
+  new Promise<void>((resolve) => void response.once("drain", resolve).once("close", resolve))
+
+/** Event frames as they come; a client that leaves cancels the stream, which ends the SDK's exchange. */
+const streamTo = async (response: ServerResponse, stream: ReadableStream<Uint8Array>) => {
+  const reader = stream.getReader()
+  response.once("close", () => void reader.cancel().catch(() => undefined))
+  for (let next = await reader.read(); !next.done; next = await reader.read()) {
+    if (!response.write(next.value) && !response.destroyed) await drained(response)
+  }
+  response.end()
+}
+
 /** A web `Response` onto the Node response: JSON in one write, event streams as they come. */
 const reply = async (response: ServerResponse, answer: Response) => {
   const headers: Record<string, string> = {}
   answer.headers.forEach((value, name) => void (headers[name] = value))
   if (answer.body === null) return void response.writeHead(answer.status, headers).end()
   if (headers["content-type"]?.startsWith("text/event-stream") === true) {
-    const stream = Readable.fromWeb(answer.body)
-    // a client that leaves cancels the stream, which closes the SDK's exchange
-    response.once("close", () => stream.destroy())
-    return void stream.pipe(response.writeHead(answer.status, headers))
+    return streamTo(response.writeHead(answer.status, headers), answer.body)
   }
   const body = await readAll(answer.body)
   response.writeHead(answer.status, { ...headers, "content-length": String(body.length) }).end(body)

@@ -41,6 +41,31 @@ const rawPost = (headers: Record<string, string>) =>
       return { status: response.status, body: await response.json() as unknown }
     }))
 
+const MIB = 1024 * 1024
+
+/** A tools/call whose body is `size` bytes or more; chunked (no content-length) when `chunked`. */
+const bigCall = (key: string, size: number, chunked: boolean) =>
+  Effect.flatMap(mcpUrl, (url) =>
+    Effect.promise(async () => {
+      const text = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo.message.reflect", arguments: { message: "x".repeat(size) } } })
+      const bytes = new TextEncoder().encode(text)
+      const body = chunked
+        ? new ReadableStream<Uint8Array>({
+          start: (controller) => {
+            for (let at = 0; at < bytes.length; at += 64 * 1024) controller.enqueue(bytes.subarray(at, at + 64 * 1024))
+            controller.close()
+          }
+        })
+        : bytes
+      const response = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...bearer(key) },
+        body,
+        ...(chunked ? { duplex: "half" } : {})
+      }).catch(() => null)
+      return response === null ? null : { status: response.status, body: await response.json().catch(() => null) as unknown }
+    }))
+
 layer(McpTest, { excludeTestServices: true })("MCP over Streamable HTTP", (it) => {
   for (const era of ERAS) {
     it.scoped(`${era}: negotiates its era and lists the external registry tools with hints, titles and schemas`, () =>
@@ -211,6 +236,23 @@ layer(McpTest, { excludeTestServices: true })("MCP over Streamable HTTP", (it) =
         assert.deepStrictEqual((yield* decodeResponse(quiet.structuredContent)).data, { counted: 2 })
       }))
   }
+
+  it.scoped("a body over 1 MiB is PayloadTooLarge (413), declared or chunked, and the REST API answers on the same port", () =>
+    Effect.gen(function*() {
+      const key = yield* issueKey("bulky", "free")
+      const declared = yield* bigCall(key, MIB, false)
+      assert.strictEqual(declared?.status, 413)
+      assert.deepInclude(declared?.body, { _tag: "PayloadTooLarge", limitBytes: MIB })
+      const chunked = yield* bigCall(key, MIB, true)
+      // the server may close the socket before the client has sent everything: a reset is a refusal too
+      assert.isTrue(chunked === null || chunked.status === 413)
+      const sql = yield* SqlClient.SqlClient
+      const rows = yield* sql`SELECT 1 FROM audit_log a JOIN workspaces w ON w.id = a.workspace_id WHERE w.name = 'bulky'`
+      assert.strictEqual(rows.length, 0)
+
+      const health = yield* Effect.flatMap(mcpUrl, (url) => Effect.promise(() => fetch(new URL("/health", url))))
+      assert.strictEqual(health.status, 200)
+    }))
 
   it.scoped("a missing or unknown key is 401 with a JSON Unauthorized body, and the client cannot connect", () =>
     Effect.gen(function*() {
