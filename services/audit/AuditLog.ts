@@ -46,14 +46,21 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
         return rows
       })
 
+    const remember = (rows: ReadonlyArray<AuditRow>) =>
+      Effect.sync(() => rows.forEach((r) => heads.set(r.chain, { seq: r.seq, digest: r.digest })))
+
+    // Fast: one INSERT chained from the remembered heads. If someone else took a sequence number
+    // first, forget those heads and append under the chains' locks, which cannot lose.
     const append = (entries: ReadonlyArray<AuditEntry>) =>
-      Effect.flatMap(chain(entries), (rows) =>
-        store.insert(rows).pipe(
-          Effect.tap(() => Effect.sync(() => rows.forEach((r) => heads.set(r.chain, { seq: r.seq, digest: r.digest })))),
-          Effect.tapErrorTag("AuditChainMoved", (moved) => Effect.sync(() => moved.chains.forEach((c) => heads.delete(c)))),
-          Effect.as(rows)
-        )
-      ).pipe(Effect.retry({ schedule: raceRetry, while: (e) => e._tag === "AuditChainMoved" }))
+      Effect.flatMap(chain(entries), (rows) => Effect.as(store.insert(rows), rows)).pipe(
+        Effect.catchTag("AuditChainMoved", (moved) =>
+          Effect.sync(() => moved.chains.forEach((c) => heads.delete(c))).pipe(
+            Effect.zipRight(store.appendLocked(entries)),
+            Effect.retry({ schedule: raceRetry, while: (e) => e._tag === "AuditChainMoved" })
+          )
+        ),
+        Effect.tap(remember)
+      )
 
     const flush = Effect.gen(function* () {
       const batch = [...(yield* Queue.takeBetween(queue, 1, MAX_BATCH))]

@@ -1,5 +1,5 @@
 import { Context, Data, type Effect, type Option } from "effect"
-import type { AuditRow } from "../../schema/audit/AuditRow.ts"
+import type { AuditEntry, AuditRow } from "../../schema/audit/AuditRow.ts"
 
 export class AuditStoreFailed extends Data.TaggedError("AuditStoreFailed")<{ readonly cause: unknown }> {}
 
@@ -21,6 +21,11 @@ export interface AuditStoreApi {
    * writer already took fails the whole statement with AuditChainMoved and writes nothing.
    */
   readonly insert: (rows: ReadonlyArray<AuditRow>) => Effect.Effect<void, AuditStoreFailed | AuditChainMoved>
+  /**
+   * The slow, certain way: in one transaction, take every chain's lock, read the heads, chain the
+   * entries and insert them. Used when the fast insert lost a race.
+   */
+  readonly appendLocked: (entries: ReadonlyArray<AuditEntry>) => Effect.Effect<ReadonlyArray<AuditRow>, AuditStoreFailed | AuditChainMoved>
   /** The same inside the caller's transaction, behind a savepoint: a conflict does not abort the caller. */
   readonly insertNested: (rows: ReadonlyArray<AuditRow>) => Effect.Effect<void, AuditStoreFailed | AuditChainMoved>
   /** A page of rows in chain order, after the given (chain, seq). */

@@ -1,7 +1,8 @@
 import { SqlClient, SqlError } from "@effect/sql"
 import { Array as Arr, Effect, Layer, Option, Schema } from "effect"
-import { AuditRow } from "../../schema/audit/AuditRow.ts"
+import { type AuditEntry, AuditRow } from "../../schema/audit/AuditRow.ts"
 import { AuditChainMoved, AuditStore, AuditStoreFailed, type ChainHead } from "./AuditStore.ts"
+import { chainEntries, GENESIS } from "./Chain.ts"
 
 const decodeRows = Schema.decodeUnknown(Schema.Array(AuditRow))
 const Head = Schema.Struct({ chain: Schema.String, seq: Schema.NumberFromString, digest: Schema.String })
@@ -68,9 +69,21 @@ export const AuditStoreSql = Layer.effect(
         Effect.mapError(fail)
       )
 
+    const appendLocked = (entries: ReadonlyArray<AuditEntry>) =>
+      Effect.gen(function* () {
+        const chains = [...new Set(entries.map((e) => e.workspaceId))].sort()
+        for (const chain of chains) yield* lock(chain)
+        const found = yield* heads(chains)
+        const rows = chains.flatMap((chain) =>
+          chainEntries(chain, found.get(chain) ?? { seq: 0, digest: GENESIS }, entries.filter((e) => e.workspaceId === chain))
+        )
+        yield* insert(rows)
+        return rows
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", (error) => Effect.fail(fail(error))))
+
     const insertNested = (rows: ReadonlyArray<AuditRow>) =>
       sql.withTransaction(insert(rows)).pipe(Effect.catchTag("SqlError", (error) => Effect.fail(fail(error))))
 
-    return AuditStore.of({ lock, heads, insert, insertNested, page, byRequest })
+    return AuditStore.of({ lock, heads, insert, appendLocked, insertNested, page, byRequest })
   })
 )

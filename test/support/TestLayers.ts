@@ -34,6 +34,7 @@ export const FailingAuditStore = Layer.succeed(
     lock: () => Effect.fail(new AuditStoreFailed({ cause: "audit database unreachable" })),
     heads: () => Effect.fail(new AuditStoreFailed({ cause: "audit database unreachable" })),
     insert: () => Effect.fail(new AuditStoreFailed({ cause: "audit database unreachable" })),
+    appendLocked: () => Effect.fail(new AuditStoreFailed({ cause: "audit database unreachable" })),
     insertNested: () => Effect.fail(new AuditStoreFailed({ cause: "audit database unreachable" })),
     page: () => Effect.fail(new AuditStoreFailed({ cause: "audit database unreachable" })),
     byRequest: () => Effect.fail(new AuditStoreFailed({ cause: "audit database unreachable" }))
