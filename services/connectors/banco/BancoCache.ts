@@ -81,7 +81,7 @@ export class BancoCache extends Effect.Service<BancoCache>()("brein/connectors/b
           WHERE connection_id = ${f.connectionId} AND post_date BETWEEN ${f.desde}::date AND ${f.hasta}::date
             ${f.cuenta === undefined ? sql`` : sql`AND account_id = ${f.cuenta}`}
             ${Option.match(f.after, { onNone: () => sql``, onSome: (c) => sql`AND (post_date, id) > (${c.postDate}::date, ${c.id})` })}
-          ORDER BY post_date, id LIMIT ${f.limit + 1}`.pipe(Effect.flatMap(decodeMovimientos), Effect.orDie)
+          ORDER BY bank_movements.post_date, bank_movements.id LIMIT ${f.limit + 1}`.pipe(Effect.flatMap(decodeMovimientos), Effect.orDie)
 
     const history = (connectionId: string, keys: ReadonlyArray<string>) =>
       keys.length === 0
