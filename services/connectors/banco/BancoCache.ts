@@ -5,6 +5,7 @@ import { Account, AccountId, AccountType, Movement, MovementId } from "../../../
 import { Fecha } from "../../../schema/upstream/Fecha.ts"
 import { CuentasResource, MovimientosResource } from "./BancoResources.ts"
 import type { MovimientoCursor } from "./MovimientoCursor.ts"
+import { decodeHistory } from "../../sync/CacheHistory.ts"
 
 const CuentaRow = Schema.Struct({
   accountId: AccountId,
@@ -40,14 +41,6 @@ const MovimientoRow = Schema.Struct({
 export type MovimientoRow = typeof MovimientoRow.Type
 const decodeMovimientos = Schema.decodeUnknown(Schema.Array(MovimientoRow))
 
-const HistoryRow = Schema.Struct({
-  naturalKey: Schema.String,
-  version: Schema.Number,
-  snapshot: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
-  validFrom: Schema.DateFromSelf,
-  validTo: Schema.DateFromSelf
-})
-const decodeHistory = Schema.decodeUnknown(Schema.Array(HistoryRow))
 
 const CoverageRow = Schema.Struct({ scopeKey: Schema.String, syncedAt: Schema.DateFromSelf, completo: Schema.Boolean })
 const decodeCoverage = Schema.decodeUnknown(Schema.Array(CoverageRow))

@@ -3,6 +3,7 @@ import { Effect, Schema } from "effect"
 import { type Perspectiva, RcvDocumento, TipoDte } from "../../../schema/upstream/Rcv.ts"
 import { RutCanonical } from "../../../schema/upstream/Rut.ts"
 import { RcvResource } from "./RcvResource.ts"
+import { decodeHistory } from "../../sync/CacheHistory.ts"
 
 const DocRow = Schema.Struct({
   id: Schema.Number,
@@ -18,14 +19,6 @@ const DocRow = Schema.Struct({
 export type DocRow = typeof DocRow.Type
 const decodeDocs = Schema.decodeUnknown(Schema.Array(DocRow))
 
-const HistoryRow = Schema.Struct({
-  naturalKey: Schema.String,
-  version: Schema.Number,
-  snapshot: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
-  validFrom: Schema.DateFromSelf,
-  validTo: Schema.DateFromSelf
-})
-const decodeHistory = Schema.decodeUnknown(Schema.Array(HistoryRow))
 
 const TypeRow = Schema.Struct({
   tipoDte: Schema.Number,
