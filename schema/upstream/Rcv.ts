@@ -2,6 +2,9 @@ import { Schema } from "effect"
 import { FechaDmy } from "./Fecha.ts"
 import { Rut } from "./Rut.ts"
 
+/** The RCV replaced the IECV from this period on: there is no RCV before it. */
+export const RCV_FIRST_PERIODO = "2017-08"
+
 export const Periodo = Schema.String.pipe(
   Schema.pattern(/^\d{4}-(0[1-9]|1[0-2])$/, { message: () => "a period looks like YYYY-MM with month 01-12" })
 ).annotations({ identifier: "Periodo", description: "Tax period YYYY-MM", examples: ["2026-07"] })

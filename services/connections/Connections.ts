@@ -121,7 +121,7 @@ export class Connections extends Effect.Service<Connections>()("brein/connection
     const setState = (id: string, state: ConnectionState, reason: string | null) =>
       sql`UPDATE connections SET state = ${state}, state_reason = ${reason}, updated_at = now() WHERE id = ${id}`.pipe(Effect.orDie, Effect.asVoid)
 
-    return { create, get, list, remove, open, setState, findOption: (p: Principal, id: string) => Effect.option(find(p, id)) }
+    return { create, get, list, remove, open, setState }
   }),
   dependencies: [Vault.Default, ConnectionLookup.Default]
 }) {}

@@ -106,10 +106,6 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
     const list = (connectionId: string, limit: number) =>
       query(sql`SELECT ${COLUMNS} FROM sync_jobs WHERE connection_id = ${connectionId} ORDER BY created_at DESC, id LIMIT ${limit}`)
 
-    const openFor = (connectionId: string, scopeKey: string) =>
-      query(sql`SELECT ${COLUMNS} FROM sync_jobs WHERE connection_id = ${connectionId} AND scope_key = ${scopeKey}
-                AND state IN ('en_cola', 'sincronizando') LIMIT 1`).pipe(Effect.map(Arr.head))
-
     /** Takes the next due job whose lease (if any) has run out: a crashed worker's job comes back here. */
     const claim = (lease: Duration.Duration) =>
       query(sql`UPDATE sync_jobs SET state = 'sincronizando', attempts = attempts + 1,
@@ -166,6 +162,6 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
       }
     })
 
-    return { enqueue, byIds, list, openFor, claim, renew, report, finish, retryLater, release, awaitJobs }
+    return { enqueue, byIds, list, claim, renew, report, finish, retryLater, release, awaitJobs }
   })
 }) {}

@@ -81,6 +81,12 @@ export const chileDayOf = (millis: number): Day => {
 
 export const todayInChile: Effect.Effect<Day> = Effect.map(Clock.currentTimeMillis, chileDayOf)
 
+/** The current month in Chile, as YYYY-MM. */
+export const currentPeriodo: Effect.Effect<string> = Effect.map(todayInChile, (today) => {
+  const { month, year } = ymdFromDay(today)
+  return formatPeriodo(monthIndex(year, month))
+})
+
 /** The UTC instant of midnight in Chile, as mindicador prints dates. */
 export const chileMidnightIso = (days: Day): string => {
   const { day, month, year } = ymdFromDay(days)

@@ -1,10 +1,9 @@
-import type { EstadoRcv, Periodo, Perspectiva, RcvDocumento, RcvResumen, RcvResumenTipo } from "../../schema/upstream/Rcv.ts"
+import { type EstadoRcv, type Periodo, type Perspectiva, RCV_FIRST_PERIODO, type RcvDocumento, type RcvResumen, type RcvResumenTipo } from "../../schema/upstream/Rcv.ts"
 import type { Rut } from "../../schema/upstream/Rut.ts"
 import { type Day, dayFromYmd, daysInMonth, formatDmy, isBusinessDay, monthFromIndex, parsePeriodo } from "./CivilDate.ts"
 import { ADUANA, companies, type Counterparty, persons, pickFrequent } from "./Counterparties.ts"
 import { makePrng, type NonEmpty, type Prng } from "./Prng.ts"
 
-export const RCV_FIRST_PERIODO = "2017-08"
 const RCV_START = parsePeriodo(RCV_FIRST_PERIODO)
 
 /** A document as generated once, before the clock decides what SII shows of it. */

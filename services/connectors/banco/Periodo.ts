@@ -1,14 +1,11 @@
 import { Effect } from "effect"
 import { InvalidInput } from "../../../schema/Errors.ts"
-import { daysInMonth, formatPeriodo, monthIndex, parsePeriodo, todayInChile, ymdFromDay } from "../../upstream/CivilDate.ts"
+import { currentPeriodo, daysInMonth, formatPeriodo, parsePeriodo } from "../../upstream/CivilDate.ts"
 
 /** Chilean banks show the cartola of the last 24 months online. */
 export const MESES_HISTORIA = 24
 
-export const currentPeriodo = Effect.map(todayInChile, (today) => {
-  const { month, year } = ymdFromDay(today)
-  return formatPeriodo(monthIndex(year, month))
-})
+export { currentPeriodo }
 
 export const syncablePeriodos = Effect.map(currentPeriodo, (current) => ({
   desde: formatPeriodo(parsePeriodo(current) - MESES_HISTORIA),
