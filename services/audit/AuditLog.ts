@@ -20,7 +20,7 @@ const raceRetry = Schedule.recurs(8)
  * commit. The next flush starts as soon as the previous one ends, so under load batches grow
  * instead of requests queueing on a lock. Another process (or a call writing its row inside its
  * own transaction) may take a sequence number first: the INSERT then fails as a whole, the writer
- * forgets those heads and tries again.
+ * forgets those heads and appends that batch under the chains' locks.
  */
 export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog", {
   scoped: Effect.gen(function* () {
