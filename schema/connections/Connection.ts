@@ -25,6 +25,9 @@ export const CreateConnection = Schema.Struct({
 })
 export type CreateConnection = typeof CreateConnection.Type
 
+export const UpdateCredentials = Schema.Struct({ credentials: Credentials })
+export type UpdateCredentials = typeof UpdateCredentials.Type
+
 export const Coverage = Schema.Struct({
   scope: Schema.Record({ key: Schema.String, value: Schema.String }),
   sincronizadoEn: Schema.String,
@@ -37,6 +40,7 @@ export const ConnectionView = Schema.Struct({
   institution: Schema.NullOr(Schema.String),
   state: ConnectionState,
   reason: Schema.NullOr(Schema.String).annotations({ description: "Why the connection is in error (credenciales_invalidas, mfa_requerido, …)" }),
+  hint: Schema.NullOr(Schema.String).annotations({ description: "What the user must do before the next sync can work, if anything" }),
   createdAt: Schema.String,
   coverage: Schema.Array(Coverage)
 }).annotations({ identifier: "Connection" })

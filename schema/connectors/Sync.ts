@@ -7,7 +7,9 @@ export const Esperar = Schema.Int.pipe(Schema.between(0, 55)).annotations({
 })
 
 export const SyncOutput = Schema.Struct({
-  estado: JobState.annotations({ description: "sincronizada when every job finished well; otherwise the least finished state" }),
+  estado: JobState.annotations({
+    description: "From the jobs: sincronizando while any runs, en_cola while all wait; once all ended, error if any failed, parcial if any is incomplete, else sincronizada"
+  }),
   trabajos: Schema.Array(SyncJobView),
   conexion: Schema.Struct({ id: Schema.String, estado: ConnectionState, motivo: Schema.NullOr(Schema.String) })
 })

@@ -31,7 +31,13 @@ const CoverageRow = Schema.Struct({
 })
 const decodeRows = Schema.decodeUnknown(Schema.Array(Row))
 const decodeCoverage = Schema.decodeUnknown(Schema.Array(CoverageRow))
-const SealedRow = Schema.Struct({ connector: ConnectorName, institution: Schema.NullOr(Schema.String), credentials: Schema.String })
+const SealedRow = Schema.Struct({
+  connector: ConnectorName,
+  institution: Schema.NullOr(Schema.String),
+  credentials: Schema.String,
+  state: Row.fields.state,
+  stateReason: Schema.NullOr(Schema.String)
+})
 const decodeSealed = Schema.decodeUnknown(Schema.Array(SealedRow))
 const CredentialsJson = Schema.parseJson(Credentials)
 
@@ -40,7 +46,23 @@ export interface OpenedCredentials {
   readonly connector: ConnectorName
   readonly institution: string | null
   readonly credentials: Credentials
+  /** The upstream refused these credentials before: no login may be tried until they are replaced. */
+  readonly refused: boolean
 }
+
+/** How a job that ended leaves its connection, unless other jobs of it are still open. */
+export interface Ended {
+  readonly state: ConnectionState
+  readonly reason: string | null
+}
+
+/** What a connection in this state asks of its user, if anything. */
+export const hintFor = (id: string, reason: string | null) =>
+  reason === "credenciales_invalidas"
+    ? `The upstream refused the stored credentials; brein will not log in with them again. Replace them with PATCH /api/v1/connections/${id} {"credentials": {...}}, then sync again.`
+    : reason === "mfa_requerido"
+    ? "The bank asks for a second factor: approve it in the bank's app, then sync again."
+    : null
 
 /** One upstream user: two connections with the same login share one upstream session. */
 export const sessionKey = (connector: string, institution: string | null, rut: string) =>
@@ -62,6 +84,7 @@ export class Connections extends Effect.Service<Connections>()("brein/connection
           institution: row.institution,
           state: row.state,
           reason: row.stateReason,
+          hint: hintFor(row.id, row.stateReason),
           createdAt: row.createdAt.toISOString(),
           coverage: coverage.map((c) => ({ scope: c.scope, sincronizadoEn: c.syncedAt.toISOString(), completo: c.completo }))
         }))
@@ -108,20 +131,39 @@ export class Connections extends Effect.Service<Connections>()("brein/connection
     })
 
     const open = Effect.fn("Connections.open")(function* (id: string) {
-      const row = yield* sql`SELECT connector, institution, credentials FROM connections WHERE id = ${id}`.pipe(
+      const row = yield* sql`SELECT connector, institution, credentials, state, state_reason FROM connections WHERE id = ${id}`.pipe(
         Effect.flatMap(decodeSealed),
         Effect.orDie,
         Effect.map(Arr.head),
         Effect.flatMap(Effect.orDieWith(() => `connection ${id} vanished`))
       )
       const credentials = yield* vault.open(row.credentials).pipe(Effect.flatMap(Schema.decode(CredentialsJson)), Effect.orDie)
-      return { connector: row.connector, institution: row.institution, credentials } satisfies OpenedCredentials
+      const refused = row.state === "error" && row.stateReason === "credenciales_invalidas"
+      return { connector: row.connector, institution: row.institution, credentials, refused } satisfies OpenedCredentials
     })
 
-    const setState = (id: string, state: ConnectionState, reason: string | null) =>
-      sql`UPDATE connections SET state = ${state}, state_reason = ${reason}, updated_at = now() WHERE id = ${id}`.pipe(Effect.orDie, Effect.asVoid)
+    /** Replaces a connection's credentials: sealed again, and the connection starts over as `pendiente`. */
+    const replaceCredentials = Effect.fn("Connections.replaceCredentials")(function* (principal: Principal, id: string, credentials: Credentials) {
+      yield* find(principal, id)
+      const sealed = yield* vault.seal(JSON.stringify({ rut: credentials.rut, clave: Redacted.value(credentials.clave) }))
+      yield* sql`UPDATE connections SET credentials = ${sealed}, state = 'pendiente', state_reason = NULL, updated_at = now()
+                 WHERE id = ${id} AND workspace_id = ${principal.workspaceId}`.pipe(Effect.orDie)
+      return yield* Effect.flatMap(Effect.orDie(find(principal, id)), view)
+    })
 
-    return { create, get, list, remove, open, setState }
+    /** Serializes the transactions that end jobs of one connection, so the last to commit sees the others. */
+    const lock = (id: string) => sql`SELECT 1 FROM connections WHERE id = ${id} FOR UPDATE`.pipe(Effect.orDie, Effect.asVoid)
+
+    /** The connection's state after jobs ended, in their transaction: still syncing while any job of it is open. */
+    const settle = (id: string, ended: Ended, whileOpen: string | null) =>
+      sql`UPDATE connections c SET
+            state = CASE WHEN o.open THEN 'sincronizando' ELSE ${ended.state}::text END,
+            state_reason = CASE WHEN o.open THEN ${whileOpen}::text ELSE ${ended.reason}::text END,
+            updated_at = now()
+          FROM (SELECT EXISTS (SELECT 1 FROM sync_jobs WHERE connection_id = ${id} AND state IN ('en_cola', 'sincronizando')) AS open) o
+          WHERE c.id = ${id}`.pipe(Effect.orDie, Effect.asVoid)
+
+    return { create, get, list, remove, open, replaceCredentials, lock, settle }
   }),
   dependencies: [Vault.Default, ConnectionLookup.Default]
 }) {}

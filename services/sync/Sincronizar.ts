@@ -1,17 +1,29 @@
 import { Duration, Effect, Option } from "effect"
 import { type JobState, TERMINAL } from "../../schema/connections/SyncJob.ts"
 import type { SyncOutput } from "../../schema/connectors/Sync.ts"
-import { Connections } from "../connections/Connections.ts"
+import { Connections, hintFor } from "../connections/Connections.ts"
+import { ConnectorSyncs } from "./ConnectorSync.ts"
 import type { ReadContext } from "../tools/Tool.ts"
 import { type JobRow, SyncJobs, toView } from "./SyncJobs.ts"
 import { SyncSettings } from "./SyncSettings.ts"
 import { SyncWorker } from "./SyncWorker.ts"
 
-const ORDER: ReadonlyArray<JobState> = ["error", "en_cola", "sincronizando", "parcial", "sincronizada"]
+const has = (jobs: ReadonlyArray<JobRow>, state: JobState) => jobs.some((j) => j.state === state)
 
-/** The least finished state wins: one job in error makes the whole sync an error. */
+/**
+ * The sync as its jobs stand: running while any job runs, queued while the open ones all wait; once
+ * every job ended, one error makes it an error and one incomplete scope makes it parcial.
+ */
 export const overallState = (jobs: ReadonlyArray<JobRow>): JobState =>
-  ORDER.find((state) => jobs.some((j) => j.state === state)) ?? "sincronizada"
+  has(jobs, "sincronizando")
+    ? "sincronizando"
+    : has(jobs, "en_cola")
+    ? (jobs.some((j) => TERMINAL.includes(j.state)) ? "sincronizando" : "en_cola")
+    : has(jobs, "error")
+    ? "error"
+    : has(jobs, "parcial")
+    ? "parcial"
+    : "sincronizada"
 
 /**
  * What every `<c>.conexion.sincronizar` does: record a durable job per scope, wake a worker, wait up
@@ -23,6 +35,7 @@ export const sincronizar = (connector: string, scopes: ReadonlyArray<Readonly<Re
     const connections = yield* Connections
     const settings = yield* SyncSettings
     const worker = yield* SyncWorker
+    const steps = (yield* ConnectorSyncs).get(connector)?.steps ?? 0
     const connectionId = ctx.persist.connectionId
     if (connectionId === null) return yield* Effect.dieMessage(`${connector}.conexion.sincronizar ran without a connection`)
     const target = { connectionId, workspaceId: ctx.principal.workspaceId, connector }
@@ -34,7 +47,7 @@ export const sincronizar = (connector: string, scopes: ReadonlyArray<Readonly<Re
     // A caller that waits holds its transaction's connection and takes a second one to make the job
     // visible: only a bounded number may do so; the others record the job in their own transaction.
     const waitFor = Effect.gen(function* () {
-      const ids = yield* jobs.enqueue(target, scopes, settings.maxAttempts, "now")
+      const ids = yield* jobs.enqueue(target, scopes, settings.maxAttempts, steps, "now")
       yield* worker.wake
       return yield* jobs.awaitJobs(ids, Duration.seconds(esperar), report)
     })
@@ -44,10 +57,12 @@ export const sincronizar = (connector: string, scopes: ReadonlyArray<Readonly<Re
     }
     const done = Option.isSome(waited)
       ? waited.value
-      : yield* Effect.flatMap(jobs.enqueue(target, scopes, settings.maxAttempts, "with-caller"), jobs.byIds)
+      : yield* Effect.flatMap(jobs.enqueue(target, scopes, settings.maxAttempts, steps, "with-caller"), jobs.byIds)
     const connection = yield* connections.get(ctx.principal, connectionId).pipe(Effect.orDie)
     const estado = overallState(done)
-    if (!TERMINAL.includes(estado)) {
+    const todo = hintFor(connectionId, connection.reason)
+    if (todo !== null && estado === "error") ctx.annotate({ hint: todo })
+    else if (!TERMINAL.includes(estado)) {
       ctx.annotate({
         hint: `The sync goes on in the background. Follow it with GET /api/v1/connections/${connectionId}/jobs or call this tool again (it reuses the running job).`
       })

@@ -1,6 +1,6 @@
 import { SqlClient, type SqlError, type Statement } from "@effect/sql"
 import { Array as Arr, Clock, Duration, Effect, Option, Schema } from "effect"
-import { type JobState, type Progress, SyncJobView, TERMINAL } from "../../schema/connections/SyncJob.ts"
+import { type JobError, type JobState, MissingPart, type Progress, type SyncJobView, TERMINAL } from "../../schema/connections/SyncJob.ts"
 import { ConnectionId, WorkspaceId } from "../../schema/Ids.ts"
 import { newId } from "../Ids.ts"
 
@@ -21,12 +21,18 @@ const JobRow = Schema.Struct({
   counts: Schema.Record({ key: Schema.String, value: Schema.Number }),
   errorReason: Schema.NullOr(Schema.String),
   errorMessage: Schema.NullOr(Schema.String),
+  errorParts: Schema.NullOr(Schema.Array(MissingPart)),
   createdAt: Schema.DateFromSelf,
   startedAt: Schema.NullOr(Schema.DateFromSelf),
   finishedAt: Schema.NullOr(Schema.DateFromSelf)
 })
 export type JobRow = typeof JobRow.Type
 const decodeJobs = Schema.decodeUnknown(Schema.Array(JobRow))
+const ClaimedRow = Schema.Struct({ ...JobRow.fields, takenOver: Schema.Boolean })
+/** A job this worker now owns; `takenOver` when another worker held it and its lease ran out. */
+export type ClaimedJob = typeof ClaimedRow.Type
+const decodeClaimed = Schema.decodeUnknown(Schema.Array(ClaimedRow))
+const BATCH = 24
 
 export const scopeKeyOf = (scope: Readonly<Record<string, string>>) =>
   Object.keys(scope).sort().map((k) => `${k}=${scope[k]}`).join("&")
@@ -39,11 +45,15 @@ export const toView = (row: JobRow): SyncJobView => ({
   attempts: row.attempts,
   progress: row.progress,
   counts: row.counts,
-  error: row.errorReason === null ? null : { reason: row.errorReason, message: row.errorMessage ?? "" },
+  error: row.errorReason === null
+    ? null
+    : { reason: row.errorReason, message: row.errorMessage ?? "", ...(row.errorParts === null ? {} : { parts: row.errorParts }) },
   createdAt: row.createdAt.toISOString(),
   startedAt: row.startedAt?.toISOString() ?? null,
   finishedAt: row.finishedAt?.toISOString() ?? null
 })
+
+const byCreation = (a: JobRow, b: JobRow) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
 
 export interface Claim {
   readonly id: string
@@ -61,7 +71,7 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const COLUMNS = sql`id, connection_id, workspace_id, connector, scope_key, scope, state, attempts, max_attempts, progress,
-                        counts, error_reason, error_message, created_at, started_at, finished_at`
+                        counts, error_reason, error_message, error_parts, created_at, started_at, finished_at`
     const query = (statement: Effect.Effect<ReadonlyArray<unknown>, unknown>) => statement.pipe(Effect.flatMap(decodeJobs), Effect.orDie)
 
     /**
@@ -74,6 +84,7 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
       target: JobTarget,
       scopes: ReadonlyArray<Readonly<Record<string, string>>>,
       maxAttempts: number,
+      steps: number,
       visible: "now" | "with-caller"
     ) {
       const connection = visible === "now" ? Option.some(yield* sql.reserve) : Option.none()
@@ -89,8 +100,9 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
       for (const scope of scopes) {
         const id = yield* newId("job")
         const key = scopeKeyOf(scope)
-        yield* run(sql`INSERT INTO sync_jobs (id, connection_id, workspace_id, connector, scope_key, scope, state, max_attempts)
-                   VALUES (${id}, ${target.connectionId}, ${target.workspaceId}, ${target.connector}, ${key}, ${JSON.stringify(scope)}::jsonb, 'en_cola', ${maxAttempts})
+        yield* run(sql`INSERT INTO sync_jobs (id, connection_id, workspace_id, connector, scope_key, scope, state, max_attempts, progress)
+                   VALUES (${id}, ${target.connectionId}, ${target.workspaceId}, ${target.connector}, ${key}, ${JSON.stringify(scope)}::jsonb, 'en_cola',
+                           ${maxAttempts}, ${JSON.stringify({ done: 0, total: steps })}::jsonb)
                    ON CONFLICT (connection_id, scope_key) WHERE state IN ('en_cola', 'sincronizando') DO NOTHING`)
         const [latest] = yield* run(sql`SELECT id FROM sync_jobs WHERE connection_id = ${target.connectionId} AND scope_key = ${key}
                                         ORDER BY (state IN ('en_cola', 'sincronizando')) DESC, created_at DESC LIMIT 1`)
@@ -106,14 +118,37 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
     const list = (connectionId: string, limit: number) =>
       query(sql`SELECT ${COLUMNS} FROM sync_jobs WHERE connection_id = ${connectionId} ORDER BY created_at DESC, id LIMIT ${limit}`)
 
-    /** Takes the next due job whose lease (if any) has run out: a crashed worker's job comes back here. */
+    /**
+     * Takes the next due job whose lease (if any) has run out (a crashed worker's job comes back here)
+     * together with every other due job of its connection, so they run under one upstream login; the
+     * connection says `sincronizando` in the same statement, unless its credentials were refused.
+     */
     const claim = (lease: Duration.Duration) =>
-      query(sql`UPDATE sync_jobs SET state = 'sincronizando', attempts = attempts + 1,
-                  run_after = now() + ${`${Duration.toMillis(lease)} milliseconds`}::interval,
-                  started_at = coalesce(started_at, now())
-                WHERE id = (SELECT id FROM sync_jobs WHERE state IN ('en_cola', 'sincronizando') AND run_after <= now()
-                            ORDER BY run_after FOR UPDATE SKIP LOCKED LIMIT 1)
-                RETURNING ${COLUMNS}`).pipe(Effect.map(Arr.head))
+      sql`WITH first AS (
+            SELECT connection_id FROM sync_jobs WHERE state IN ('en_cola', 'sincronizando') AND run_after <= now()
+            ORDER BY run_after FOR UPDATE SKIP LOCKED LIMIT 1
+          ), batch AS (
+            SELECT j.id, j.state = 'sincronizando' AS taken_over FROM sync_jobs j JOIN first f ON j.connection_id = f.connection_id
+            WHERE j.state IN ('en_cola', 'sincronizando') AND j.run_after <= now()
+            ORDER BY j.created_at, j.id LIMIT ${BATCH} FOR UPDATE OF j SKIP LOCKED
+          ), marked AS (
+            UPDATE connections c SET state = 'sincronizando', state_reason = NULL, updated_at = now()
+            FROM first f WHERE c.id = f.connection_id AND NOT (c.state = 'error' AND c.state_reason = 'credenciales_invalidas')
+          )
+          UPDATE sync_jobs j SET state = 'sincronizando', attempts = j.attempts + 1,
+            run_after = now() + ${`${Duration.toMillis(lease)} milliseconds`}::interval,
+            started_at = coalesce(j.started_at, now()),
+            progress = j.progress || '{"done": 0, "step": "login"}'::jsonb
+          FROM batch b WHERE j.id = b.id
+          RETURNING j.id, j.connection_id, j.workspace_id, j.connector, j.scope_key, j.scope, j.state, j.attempts, j.max_attempts,
+                    j.progress, j.counts, j.error_reason, j.error_message, j.error_parts, j.created_at, j.started_at, j.finished_at, b.taken_over`.pipe(
+        Effect.flatMap(decodeClaimed),
+        Effect.orDie,
+        Effect.map((rows) => {
+          const sorted = [...rows].sort(byCreation)
+          return Arr.isNonEmptyReadonlyArray(sorted) ? Option.some(sorted) : Option.none()
+        })
+      )
 
     // A claim is (id, attempts): a worker whose lease ran out and whose job was claimed again changes nothing.
     const owned = (claim: Claim) => sql`id = ${claim.id} AND attempts = ${claim.attempts}`
@@ -126,22 +161,31 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
       sql`UPDATE sync_jobs SET progress = ${JSON.stringify(progress)}::jsonb WHERE ${owned(claim)}`.pipe(Effect.orDie, Effect.asVoid)
 
     /** Ends a claimed job; false when the claim was lost (another worker owns the job now). */
-    const finish = (claim: Claim, state: JobState, counts: Readonly<Record<string, number>>, error: Option.Option<{ readonly reason: string; readonly message: string }>) =>
+    const finish = (claim: Claim, state: JobState, counts: Readonly<Record<string, number>>, error: Option.Option<JobError>) =>
       sql`UPDATE sync_jobs SET state = ${state}, counts = ${JSON.stringify(counts)}::jsonb, finished_at = now(),
+            progress = CASE WHEN ${state} = 'error' THEN progress
+                            ELSE jsonb_build_object('done', progress->'total', 'total', progress->'total') END,
             error_reason = ${Option.match(error, { onNone: () => null, onSome: (e) => e.reason })},
-            error_message = ${Option.match(error, { onNone: () => null, onSome: (e) => e.message })}
-          WHERE ${owned(claim)} RETURNING id`.pipe(Effect.orDie, Effect.map((rows) => rows.length > 0))
+            error_message = ${Option.match(error, { onNone: () => null, onSome: (e) => e.message })},
+            error_parts = ${Option.match(error, { onNone: () => null, onSome: (e) => e.parts === undefined ? null : JSON.stringify(e.parts) })}::jsonb
+          WHERE ${owned(claim)} AND state = 'sincronizando' RETURNING id`.pipe(Effect.orDie, Effect.map((rows) => rows.length > 0))
+
+    /** Fails the connection's queued jobs that no worker holds: no login is tried for them. */
+    const failQueued = (connectionId: string, error: JobError) =>
+      sql`UPDATE sync_jobs SET state = 'error', finished_at = now(), error_reason = ${error.reason}, error_message = ${error.message}
+          WHERE id IN (SELECT id FROM sync_jobs WHERE connection_id = ${connectionId} AND state = 'en_cola' FOR UPDATE SKIP LOCKED)
+          RETURNING id`.pipe(Effect.orDie, Effect.map((rows) => rows.length))
 
     const retryLater = (claim: Claim, delay: Duration.Duration, error: { readonly reason: string; readonly message: string }) =>
       sql`UPDATE sync_jobs SET state = 'en_cola', run_after = now() + ${`${Duration.toMillis(delay)} milliseconds`}::interval,
             error_reason = ${error.reason}, error_message = ${error.message}
-          WHERE ${owned(claim)}`.pipe(Effect.orDie, Effect.asVoid)
+          WHERE ${owned(claim)} AND state = 'sincronizando'`.pipe(Effect.orDie, Effect.asVoid)
 
     /** Hands a claimed job back without spending its attempt (its upstream session is busy elsewhere). */
     const release = (claim: Claim, delay: Duration.Duration) =>
       sql`UPDATE sync_jobs SET state = 'en_cola', attempts = attempts - 1,
             run_after = now() + ${`${Duration.toMillis(delay)} milliseconds`}::interval
-          WHERE ${owned(claim)}`.pipe(Effect.orDie, Effect.asVoid)
+          WHERE ${owned(claim)} AND state = 'sincronizando'`.pipe(Effect.orDie, Effect.asVoid)
 
     /** Waits until every job is done or the time is up; reports progress as it changes. */
     const awaitJobs = Effect.fn("SyncJobs.await")(function* (
@@ -162,6 +206,6 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
       }
     })
 
-    return { enqueue, byIds, list, claim, renew, report, finish, retryLater, release, awaitJobs }
+    return { enqueue, byIds, list, claim, renew, report, finish, failQueued, retryLater, release, awaitJobs }
   })
 }) {}

@@ -1,0 +1,170 @@
+import { SqlClient } from "@effect/sql"
+import { Array as Arr, Cause, Duration, Effect, Exit, Fiber, Option, Schedule } from "effect"
+import type { JobError } from "../../schema/connections/SyncJob.ts"
+import { UpstreamCredentialsInvalid, type UpstreamError } from "../../schema/upstream/Errors.ts"
+import { Connections, type Ended, sessionKey } from "../connections/Connections.ts"
+import { Persist } from "../pipeline/Persist.ts"
+import { ConnectorSyncs, type SyncResult, type SyncSession } from "./ConnectorSync.ts"
+import { SessionLock } from "./SessionLock.ts"
+import { type ClaimedJob, SyncJobs } from "./SyncJobs.ts"
+import { SyncSettings } from "./SyncSettings.ts"
+
+const TERMINAL_REASONS = new Set(["credenciales_invalidas", "mfa_requerido", "mfa_timeout"])
+
+class SessionBusy {
+  readonly _tag = "SessionBusy"
+}
+
+/** What a settling transaction leaves the connection as: `ended` once no job of it is open, else `whileOpen`. */
+interface Settled {
+  readonly ended: Ended
+  readonly whileOpen: string | null
+}
+
+const stillOpen = (whileOpen: string | null): Settled => ({ ended: { state: "sincronizando", reason: whileOpen }, whileOpen })
+
+const lastOf = (settled: ReadonlyArray<Settled>): Settled => settled.at(-1) ?? stillOpen(null)
+
+const annotated = (job: ClaimedJob) => Effect.annotateLogs({ connectionId: job.connectionId, jobId: job.id, attempt: job.attempts })
+
+/**
+ * Runs the jobs of one connection that were claimed together under one upstream login. Every way a
+ * job ends (its rows, its coverage, its final state) commits in one transaction with the state of
+ * its connection, so no reader ever sees a finished job under a connection that still syncs.
+ */
+export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const jobs = yield* SyncJobs
+    const connections = yield* Connections
+    const syncs = yield* ConnectorSyncs
+    const lock = yield* SessionLock
+    const settings = yield* SyncSettings
+
+    const settle = (connectionId: string, body: Effect.Effect<Settled>) =>
+      Effect.gen(function* () {
+        yield* connections.lock(connectionId)
+        const { ended, whileOpen } = yield* body
+        yield* connections.settle(connectionId, ended, whileOpen)
+      }).pipe(sql.withTransaction, Effect.orDie)
+
+    const fail = (job: ClaimedJob, error: JobError) =>
+      Effect.as(jobs.finish(job, "error", {}, Option.some(error)), { ended: { state: "error", reason: error.reason }, whileOpen: null } as const)
+
+    const commit = (job: ClaimedJob, write: Effect.Effect<SyncResult, never, Persist>) =>
+      settle(
+        job.connectionId,
+        Effect.gen(function* () {
+          const result = yield* write
+          yield* sql`INSERT INTO sync_coverage (connection_id, scope_key, scope, synced_at, completo, job_id)
+                     VALUES (${job.connectionId}, ${job.scopeKey}, ${JSON.stringify(job.scope)}::jsonb, now(), ${result.missing === null}, ${job.id})
+                     ON CONFLICT (connection_id, scope_key) DO UPDATE
+                     SET scope = EXCLUDED.scope, synced_at = EXCLUDED.synced_at, completo = EXCLUDED.completo, job_id = EXCLUDED.job_id`.pipe(Effect.orDie)
+          const error = Option.map(Option.fromNullable(result.missing), (m) => ({ reason: "sincronizacion_parcial", ...m }))
+          if (!(yield* jobs.finish(job, Option.isNone(error) ? "sincronizada" : "parcial", result.counts, error))) {
+            return yield* Effect.dieMessage(`sync job ${job.id} was claimed again by another worker: this attempt writes nothing`)
+          }
+          return { ended: { state: "sincronizada", reason: Option.isNone(error) ? null : "sincronizacion_parcial" }, whileOpen: null } as const
+        }).pipe(Effect.provideService(Persist, { sql, workspaceId: job.workspaceId, connectionId: job.connectionId, connector: job.connector }))
+      )
+
+    /** In the settling transaction: what an upstream failure does to one job (retry later, or end it). */
+    const failure = (job: ClaimedJob, error: UpstreamError): Effect.Effect<Settled> =>
+      Effect.gen(function* () {
+        const reason = error.reason
+        if (reason === "credenciales_invalidas") {
+          const refused = { reason, message: `${error.message}. Replace them with PATCH /api/v1/connections/${job.connectionId}; no login is tried until then.` }
+          const failed = yield* jobs.failQueued(job.connectionId, refused)
+          if (failed > 0) yield* Effect.logInfo("queued sync jobs failed without a login: the credentials were refused", { failed })
+          return yield* fail(job, refused)
+        }
+        if (TERMINAL_REASONS.has(reason) || job.attempts >= job.maxAttempts) return yield* fail(job, { reason, message: error.message })
+        const retryAfter = "retryAfterSeconds" in error ? error.retryAfterSeconds : 5
+        const delay = settings.retryDelay(retryAfter)
+        yield* jobs.retryLater(job, delay, { reason, message: error.message })
+        yield* Effect.logInfo("sync job will be retried", { reason, retryInMs: Duration.toMillis(delay), maxAttempts: job.maxAttempts })
+        return stillOpen(reason)
+      }).pipe(annotated(job))
+
+    const died = (job: ClaimedJob, cause: Cause.Cause<unknown>) =>
+      Effect.zipRight(
+        Effect.logError("sync job died", cause).pipe(annotated(job)),
+        settle(job.connectionId, fail(job, { reason: "error_interno", message: "the sync failed unexpectedly" }))
+      )
+
+    /** Reads one job's scope under the batch's session and commits it; its failure is its own. */
+    const runJob = (session: SyncSession, job: ClaimedJob) =>
+      Effect.gen(function* () {
+        const report = (progress: ClaimedJob["progress"]) => jobs.report(job, progress)
+        const exit = yield* Effect.exit(Effect.gen(function* () {
+          const [fetchMs, write] = yield* Effect.timed(session.read({ job, report }))
+          const [commitMs] = yield* Effect.timed(commit(job, write))
+          yield* Effect.logDebug("sync job done", { fetchMs: Duration.toMillis(fetchMs), commitMs: Duration.toMillis(commitMs) })
+        }))
+        if (Exit.isSuccess(exit)) return
+        const upstream = Cause.failureOption(exit.cause)
+        if (Option.isSome(upstream)) return yield* settle(job.connectionId, failure(job, upstream.value))
+        yield* died(job, exit.cause)
+      }).pipe(annotated(job))
+
+    /** One login for the whole batch; the jobs then read one after the other under it. */
+    const underOneSession = (batch: Arr.NonEmptyReadonlyArray<ClaimedJob>) =>
+      Effect.gen(function* () {
+        const first = Arr.headNonEmpty(batch)
+        const sync = syncs.get(first.connector)
+        if (sync === undefined) return yield* Effect.dieMessage(`no sync for connector ${first.connector}`)
+        const login = yield* connections.open(first.connectionId)
+        if (login.refused) {
+          return yield* new UpstreamCredentialsInvalid({
+            upstream: login.connector,
+            message: "the upstream refused these credentials on an earlier login, and another bad login may lock the user out"
+          })
+        }
+        const held = yield* lock.tryAcquire(sessionKey(login.connector, login.institution, login.credentials.rut))
+        if (Option.isNone(held)) return yield* Effect.fail(new SessionBusy())
+        const session = yield* sync.login(login)
+        for (const job of batch.slice(1)) yield* jobs.report(job, { done: 1, total: sync.steps, step: "en espera" })
+        for (const job of batch) yield* runJob(session, job)
+      }).pipe(Effect.scoped)
+
+    const onLoginFailure = (batch: Arr.NonEmptyReadonlyArray<ClaimedJob>, cause: Cause.Cause<UpstreamError | SessionBusy>) => {
+      const connectionId = Arr.headNonEmpty(batch).connectionId
+      const error = Cause.failureOption(cause)
+      if (Option.isNone(error)) {
+        return Effect.zipRight(
+          Effect.logError("sync batch died", cause),
+          settle(connectionId, Effect.map(Effect.forEach(batch, (job) => fail(job, { reason: "error_interno", message: "the sync failed unexpectedly" })), lastOf))
+        )
+      }
+      const failed = error.value
+      // Another sync holds this user's upstream session: wait for it without spending an attempt.
+      if (failed._tag === "SessionBusy") {
+        return settle(connectionId, Effect.as(Effect.forEach(batch, (job) => jobs.release(job, Duration.millis(250))), stillOpen(null)))
+      }
+      // One transaction: now() is the same for every job, so jobs retried together are claimed together again.
+      return settle(connectionId, Effect.map(Effect.forEach(batch, (job) => failure(job, failed)), lastOf))
+    }
+
+    const run = Effect.fn("SyncBatch.run")(function* (batch: Arr.NonEmptyReadonlyArray<ClaimedJob>) {
+      yield* Effect.annotateCurrentSpan({ connectionId: Arr.headNonEmpty(batch).connectionId, jobs: batch.length })
+      for (const job of batch.filter((j) => j.takenOver)) {
+        yield* Effect.logInfo("sync job taken over: the worker that held it stopped renewing its lease").pipe(annotated(job))
+      }
+      const [runnable, spent] = Arr.partition(batch, (j) => j.attempts > j.maxAttempts)
+      for (const job of spent) {
+        yield* settle(job.connectionId, fail(job, { reason: "intentos_agotados", message: `gave up after ${job.maxAttempts} attempts` }))
+      }
+      if (!Arr.isNonEmptyReadonlyArray(runnable)) return
+      const heartbeat = yield* Effect.forEach(runnable, (job) => jobs.renew(job, settings.lease)).pipe(
+        Effect.repeat(Schedule.spaced(Duration.times(settings.lease, 1 / 3))),
+        Effect.fork
+      )
+      const exit = yield* Effect.exit(underOneSession(runnable))
+      yield* Fiber.interrupt(heartbeat)
+      if (Exit.isFailure(exit)) yield* onLoginFailure(runnable, exit.cause)
+    })
+
+    return { run }
+  }),
+  dependencies: [SyncJobs.Default, SessionLock.Default, SyncSettings.Default]
+}) {}
