@@ -33,6 +33,7 @@ const ClaimedRow = Schema.Struct({ ...JobRow.fields, takenOver: Schema.Boolean }
 export type ClaimedJob = typeof ClaimedRow.Type
 const decodeClaimed = Schema.decodeUnknown(Schema.Array(ClaimedRow))
 const BATCH = 24
+const decodeLatest = Schema.decodeUnknown(Schema.Array(Schema.Struct({ key: Schema.String, id: Schema.String })))
 
 export const scopeKeyOf = (scope: Readonly<Record<string, string>>) =>
   Object.keys(scope).sort().map((k) => `${k}=${scope[k]}`).join("&")
@@ -96,18 +97,20 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
             return reserved.execute(text, params, undefined)
           }
         })
-      const ids: Array<string> = []
-      for (const scope of scopes) {
-        const id = yield* newId("job")
-        const key = scopeKeyOf(scope)
-        yield* run(sql`INSERT INTO sync_jobs (id, connection_id, workspace_id, connector, scope_key, scope, state, max_attempts, progress)
-                   VALUES (${id}, ${target.connectionId}, ${target.workspaceId}, ${target.connector}, ${key}, ${JSON.stringify(scope)}::jsonb, 'en_cola',
-                           ${maxAttempts}, ${JSON.stringify({ done: 0, total: steps })}::jsonb)
-                   ON CONFLICT (connection_id, scope_key) WHERE state IN ('en_cola', 'sincronizando') DO NOTHING`)
-        const [latest] = yield* run(sql`SELECT id FROM sync_jobs WHERE connection_id = ${target.connectionId} AND scope_key = ${key}
-                                        ORDER BY (state IN ('en_cola', 'sincronizando')) DESC, created_at DESC LIMIT 1`)
-        if (typeof latest === "object" && latest !== null && "id" in latest && typeof latest.id === "string") ids.push(latest.id)
-      }
+      const keys = scopes.map(scopeKeyOf)
+      const fresh = yield* Effect.forEach(scopes, () => newId("job"))
+      // One statement for every scope: a worker sees all of them at once and runs them under one login.
+      yield* run(sql.unsafe(
+        `INSERT INTO sync_jobs (id, connection_id, workspace_id, connector, scope_key, scope, state, max_attempts, progress)
+         SELECT u.id, $1, $2, $3, u.scope_key, u.scope::jsonb, 'en_cola', $4, $5::jsonb
+         FROM unnest($6::text[], $7::text[], $8::text[]) WITH ORDINALITY AS u(id, scope_key, scope, n) ORDER BY u.n
+         ON CONFLICT (connection_id, scope_key) WHERE state IN ('en_cola', 'sincronizando') DO NOTHING`,
+        [target.connectionId, target.workspaceId, target.connector, maxAttempts, JSON.stringify({ done: 0, total: steps }), fresh, keys, scopes.map((s) => JSON.stringify(s))]
+      ))
+      const latest = yield* run(sql`SELECT DISTINCT ON (scope_key) scope_key AS key, id FROM sync_jobs
+                                    WHERE connection_id = ${target.connectionId} AND scope_key IN ${sql.in(keys)}
+                                    ORDER BY scope_key, (state IN ('en_cola', 'sincronizando')) DESC, created_at DESC`).pipe(Effect.flatMap(decodeLatest))
+      const ids = keys.flatMap((key) => latest.filter((row) => row.key === key).map((row) => row.id))
       yield* run(sql`SELECT pg_notify(${SYNC_CHANNEL}, ${target.connectionId})`)
       return ids
     }, Effect.scoped, Effect.orDie)

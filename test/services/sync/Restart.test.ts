@@ -1,12 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Layer, Schedule, Scope } from "effect"
+import { Effect, Exit, Layer, Schedule, Schema, Scope } from "effect"
 import { databaseFromUrl } from "../../../layers/Database.ts"
 import { Connections } from "../../../services/connections/Connections.ts"
 import { chileDayOf } from "../../../services/upstream/CivilDate.ts"
 import { rcvDocuments } from "../../../services/upstream/RcvGenerator.ts"
 import { SiiSimulator } from "../../../services/upstream/SiiSimulator.ts"
-import { allFinished, countRows, execute, rut, siiConnection, simulatedServices, waitForJobs } from "../../support/Connected.ts"
+import { countRows, execute, jobsOf, rut, siiConnection, simulatedServices, waitForJobs } from "../../support/Connected.ts"
 import { freshDatabase } from "../../support/TestDatabase.ts"
 import { issuePrincipal } from "../../support/TestLayers.ts"
 
@@ -40,6 +40,28 @@ const interruptedSync = (maxAttempts: number, user: ReturnType<typeof rut>) =>
     return { url, connectionId, left }
   })
 
+const Settled = Schema.Struct({
+  jobs: Schema.Array(Schema.Tuple(Schema.String, Schema.Int, Schema.NullOr(Schema.String))),
+  connection: Schema.String
+})
+
+/**
+ * Waits until every job of the connection is final, reading the jobs and the connection in one
+ * statement: what it answers is one moment, the moment a reader first sees the jobs final.
+ */
+const waitForSettled = (connectionId: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`SELECT json_build_object(
+          'jobs', (SELECT json_agg(json_build_array(state, attempts, error_reason)) FROM sync_jobs WHERE connection_id = ${connectionId}),
+          'connection', (SELECT state FROM connections WHERE id = ${connectionId})) AS snapshot`.pipe(
+      Effect.flatMap((rows) => Schema.decodeUnknown(Schema.Tuple(Schema.Struct({ snapshot: Settled })))(rows)),
+      Effect.map(([row]) => row.snapshot),
+      Effect.zipLeft(Effect.sleep("10 millis")),
+      Effect.repeat({ until: (s) => s.jobs.every(([state]) => ["sincronizada", "parcial", "error"].includes(state)) }),
+      Effect.timeout("20 seconds"),
+      Effect.orDie
+    ))
+
 const snapshot = (connectionId: string) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
@@ -61,10 +83,11 @@ describe("a process that dies mid-sync", () => {
 
       const restarted = yield* Layer.build(processOn(url, {}, 0))
       yield* Effect.gen(function* () {
-        const jobs = yield* waitForJobs(connectionId, allFinished)
+        const settled = yield* waitForSettled(connectionId)
         const expected = rcvDocuments(user, PERIODO, "compras", chileDayOf(Date.now()))
-        assert.deepStrictEqual(jobs.map((j) => [j.state, j.attempts, j.errorReason]), [["sincronizada", 2, null]])
-        assert.strictEqual(jobs[0]?.counts["nuevos"], expected.length)
+        assert.deepStrictEqual(settled, { jobs: [["sincronizada", 2, null]], connection: "sincronizada" })
+        const [job] = yield* jobsOf(connectionId)
+        assert.strictEqual(job?.counts["nuevos"], expected.length)
         const sql = yield* SqlClient.SqlClient
         const [rows] = yield* sql<{ n: number; keys: number; versions: number }>`
           SELECT count(*)::int AS n, count(DISTINCT natural_key)::int AS keys, max(version)::int AS versions
@@ -72,8 +95,6 @@ describe("a process that dies mid-sync", () => {
         assert.deepStrictEqual(rows, { n: expected.length, keys: expected.length, versions: 1 })
         assert.strictEqual(yield* countRows("sync_coverage", connectionId), 1)
         assert.strictEqual(yield* countRows("cache_history", connectionId), 0)
-        const [connection] = yield* sql<{ state: string }>`SELECT state FROM connections WHERE id = ${connectionId}`
-        assert.strictEqual(connection?.state, "sincronizada")
       }).pipe(Effect.provide(restarted))
     }), 60_000)
 
@@ -84,8 +105,8 @@ describe("a process that dies mid-sync", () => {
 
       const restarted = yield* Layer.build(processOn(url, {}, 0))
       yield* Effect.gen(function* () {
-        const jobs = yield* waitForJobs(connectionId, allFinished)
-        assert.deepStrictEqual(jobs.map((j) => [j.state, j.errorReason]), [["error", "intentos_agotados"]])
+        const settled = yield* waitForSettled(connectionId)
+        assert.deepStrictEqual(settled, { jobs: [["error", 2, "intentos_agotados"]], connection: "error" })
         assert.deepStrictEqual(yield* snapshot(connectionId), {
           jobs: [{ state: "error", attempts: 2 }],
           documents: 0,

@@ -50,7 +50,7 @@ describe("two processes syncing the same upstream user", () => {
       const merged = [...logA, ...logB].sort((x, y) => x.at - y.at)
       assert.deepStrictEqual(overlappingSessions(merged), [])
       const starts = (log: ReadonlyArray<UpstreamSessionEvent>, who: string) => log.filter((e) => e.kind === "start" && e.rut === who).length
-      assert.strictEqual(starts(merged, user), PERIODOS.length * 2, "one session per job of the shared user")
+      assert.isAtMost(starts(merged, user), PERIODOS.length * 2, "at most one session per job of the shared user (due jobs of a connection share one)")
       assert.isAbove(starts(logA, user), 0, "process A ran some of them")
       assert.isAbove(starts(logB, user), 0, "process B ran some of them")
     }), 90_000)
@@ -85,7 +85,7 @@ describe("two processes syncing the same upstream user", () => {
       const merged = [...logA, ...logB].sort((x, y) => x.at - y.at)
       assert.deepStrictEqual(overlappingSessions(merged), [])
       assert.deepStrictEqual(merged.filter((e) => e.kind === "rejected"), [], "BCI never refused a login: nobody tried while a session was open")
-      assert.strictEqual(merged.filter((e) => e.kind === "start").length, periodos.length * 2)
+      assert.isAtMost(merged.filter((e) => e.kind === "start").length, periodos.length * 2, "at most one session per job (due jobs of a connection share one)")
       assert.isAbove(logA.filter((e) => e.kind === "start").length, 0, "process A ran some of them")
       assert.isAbove(logB.filter((e) => e.kind === "start").length, 0, "process B ran some of them")
     }), 90_000)
