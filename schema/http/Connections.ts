@@ -1,8 +1,8 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { ConnectionNotFound, ConnectionView, CreateConnection } from "../connections/Connection.ts"
+import { ConnectionNotFound, ConnectionView, CreateConnection, UpdateCredentials } from "../connections/Connection.ts"
 import { SyncJobView } from "../connections/SyncJob.ts"
-import { Forbidden, InvalidInput } from "../Errors.ts"
+import { AuditUnavailable, Forbidden, InvalidInput } from "../Errors.ts"
 import { Authentication } from "./Security.ts"
 
 const IdParam = Schema.Struct({ id: Schema.String })
@@ -27,6 +27,15 @@ export class ConnectionsGroup extends HttpApiGroup.make("connections")
       .addSuccess(ConnectionView)
       .addError(ConnectionNotFound)
       .annotate(OpenApi.Summary, "State and per-scope coverage of a connection")
+  )
+  .add(
+    HttpApiEndpoint.patch("updateCredentials", "/api/v1/connections/:id")
+      .setPath(IdParam)
+      .setPayload(UpdateCredentials)
+      .addSuccess(ConnectionView)
+      .addError(ConnectionNotFound)
+      .addError(AuditUnavailable)
+      .annotate(OpenApi.Summary, "Replace a connection's credentials (encrypted again; the connection goes back to pendiente); audited without the secret")
   )
   .add(
     HttpApiEndpoint.del("remove", "/api/v1/connections/:id")

@@ -157,7 +157,11 @@ export const makeBancoSimulator = Effect.fn("BancoSimulator.make")(function*(opt
         const [from, to] = [parseIsoDay(desde), Math.min(parseIsoDay(hasta), today)]
         yield* sleep(latency.pageMs * monthsBetween(from, to))
         if (scenario === "parcial" && plans.filter((p) => accountOn(p, today) !== undefined).at(-1)?.id === accountId) {
-          return yield* new UpstreamPartial({ upstream: "banco", recurso: accountId })
+          return yield* new UpstreamPartial({
+            upstream: "banco",
+            recurso: accountId,
+            message: "the bank timed out serving this account's movements (cartola), on every attempt"
+          })
         }
         return movements(plan, from, to, today)
       })

@@ -217,9 +217,36 @@ const boletasRow = (rut: Rut, periodo: Periodo, today: Day): RcvResumenTipo | un
   return { tipoDte: 39, documentos, montoExento: 0, montoNeto, montoIva, montoTotal: montoNeto + montoIva, soloTotal: true }
 }
 
-export const rcvResumen = (rut: Rut, periodo: Periodo, perspectiva: Perspectiva, today: Day, volume?: number): RcvResumen => {
+/**
+ * The same documents as SII shows them after a correction (scenario `cambia`): the first document
+ * and ≈ 15 % of the others, always the same ones, have a 10 % higher amount; in compras they are reclamado.
+ */
+export const revised = (rut: Rut, documentos: ReadonlyArray<RcvDocumento>): ReadonlyArray<RcvDocumento> =>
+  documentos.map((doc, i) => {
+    if (i > 0 && !makePrng(`sii|${rut}|cambia|${doc.rutEmisor}|${doc.tipoDte}|${doc.folio}`).chance(0.15)) return doc
+    const montoNeto = Math.round(doc.montoNeto * 1.1)
+    const montoExento = Math.round(doc.montoExento * 1.1)
+    const montoIva = iva(montoNeto)
+    return {
+      ...doc,
+      montoNeto,
+      montoExento,
+      montoIva,
+      montoTotal: montoNeto + montoIva + montoExento,
+      ...(doc.perspectiva === "compras" ? { estado: "reclamado" as const } : {})
+    }
+  })
+
+export const rcvResumen = (
+  rut: Rut,
+  periodo: Periodo,
+  perspectiva: Perspectiva,
+  today: Day,
+  volume?: number,
+  view: (documentos: ReadonlyArray<RcvDocumento>) => ReadonlyArray<RcvDocumento> = (d) => d
+): RcvResumen => {
   const byType = new Map<number, RcvResumenTipo>()
-  for (const doc of rcvDocuments(rut, periodo, perspectiva, today, volume)) {
+  for (const doc of view(rcvDocuments(rut, periodo, perspectiva, today, volume))) {
     const row = byType.get(doc.tipoDte)
     byType.set(doc.tipoDte, {
       tipoDte: doc.tipoDte,

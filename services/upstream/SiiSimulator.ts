@@ -8,12 +8,12 @@ import {
   UpstreamSessionInUse,
   UpstreamUnavailable
 } from "../../schema/upstream/Errors.ts"
-import type { Periodo } from "../../schema/upstream/Rcv.ts"
+import type { Periodo, RcvDocumento } from "../../schema/upstream/Rcv.ts"
 import type { UpstreamSessionEvent } from "../../schema/upstream/Session.ts"
 import { type Day, formatPeriodo, monthIndex, parsePeriodo, todayInChile, ymdFromDay } from "./CivilDate.ts"
 import { makePrng } from "./Prng.ts"
 import { RCV_FIRST_PERIODO } from "../../schema/upstream/Rcv.ts"
-import { rcvDocuments, rcvResumen } from "./RcvGenerator.ts"
+import { rcvDocuments, rcvResumen, revised } from "./RcvGenerator.ts"
 import { scenarioOf } from "./ScriptedScenario.ts"
 import { makeSessionLog } from "./SessionLog.ts"
 import { scaledSleep, timeScaleConfig } from "./SimulatorClock.ts"
@@ -104,6 +104,8 @@ export const makeSiiSimulator = Effect.fn("SiiSimulator.make")(function*(options
       yield* log.record({ upstream: "sii", rut, sessionId, kind: "rejected", reason: failure.reason })
       return yield* Effect.fail(failure)
     }
+    // Deterministic by login count: the first login sees the documents as issued, later ones the correction.
+    const view = (documentos: ReadonlyArray<RcvDocumento>) => (scenario === "cambia" && attempt >= 2 ? revised(rut, documentos) : documentos)
     const status = yield* Ref.make<"abierta" | "cerrada">("abierta")
     const requests = yield* Ref.make(0)
     const close = Ref.getAndSet(status, "cerrada").pipe(
@@ -133,7 +135,7 @@ export const makeSiiSimulator = Effect.fn("SiiSimulator.make")(function*(options
       resumen: Effect.fn("SiiSession.resumen")(function*(periodo, perspectiva) {
         const today = yield* request()
         yield* checkPeriodo(periodo, today)
-        return rcvResumen(rut, periodo, perspectiva, today, options.documentsPerPeriod)
+        return rcvResumen(rut, periodo, perspectiva, today, options.documentsPerPeriod, view)
       }),
       detalle: Effect.fn("SiiSession.detalle")(function*(periodo, perspectiva, tipoDte) {
         const today = yield* request()
@@ -141,9 +143,15 @@ export const makeSiiSimulator = Effect.fn("SiiSimulator.make")(function*(options
         if (scenario === "parcial") {
           const withDetail = rcvResumen(rut, periodo, perspectiva, today, options.documentsPerPeriod).tipos.filter((t) => !t.soloTotal)
           const failing = Math.max(...withDetail.map((t) => t.tipoDte))
-          if (tipoDte === failing) return yield* new UpstreamPartial({ upstream: "sii", recurso: `tipoDte:${tipoDte}` })
+          if (tipoDte === failing) {
+            return yield* new UpstreamPartial({
+              upstream: "sii",
+              recurso: `tipoDte:${tipoDte}`,
+              message: `SII answered "Error al obtener el detalle" for tipoDte ${tipoDte}, on every attempt`
+            })
+          }
         }
-        return rcvDocuments(rut, periodo, perspectiva, today, options.documentsPerPeriod).filter((d) => d.tipoDte === tipoDte)
+        return view(rcvDocuments(rut, periodo, perspectiva, today, options.documentsPerPeriod)).filter((d) => d.tipoDte === tipoDte)
       })
     }
     return session

@@ -60,6 +60,11 @@ export const SII_SCENARIOS = [
     clave: "parcial",
     when: "detalle",
     effect: "UpstreamPartial (sincronizacion_parcial) for the highest tipoDte with detail in that period, every time; the rest succeeds"
+  },
+  {
+    clave: "cambia",
+    when: "2nd and later logins of the RUT",
+    effect: "a fixed set of documents (the first of each period and ≈ 15 % of the others) shows a 10 % higher amount, and in compras estado reclamado"
   }
 ] as const satisfies ReadonlyArray<ScriptedScenario>
 

@@ -15,7 +15,7 @@ const loginWith = (clave: string) =>
 
 describe("SiiSimulator scripted failures", () => {
   it("documents every scenario for the README", () => {
-    assert.deepStrictEqual(SII_SCENARIOS.map((s) => s.clave), ["invalida", "no_disponible", "en_uso", "limite", "expira", "parcial"])
+    assert.deepStrictEqual(SII_SCENARIOS.map((s) => s.clave), ["invalida", "no_disponible", "en_uso", "limite", "expira", "parcial", "cambia"])
   })
 
   it.effect("maps login failures to typed errors with the product's reasons", () =>
