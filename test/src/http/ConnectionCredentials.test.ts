@@ -1,0 +1,111 @@
+import { HttpApiBuilder, HttpClientRequest } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
+import { assert, layer } from "@effect/vitest"
+import { Effect, Layer, Option, Redacted, Schema } from "effect"
+import { randomBytes } from "node:crypto"
+import { SyncOutput } from "../../../schema/connectors/Sync.ts"
+import { digestOf } from "../../../services/audit/Chain.ts"
+import { Vault, VaultKey } from "../../../services/connections/Vault.ts"
+import { SiiSimulator } from "../../../services/upstream/SiiSimulator.ts"
+import { bodyLimit, HttpAppLive } from "../../../src/http/Server.ts"
+import { rut, SECRET_KEY, simulatedServices } from "../../support/Connected.ts"
+import { monthsAgo } from "../../support/Periods.ts"
+import { TestDatabase } from "../../support/TestDatabase.ts"
+import { uniqueName } from "../../support/TestLayers.ts"
+import { apiClient, issueKey, rawRequest } from "./TestServer.ts"
+
+const HttpConnected = HttpApiBuilder.serve(bodyLimit).pipe(
+  Layer.provide(HttpAppLive),
+  Layer.provideMerge(NodeHttpServer.layerTest),
+  Layer.provideMerge(simulatedServices()),
+  Layer.provideMerge(TestDatabase)
+)
+
+const NEW_CLAVE = `clave-nueva-${randomBytes(5).toString("hex")}`
+const decodeSync = Schema.decodeUnknown(SyncOutput)
+const vault = Vault.Default.pipe(Layer.provide(Layer.succeed(VaultKey, Redacted.make(Buffer.from(SECRET_KEY, "base64")))))
+
+const workspace = Effect.gen(function* () {
+  const key = yield* issueKey(uniqueName("paid"), "paid")
+  return { key, client: yield* apiClient(Option.some(key)) }
+})
+
+const storedCredentials = (id: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const [row] = yield* sql<{ credentials: string }>`SELECT credentials FROM connections WHERE id = ${id}`
+    return row?.credentials ?? ""
+  })
+
+layer(HttpConnected, { excludeTestServices: true })("PATCH /api/v1/connections/{id}", (it) => {
+  it.effect("replaces refused credentials: sealed again, back to pendiente, audited without the secret; the next sync logs in with them", () =>
+    Effect.gen(function* () {
+      const { client } = yield* workspace
+      const user = rut(76700001)
+      const periodo = yield* monthsAgo(1)
+      const created = yield* client.connections.create({ payload: { connector: "sii", credentials: { rut: user, clave: Redacted.make("invalida") } } })
+      const sync = () =>
+        client.tools.execute({
+          path: { id: "sii.conexion.sincronizar" },
+          payload: { input: { periodo, perspectiva: "ventas", esperar: 20 } },
+          headers: { "x-connect-connection": created.id }
+        }).pipe(Effect.flatMap((r) => decodeSync(r.data)))
+      assert.strictEqual((yield* sync()).estado, "error")
+      const refused = yield* client.connections.get({ path: { id: created.id } })
+      assert.deepStrictEqual([refused.state, refused.reason], ["error", "credenciales_invalidas"])
+      const before = yield* storedCredentials(created.id)
+
+      const [updated, response] = yield* client.connections.updateCredentials({
+        path: { id: created.id },
+        payload: { credentials: { rut: user, clave: Redacted.make(NEW_CLAVE) } },
+        withResponse: true
+      })
+      assert.strictEqual(response.status, 200)
+      assert.deepStrictEqual([updated.id, updated.state, updated.reason, updated.hint], [created.id, "pendiente", null, null])
+
+      const sealed = yield* storedCredentials(created.id)
+      assert.notStrictEqual(sealed, before)
+      assert.notInclude(sealed, NEW_CLAVE)
+      assert.deepStrictEqual(JSON.parse(yield* Effect.flatMap(Vault, (v) => v.open(sealed)).pipe(Effect.provide(vault))), { rut: user, clave: NEW_CLAVE })
+
+      const sql = yield* SqlClient.SqlClient
+      const audit = yield* sql<{ surface: string; toolId: string; connectionId: string; inputDigest: string; outcome: string }>`
+        SELECT surface, tool_id, connection_id, input_digest, outcome FROM audit_log WHERE tool_id = 'connections.credentials.update' AND connection_id = ${created.id}`
+      assert.deepStrictEqual(audit, [{ surface: "http", toolId: "connections.credentials.update", connectionId: created.id, inputDigest: digestOf({ id: created.id }), outcome: "ok" }])
+      const everyAuditRow = yield* sql<{ text: string }>`SELECT a::text AS text FROM audit_log a`
+      for (const row of everyAuditRow) assert.notInclude(row.text, NEW_CLAVE)
+
+      const resynced = yield* sync()
+      assert.strictEqual(resynced.estado, "sincronizada")
+      const sessions = (yield* (yield* SiiSimulator).sessions).filter((e) => e.rut === user).map((e) => e.kind)
+      assert.deepStrictEqual(sessions, ["rejected", "start", "end"])
+    }))
+
+  it.effect("validates the credentials like create, and answers 404 for an unknown or another workspace's connection", () =>
+    Effect.gen(function* () {
+      const owner = yield* workspace
+      const stranger = yield* workspace
+      const theirs = yield* owner.client.connections.create({ payload: { connector: "sii", credentials: { rut: rut(76700002), clave: Redacted.make("clave-1") } } })
+      const before = yield* storedCredentials(theirs.id)
+      const payload = { credentials: { rut: rut(76700002), clave: Redacted.make(NEW_CLAVE) } }
+      for (const [client, id] of [[stranger.client, theirs.id], [owner.client, "conn_does_not_exist"]] as const) {
+        const error = yield* Effect.flip(client.connections.updateCredentials({ path: { id }, payload }))
+        assert.strictEqual(error._tag, "ConnectionNotFound")
+      }
+      for (const bad of [{ rut: "12345678-9", clave: NEW_CLAVE }, { rut: rut(76700002), clave: "" }, { rut: rut(76700002) }]) {
+        const raw = yield* rawRequest(
+          HttpClientRequest.patch(`/api/v1/connections/${theirs.id}`).pipe(
+            HttpClientRequest.bearerToken(Redacted.value(owner.key)),
+            HttpClientRequest.bodyUnsafeJson({ credentials: bad })
+          )
+        )
+        assert.isTrue(raw.status >= 400 && raw.status < 500, `${raw.status} for ${JSON.stringify(bad)}`)
+        assert.notInclude(raw.text, NEW_CLAVE)
+      }
+      assert.strictEqual(yield* storedCredentials(theirs.id), before, "nothing was replaced")
+      const sql = yield* SqlClient.SqlClient
+      const [audited] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM audit_log WHERE connection_id = ${theirs.id}`
+      assert.strictEqual(audited?.n, 0)
+    }))
+})
