@@ -8,13 +8,13 @@ import { type JobRow, SyncJobs, toView } from "./SyncJobs.ts"
 import { SyncSettings } from "./SyncSettings.ts"
 import { SyncWorker } from "./SyncWorker.ts"
 
-const has = (jobs: ReadonlyArray<JobRow>, state: JobState) => jobs.some((j) => j.state === state)
+const has = (jobs: ReadonlyArray<Pick<JobRow, "state">>, state: JobState) => jobs.some((j) => j.state === state)
 
 /**
  * The sync as its jobs stand: running while any job runs, queued while the open ones all wait; once
  * every job ended, one error makes it an error and one incomplete scope makes it parcial.
  */
-export const overallState = (jobs: ReadonlyArray<JobRow>): JobState =>
+export const overallState = (jobs: ReadonlyArray<Pick<JobRow, "state">>): JobState =>
   has(jobs, "sincronizando")
     ? "sincronizando"
     : has(jobs, "en_cola")
