@@ -75,14 +75,14 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
         if (reason === "credenciales_invalidas") {
           const refused = { reason, message: `${error.message}. Replace them with PATCH /api/v1/connections/${job.connectionId}; no login is tried until then.` }
           const failed = yield* jobs.failQueued(job.connectionId, refused)
-          if (failed > 0) yield* Effect.logInfo("queued sync jobs failed without a login: the credentials were refused", { failed })
+          if (failed > 0) yield* Effect.logInfo("queued sync jobs failed without a login: the credentials were refused").pipe(Effect.annotateLogs({ failed }))
           return yield* fail(job, refused)
         }
         if (TERMINAL_REASONS.has(reason) || job.attempts >= job.maxAttempts) return yield* fail(job, { reason, message: error.message })
         const retryAfter = "retryAfterSeconds" in error ? error.retryAfterSeconds : 5
         const delay = settings.retryDelay(retryAfter)
         yield* jobs.retryLater(job, delay, { reason, message: error.message })
-        yield* Effect.logInfo("sync job will be retried", { reason, retryInMs: Duration.toMillis(delay), maxAttempts: job.maxAttempts })
+        yield* Effect.logInfo("sync job will be retried").pipe(Effect.annotateLogs({ reason, retryInMs: Duration.toMillis(delay), maxAttempts: job.maxAttempts }))
         return stillOpen(reason)
       }).pipe(annotated(job))
 
@@ -99,7 +99,7 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
         const exit = yield* Effect.exit(Effect.gen(function* () {
           const [fetchMs, write] = yield* Effect.timed(session.read({ job, report }))
           const [commitMs] = yield* Effect.timed(commit(job, write))
-          yield* Effect.logDebug("sync job done", { fetchMs: Duration.toMillis(fetchMs), commitMs: Duration.toMillis(commitMs) })
+          yield* Effect.logDebug("sync job done").pipe(Effect.annotateLogs({ fetchMs: Duration.toMillis(fetchMs), commitMs: Duration.toMillis(commitMs) }))
         }))
         if (Exit.isSuccess(exit)) return
         const upstream = Cause.failureOption(exit.cause)

@@ -41,7 +41,7 @@ layer(Live, { excludeTestServices: true })("a parcial job says which part failed
       const last = accountPlans("bci", user).filter((plan) => accountOn(plan, today) !== undefined).at(-1)
       const [job] = output.trabajos
       assert.strictEqual(job?.state, "parcial")
-      assert.deepStrictEqual(job?.error?.parts?.map((p) => p.recurso), [last?.id])
+      assert.deepStrictEqual(job?.error?.parts?.map((p) => p.recurso), [last?.id ?? "no account"])
       assert.include(job?.error?.parts?.[0]?.cuenta ?? "", "···")
       assert.include(job?.error?.parts?.[0]?.reason ?? "", "timed out")
       assert.include(job?.error?.message ?? "", "could not be read")
