@@ -30,7 +30,7 @@ export class UpstreamCredentialsInvalid extends Schema.TaggedError<UpstreamCrede
   {
     upstream: UpstreamName,
     reason: fixed("credenciales_invalidas"),
-    message: message("the upstream rejected the stored credentials; the user must reconnect (do not retry)")
+    message: message("the upstream rejected the stored credentials; do not retry them (another bad login may lock the user out)")
   },
   HttpApiSchema.annotations({ status: 422 })
 ) {}

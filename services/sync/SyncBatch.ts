@@ -73,7 +73,10 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
       Effect.gen(function* () {
         const reason = error.reason
         if (reason === "credenciales_invalidas") {
-          const refused = { reason, message: `${error.message}. Replace them with PATCH /api/v1/connections/${job.connectionId}; no login is tried until then.` }
+          const refused = {
+            reason,
+            message: `the upstream refused the stored credentials: replace them with PATCH /api/v1/connections/${job.connectionId}; no login is tried until then`
+          }
           const failed = yield* jobs.failQueued(job.connectionId, refused)
           if (failed > 0) yield* Effect.logInfo("queued sync jobs failed without a login: the credentials were refused").pipe(Effect.annotateLogs({ failed }))
           return yield* fail(job, refused)

@@ -101,8 +101,8 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
       const fresh = yield* Effect.forEach(scopes, () => newId("job"))
       // One statement for every scope: a worker sees all of them at once and runs them under one login.
       yield* run(sql.unsafe(
-        `INSERT INTO sync_jobs (id, connection_id, workspace_id, connector, scope_key, scope, state, max_attempts, progress)
-         SELECT u.id, $1, $2, $3, u.scope_key, u.scope::jsonb, 'en_cola', $4, $5::jsonb
+        `INSERT INTO sync_jobs (id, connection_id, workspace_id, connector, scope_key, scope, state, max_attempts, progress, created_at)
+         SELECT u.id, $1, $2, $3, u.scope_key, u.scope::jsonb, 'en_cola', $4, $5::jsonb, clock_timestamp()
          FROM unnest($6::text[], $7::text[], $8::text[]) WITH ORDINALITY AS u(id, scope_key, scope, n) ORDER BY u.n
          ON CONFLICT (connection_id, scope_key) WHERE state IN ('en_cola', 'sincronizando') DO NOTHING`,
         [target.connectionId, target.workspaceId, target.connector, maxAttempts, JSON.stringify({ done: 0, total: steps }), fresh, keys, scopes.map((s) => JSON.stringify(s))]
@@ -115,8 +115,13 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
       return ids
     }, Effect.scoped, Effect.orDie)
 
+    /** The jobs in the order of `ids` (the order of the scopes asked for). */
     const byIds = (ids: ReadonlyArray<string>) =>
-      ids.length === 0 ? Effect.succeed([]) : query(sql`SELECT ${COLUMNS} FROM sync_jobs WHERE id IN ${sql.in(ids)} ORDER BY created_at, id`)
+      ids.length === 0
+        ? Effect.succeed([])
+        : query(sql`SELECT ${COLUMNS} FROM sync_jobs WHERE id IN ${sql.in(ids)}`).pipe(
+          Effect.map((rows) => [...rows].sort((a, b) => ids.indexOf(a.id) - ids.indexOf(b.id)))
+        )
 
     const list = (connectionId: string, limit: number) =>
       query(sql`SELECT ${COLUMNS} FROM sync_jobs WHERE connection_id = ${connectionId} ORDER BY created_at DESC, id LIMIT ${limit}`)
