@@ -40,11 +40,10 @@ const syncWith = (user: Rut, clave: string) =>
   })
 
 /** What the bank lists today for the user: its open accounts and each one's movements of the month. */
-const cartola = (user: Rut) => {
-  return accountPlans("bci", user)
+const cartola = (user: Rut) =>
+  accountPlans("bci", user)
     .filter((plan) => accountOn(plan, SUITE_DAY) !== undefined)
     .map((plan) => ({ id: plan.id, movements: movements(plan, parseIsoDay(`${PERIODO}-01`), parseIsoDay(`${PERIODO}-31`), SUITE_DAY).length }))
-}
 
 layer(Live, { excludeTestServices: true })("sync failure modes (bank simulator, BCI)", (it) => {
   const terminal = [["invalida", "credenciales_invalidas"], ["mfa", "mfa_requerido"], ["mfa_timeout", "mfa_timeout"]] as const

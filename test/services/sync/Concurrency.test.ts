@@ -42,11 +42,12 @@ layer(Live, { excludeTestServices: true })("as many callers as pooled connection
   // A caller that waits holds its transaction's connection and takes a second one to make its job
   // visible; the waiting bound (BREIN_SYNC_MAX_WAITING) is taken before that second connection, and
   // the others record their job in their own transaction, so twice the pool of callers still answers.
-  it.effect("40 concurrent sincronizar calls (twice the pool) all answer: none hangs on the pool", () =>
+  it.effect("40 concurrent sincronizar calls (twice the pool) all answer, none hangs on the pool, and every job runs", () =>
     Effect.gen(function* () {
-      const { answers } = yield* callers(40, 76951001, 2)
+      const { answers, connections } = yield* callers(40, 76951001, 2)
       assert.strictEqual(answers.length, 40)
-    }), { timeout: 20_000 })
+      for (const connection of connections) yield* waitForJobs(connection.id, allFinished)
+    }), { timeout: 30_000 })
 })
 
 layer(Live.pipe(Layer.provideMerge(RecordLogs)), { excludeTestServices: true })("the sync worker", (it) => {
