@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Clock, ConfigProvider, Duration, Effect, Layer, Schema } from "effect"
+import { ConfigProvider, Duration, Effect, Layer, Schema } from "effect"
 import { ServicesLive, servicesOver } from "../../layers/App.ts"
 import { connectedWith } from "../../layers/Connected.ts"
 import { sources } from "../../layers/Registry.ts"
@@ -16,6 +16,8 @@ import { BancoSimulator } from "../../services/upstream/BancoSimulator.ts"
 import { IndicadoresSimulator } from "../../services/upstream/IndicadoresSource.ts"
 import { SiiSimulator } from "../../services/upstream/SiiSimulator.ts"
 import type { SiiUpstream } from "../../services/upstream/SiiUpstream.ts"
+import { waitUntil } from "./Eventually.ts"
+import { SuiteClock } from "./SuiteClock.ts"
 import { callContext } from "./TestLayers.ts"
 
 /** A fixed credentials key: tests can open what the service sealed. */
@@ -23,9 +25,9 @@ export const SECRET_KEY = Buffer.from("brein-test-key-0123456789abcdef!").toStri
 
 export type Settings = Readonly<Record<string, string>>
 
-/** Instant upstreams, a fixed key, a short lease and a fast poll; `overrides` wins. */
+/** Instant upstreams, a fixed key, a short lease and a fast poll, on the suite's clock; `overrides` wins. */
 export const syncSettings = (overrides: Settings = {}) =>
-  Layer.setConfigProvider(
+  Layer.merge(SuiteClock, Layer.setConfigProvider(
     ConfigProvider.fromMap(
       new Map(Object.entries({
         UPSTREAM_TIME_SCALE: "0",
@@ -36,7 +38,7 @@ export const syncSettings = (overrides: Settings = {}) =>
         ...overrides
       }))
     )
-  )
+  ))
 
 /** The program's service graph with test settings; the database comes from the caller. */
 export const connectedServices = (overrides: Settings = {}) => ServicesLive.pipe(Layer.provide(syncSettings(overrides)))
@@ -85,17 +87,10 @@ export const waitForJobs = (
   done: (jobs: ReadonlyArray<JobRow>) => boolean,
   timeout: Duration.DurationInput = "20 seconds"
 ) =>
-  Effect.gen(function* () {
-    const deadline = (yield* Clock.currentTimeMillis) + Duration.toMillis(timeout)
-    while (true) {
-      const jobs = yield* jobsOf(connectionId)
-      if (done(jobs)) return jobs
-      if ((yield* Clock.currentTimeMillis) > deadline) {
-        return yield* Effect.dieMessage(`jobs of ${connectionId} did not settle: ${JSON.stringify(jobs.map((j) => [j.state, j.attempts, j.errorReason]))}`)
-      }
-      yield* Effect.sleep("25 millis")
-    }
-  })
+  waitUntil(jobsOf(connectionId), done, {
+    what: `the jobs of ${connectionId} settling`,
+    tries: Math.ceil(Duration.toMillis(timeout) / 25)
+  }).pipe(Effect.orDie)
 
 const FINISHED: ReadonlyArray<JobState> = ["sincronizada", "parcial", "error"]
 export const allFinished = (jobs: ReadonlyArray<JobRow>) => jobs.length > 0 && jobs.every((j) => FINISHED.includes(j.state))

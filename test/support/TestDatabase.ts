@@ -4,6 +4,7 @@ import { Effect, Layer, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { inject } from "vitest"
 import { databaseFromUrl } from "../../layers/Database.ts"
+import { TestLogging } from "./TestLogging.ts"
 
 const serverUrl = () => Redacted.make(inject("databaseUrl"))
 
@@ -24,5 +25,5 @@ export const freshDatabase = Effect.gen(function*() {
   return withDatabase(serverUrl(), name)
 }).pipe(Effect.provide(Reactivity.layer))
 
-/** PgClient + SqlClient on a migrated database of its own (one per test file using it). */
-export const TestDatabase = Layer.unwrapScoped(Effect.map(freshDatabase, databaseFromUrl))
+/** PgClient + SqlClient on a migrated database of its own (one per test file using it); logs at the tests' level. */
+export const TestDatabase = Layer.unwrapScoped(Effect.map(freshDatabase, databaseFromUrl)).pipe(Layer.provide(TestLogging))

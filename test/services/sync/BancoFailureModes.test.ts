@@ -6,9 +6,10 @@ import type { Rut } from "../../../schema/upstream/Rut.ts"
 import { Connections } from "../../../services/connections/Connections.ts"
 import { BancoSimulator } from "../../../services/upstream/BancoSimulator.ts"
 import { accountOn, accountPlans, movements } from "../../../services/upstream/CartolaGenerator.ts"
-import { chileDayOf, parseIsoDay } from "../../../services/upstream/CivilDate.ts"
+import { parseIsoDay } from "../../../services/upstream/CivilDate.ts"
 import { overlappingSessions } from "../../../services/upstream/SessionLog.ts"
 import { bancoConnection, countRows, execute, rut, simulatedServices } from "../../support/Connected.ts"
+import { SUITE_DAY } from "../../support/SuiteClock.ts"
 import { TestDatabase } from "../../support/TestDatabase.ts"
 import { issuePrincipal } from "../../support/TestLayers.ts"
 
@@ -39,12 +40,10 @@ const syncWith = (user: Rut, clave: string) =>
   })
 
 /** What the bank lists today for the user: its open accounts and each one's movements of the month. */
-const cartola = (user: Rut) => {
-  const today = chileDayOf(Date.now())
-  return accountPlans("bci", user)
-    .filter((plan) => accountOn(plan, today) !== undefined)
-    .map((plan) => ({ id: plan.id, movements: movements(plan, parseIsoDay(`${PERIODO}-01`), parseIsoDay(`${PERIODO}-31`), today).length }))
-}
+const cartola = (user: Rut) =>
+  accountPlans("bci", user)
+    .filter((plan) => accountOn(plan, SUITE_DAY) !== undefined)
+    .map((plan) => ({ id: plan.id, movements: movements(plan, parseIsoDay(`${PERIODO}-01`), parseIsoDay(`${PERIODO}-31`), SUITE_DAY).length }))
 
 layer(Live, { excludeTestServices: true })("sync failure modes (bank simulator, BCI)", (it) => {
   const terminal = [["invalida", "credenciales_invalidas"], ["mfa", "mfa_requerido"], ["mfa_timeout", "mfa_timeout"]] as const

@@ -15,7 +15,8 @@ const CapturedLogs = Layer.merge(
   Logger.minimumLogLevel(LogLevel.All)
 )
 
-const Live = simulatedServices().pipe(Layer.provideMerge(TestDatabase), Layer.provide(CapturedLogs))
+// Built after the test database (which sets the tests' level), so the sync's debug lines are kept.
+const Live = simulatedServices().pipe(Layer.provide(CapturedLogs), Layer.provideMerge(TestDatabase))
 
 const CLAVE = `clave-${randomBytes(6).toString("hex")}`
 const USER = rut(76800001)

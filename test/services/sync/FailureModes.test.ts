@@ -4,11 +4,11 @@ import { Effect, Layer, Schema } from "effect"
 import { SyncOutput } from "../../../schema/connectors/Sync.ts"
 import type { Rut } from "../../../schema/upstream/Rut.ts"
 import { Connections } from "../../../services/connections/Connections.ts"
-import { chileDayOf } from "../../../services/upstream/CivilDate.ts"
 import { rcvDocuments, rcvResumen } from "../../../services/upstream/RcvGenerator.ts"
 import { overlappingSessions } from "../../../services/upstream/SessionLog.ts"
 import { SiiSimulator } from "../../../services/upstream/SiiSimulator.ts"
 import { countRows, execute, rut, siiConnection, simulatedServices } from "../../support/Connected.ts"
+import { SUITE_DAY } from "../../support/SuiteClock.ts"
 import { TestDatabase } from "../../support/TestDatabase.ts"
 import { issuePrincipal } from "../../support/TestLayers.ts"
 
@@ -38,7 +38,7 @@ const syncWith = (rutText: Rut, clave: string) =>
     }
   })
 
-const expectedDocuments = (rutText: Rut) => rcvDocuments(rutText, PERIODO, "compras", chileDayOf(Date.now()))
+const expectedDocuments = (rutText: Rut) => rcvDocuments(rutText, PERIODO, "compras", SUITE_DAY)
 
 layer(Live, { excludeTestServices: true })("sync failure modes (SII simulator)", (it) => {
   it.effect("invalida: one attempt, job and connection in error credenciales_invalidas, nothing cached", () =>
@@ -93,8 +93,7 @@ layer(Live, { excludeTestServices: true })("sync failure modes (SII simulator)",
     Effect.gen(function* () {
       const user = rut(76100040)
       const result = yield* syncWith(user, "parcial")
-      const today = chileDayOf(Date.now())
-      const failing = Math.max(...rcvResumen(user, PERIODO, "compras", today).tipos.filter((t) => !t.soloTotal).map((t) => t.tipoDte))
+      const failing = Math.max(...rcvResumen(user, PERIODO, "compras", SUITE_DAY).tipos.filter((t) => !t.soloTotal).map((t) => t.tipoDte))
       const kept = expectedDocuments(user).filter((d) => d.tipoDte !== failing)
       assert.isAbove(kept.length, 0)
       assert.strictEqual(result.output.estado, "parcial")

@@ -13,11 +13,12 @@ import { SyncSettings } from "../../../../services/sync/SyncSettings.ts"
 import { SyncWorker } from "../../../../services/sync/SyncWorker.ts"
 import { Registry } from "../../../../services/tools/Registry.ts"
 import { BancoSimulator } from "../../../../services/upstream/BancoSimulator.ts"
+import { SuiteClock } from "../../../support/SuiteClock.ts"
 import { TestDatabase } from "../../../support/TestDatabase.ts"
 import { servicesWith } from "../../../support/TestLayers.ts"
 
 const settings = (worker: boolean) =>
-  Layer.setConfigProvider(
+  Layer.merge(SuiteClock, Layer.setConfigProvider(
     ConfigProvider.fromMap(
       new Map([
         ["BREIN_SYNC_WORKER", String(worker)],
@@ -25,11 +26,11 @@ const settings = (worker: boolean) =>
         ["UPSTREAM_TIME_SCALE", "0"]
       ])
     )
-  )
+  ))
 
 const BancoSyncs = Layer.effect(ConnectorSyncs, Effect.map(makeBancoSync, (sync) => new Map([[sync.connector, sync]])))
 
-/** What the banco tools need: the sync machinery (worker on or off) and the cache, over an instant bank simulator. */
+/** What the banco tools need: the sync machinery (worker on or off) and the cache, over an instant bank simulator, on the suite's clock. */
 export const bancoServices = (worker: boolean) =>
   Layer.mergeAll(SyncWorker.Default, BancoCache.Default).pipe(
     Layer.provideMerge(BancoSyncs),

@@ -41,7 +41,7 @@ const allMovimientos = (call: (tool: string, input: unknown) => ReturnType<Execu
     return { pages, movimientos: pages.flatMap((p) => p.movimientos) }
   })
 
-// The real clock: the simulated bank, the sync worker and the 24-month window all read it.
+// The suite's clock: the simulated bank, the sync worker and the 24-month window all read it.
 layer(BancoTest, { excludeTestServices: true })("banco: sync a month, then read it from the cache", (it) => {
   it.effect("a synced month lists every account and pages through every movement, in posting order, with running balances", () =>
     Effect.gen(function* () {

@@ -4,9 +4,9 @@ import { Effect, Layer, Schema } from "effect"
 import { RcvQueryOutput, RcvSummaryOutput } from "../../../../schema/connectors/Sii.ts"
 import type { ConnectionId } from "../../../../schema/Ids.ts"
 import type { Principal } from "../../../../schema/Principal.ts"
-import { chileDayOf } from "../../../../services/upstream/CivilDate.ts"
 import { rcvResumen } from "../../../../services/upstream/RcvGenerator.ts"
 import { execute, rut, siiConnection, simulatedServices } from "../../../support/Connected.ts"
+import { SUITE_DAY } from "../../../support/SuiteClock.ts"
 import { TestDatabase } from "../../../support/TestDatabase.ts"
 import { issuePrincipal } from "../../../support/TestLayers.ts"
 
@@ -120,7 +120,7 @@ layer(Live, { excludeTestServices: true })("sii .consultar tools", (it) => {
       const connection = yield* siiConnection(principal, user)
       yield* execute(principal, "sii.conexion.sincronizar", { periodo: "2026-10", perspectiva: "ventas", esperar: 20 }, connection.id)
       const summary = yield* decodeSummary((yield* execute(principal, "sii.rcv.resumen.consultar", { periodo: "2026-10", perspectiva: "ventas" }, connection.id)).data)
-      const sii = rcvResumen(user, "2026-10", "ventas", chileDayOf(Date.now()))
+      const sii = rcvResumen(user, "2026-10", "ventas", SUITE_DAY)
       assert.deepStrictEqual(
         summary.porTipo.map((t) => [t.tipoDte, t.documentos, t.total.montoTotal]),
         sii.tipos.map((t) => [t.tipoDte, t.documentos, t.montoTotal])
