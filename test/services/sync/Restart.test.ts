@@ -3,10 +3,10 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Schedule, Schema, Scope } from "effect"
 import { databaseFromUrl } from "../../../layers/Database.ts"
 import { Connections } from "../../../services/connections/Connections.ts"
-import { chileDayOf } from "../../../services/upstream/CivilDate.ts"
 import { rcvDocuments } from "../../../services/upstream/RcvGenerator.ts"
 import { SiiSimulator } from "../../../services/upstream/SiiSimulator.ts"
 import { countRows, execute, jobsOf, rut, siiConnection, simulatedServices, waitForJobs } from "../../support/Connected.ts"
+import { SUITE_DAY } from "../../support/SuiteClock.ts"
 import { freshDatabase } from "../../support/TestDatabase.ts"
 import { issuePrincipal } from "../../support/TestLayers.ts"
 
@@ -84,7 +84,7 @@ describe("a process that dies mid-sync", () => {
       const restarted = yield* Layer.build(processOn(url, {}, 0))
       yield* Effect.gen(function* () {
         const settled = yield* waitForSettled(connectionId)
-        const expected = rcvDocuments(user, PERIODO, "compras", chileDayOf(Date.now()))
+        const expected = rcvDocuments(user, PERIODO, "compras", SUITE_DAY)
         assert.deepStrictEqual(settled, { jobs: [["sincronizada", 2, null]], connection: "sincronizada" })
         const [job] = yield* jobsOf(connectionId)
         assert.strictEqual(job?.counts["nuevos"], expected.length)
