@@ -1,11 +1,11 @@
 import { type CallToolRequest, type CallToolResult, ProtocolError, ProtocolErrorCode, Server, type ServerContext } from "@modelcontextprotocol/server"
-import { Cause, Data, Effect, Exit, Option, Runtime, Schema } from "effect"
-import { InvalidInput, type ToolNotFound } from "../../schema/Errors.ts"
-import { ConnectionId } from "../../schema/Ids.ts"
+import { Cause, Data, Effect, Exit, Option, Runtime } from "effect"
+import type { ToolNotFound } from "../../schema/Errors.ts"
 import type { CallContext, Principal } from "../../schema/Principal.ts"
 import { Executor } from "../../services/pipeline/Executor.ts"
 import { Registry } from "../../services/tools/Registry.ts"
 import { makeCatalog } from "./Catalog.ts"
+import { connectionId as validConnection } from "../http/Gate.ts"
 import { failure, success } from "./Results.ts"
 import { SEARCH_DOCS } from "./SearchDocs.ts"
 
@@ -17,16 +17,6 @@ const INSTRUCTIONS =
   "brein's tools, named by their registry ids. Every call is audited and answers { data, meta }. " +
   "Call search_docs with { tool } to see a tool's plane, plan, cost and scope before calling it. " +
   "Tools that read a connection take it from the X-Connect-Connection header or a `connection` argument."
-
-const decodeConnection = Schema.decodeUnknownOption(Schema.UndefinedOr(ConnectionId))
-
-const badConnection = (path: string) =>
-  new InvalidInput({ message: `${path}: a connection id looks like conn_…`, issues: [{ path, message: "a connection id looks like conn_…" }] })
-
-const connectionOf = (raw: unknown, path: string) =>
-  raw === undefined
-    ? Effect.succeed(undefined)
-    : Option.match(decodeConnection(raw), { onNone: () => Effect.fail(badConnection(path)), onSome: Effect.succeed })
 
 type CallParams = CallToolRequest["params"]
 
@@ -66,8 +56,8 @@ export const makeMcpSurface = Effect.gen(function* () {
       const { connection, ...rest } = args
       const viaArgument = connection !== undefined && catalog.entries.get(params.name)?.acceptsConnection === true
       const connectionId = viaArgument
-        ? yield* connectionOf(connection, "input.connection")
-        : yield* connectionOf(ctx.http?.req?.headers.get("x-connect-connection") ?? undefined, "X-Connect-Connection")
+        ? yield* validConnection(connection, "input.connection")
+        : yield* validConnection(ctx.http?.req?.headers.get("x-connect-connection") ?? undefined, "X-Connect-Connection")
       const context: CallContext = { surface: "mcp", principal, connectionId, onProgress: progressFor(ctx) }
       return success(yield* executor.call(params.name, viaArgument ? rest : args, context))
     }).pipe(Effect.catchIf((error) => error._tag !== "ToolNotFound", (error) => Effect.succeed(failure(error))))

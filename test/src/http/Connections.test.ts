@@ -1,19 +1,17 @@
-import { HttpApiBuilder, HttpClientRequest } from "@effect/platform"
+import { HttpClientRequest } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Option, Redacted, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import { SyncOutput } from "../../../schema/connectors/Sync.ts"
-import { bodyLimit, HttpAppLive } from "../../../src/http/Server.ts"
+import { serveOn } from "../../../src/http/Server.ts"
 import { rut, simulatedServices } from "../../support/Connected.ts"
 import { TestDatabase } from "../../support/TestDatabase.ts"
 import { uniqueName } from "../../support/TestLayers.ts"
 import { apiClient, issueKey, rawRequest } from "./TestServer.ts"
 
-const HttpConnected = HttpApiBuilder.serve(bodyLimit).pipe(
-  Layer.provide(HttpAppLive),
-  Layer.provideMerge(NodeHttpServer.layerTest),
+const HttpConnected = serveOn(NodeHttpServer.layerTest).pipe(
   Layer.provideMerge(simulatedServices()),
   Layer.provideMerge(TestDatabase)
 )

@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpServer } from "@effect/platform"
+import { HttpServer } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { type CallToolResult, Client, type RequestOptions, StreamableHTTPClientTransport, type Tool } from "@modelcontextprotocol/client"
 import { Array as Arr, Effect, Layer, Option, Redacted, Schema } from "effect"
@@ -8,7 +8,7 @@ import type { Plan } from "../../../schema/tools/Definition.ts"
 import { connector } from "../../../services/tools/Source.ts"
 import { action } from "../../../services/tools/Tool.ts"
 import { Workspaces } from "../../../services/workspace/Workspaces.ts"
-import { bodyLimit, HttpAppLive, listen } from "../../../src/http/Server.ts"
+import { listen, serveOn } from "../../../src/http/Server.ts"
 import { TestDatabase } from "../../support/TestDatabase.ts"
 
 const pure = { readOnly: true, destructive: false, idempotent: true, openWorld: false } as const
@@ -90,9 +90,7 @@ export const StepsConnector = connector({
 })
 
 /** The app exactly as `serve` mounts it (REST + /mcp) on a random port, over core, echo and the test connectors. */
-export const McpTest = HttpApiBuilder.serve(bodyLimit).pipe(
-  Layer.provide(HttpAppLive),
-  Layer.provideMerge(listen(0)),
+export const McpTest = serveOn(listen(0)).pipe(
   Layer.provideMerge(servicesWith([CoreConnector, EchoConnector, HiddenConnector, VaultConnector, StepsConnector])),
   Layer.provideMerge(TestDatabase)
 )
