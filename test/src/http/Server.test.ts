@@ -30,8 +30,8 @@ layer(HttpTest, { excludeTestServices: true })("HTTP server", (it) => {
         {
           name: "bad connection header",
           request: execute("echo.message.reflect", key).pipe(withJson(`{"input":{"message":"hi"}}`), HttpClientRequest.setHeader("X-Connect-Connection", "conn-")),
-          status: 400,
-          tag: "BadRequest"
+          status: 422,
+          tag: "InvalidInput"
         }
       ]
       for (const c of cases) {
@@ -57,7 +57,7 @@ layer(HttpTest, { excludeTestServices: true })("HTTP server", (it) => {
       assert.strictEqual(accepted.status, 422, "under the limit the tool's own 10 000-character limit answers")
     }))
 
-  it.effect("a chunked body over 1 MiB is cut before it reaches the tool", () =>
+  it.effect("a chunked body over 1 MiB is PayloadTooLarge (413) and never reaches the tool", () =>
     Effect.gen(function*() {
       const key = Option.some(yield* issueKey("chunky", "free"))
       const chunk = new TextEncoder().encode("x".repeat(64 * 1024))
@@ -68,8 +68,11 @@ layer(HttpTest, { excludeTestServices: true })("HTTP server", (it) => {
       const outcome = yield* Effect.either(rawRequest(
         execute("echo.message.reflect", key).pipe(HttpClientRequest.bodyStream(body, { contentType: "application/json" }))
       ))
-      // Node destroys the socket once the limit is passed, so the client sees a reset, not a response.
-      assert.isTrue(Either.isLeft(outcome) || outcome.right.status === 413)
+      assert.isTrue(Either.isRight(outcome), "a refusal, not a reset")
+      if (Either.isRight(outcome)) {
+        assert.strictEqual(outcome.right.status, 413)
+        assert.strictEqual((yield* decodeError(outcome.right.text))._tag, "PayloadTooLarge")
+      }
       const sql = yield* SqlClient.SqlClient
       const rows = yield* sql`SELECT 1 FROM audit_log a JOIN workspaces w ON w.id = a.workspace_id WHERE w.name = 'chunky'`
       assert.strictEqual(rows.length, 0)

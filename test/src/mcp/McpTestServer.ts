@@ -132,6 +132,17 @@ export const callTool = (client: Client, name: string, args: Record<string, unkn
 export const callToolFailure = (client: Client, name: string, args: Record<string, unknown>) =>
   Effect.flip(Effect.tryPromise(() => client.callTool({ name, arguments: args })))
 
+const ErrorText = Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+
+/** The typed error of an `isError` result: in its text content, never as structured content. */
+export const errorOf = (result: CallToolResult) =>
+  Effect.gen(function*() {
+    if (result.isError !== true) return yield* Effect.dieMessage("expected an isError result")
+    if (result.structuredContent !== undefined) return yield* Effect.dieMessage("an isError result carries no structuredContent")
+    const [first] = result.content
+    return yield* Schema.decodeUnknown(ErrorText)(first?.type === "text" ? first.text : "")
+  }).pipe(Effect.orDie)
+
 export const auditRowOf = (requestId: string) =>
   Effect.flatMap(
     SqlClient.SqlClient,
