@@ -26,6 +26,7 @@ export const portable = (schema: JsonObject): JsonObject => {
     if (Array.isArray(value)) return value.map((item) => walk(item, trail))
     if (!isObject(value)) return value
     if (isAnything(value)) return {}
+    if (value["$id"] === "/schemas/{}") return { type: "object" }
     const ref = value["$ref"]
     if (typeof ref === "string" && ref.startsWith(DEF_PREFIX)) {
       const name = ref.slice(DEF_PREFIX.length)
@@ -40,6 +41,7 @@ export const portable = (schema: JsonObject): JsonObject => {
     }
     const out: JsonObject = {}
     for (const [key, child] of Object.entries(value)) {
+      if (key === "$id" && typeof child === "string" && child.startsWith("/schemas/")) continue
       const next = walk(child, trail)
       if ((key === "additionalProperties" || key === "items") && isEmpty(next)) continue
       out[key] = next

@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import { Context, Effect, Layer, Option, Schema, SchemaAST } from "effect"
 import { toJsonSchema } from "../../schema/tools/JsonSchema.ts"
 import type { InvalidInput } from "../../schema/Errors.ts"
 import type { Descriptor, ToolDocument } from "../../schema/tools/Definition.ts"
@@ -25,6 +25,9 @@ type SourceContext<S> = S extends { readonly tools: ReadonlyArray<infer T> } ? T
 
 const jsonSchema = (schema: Schema.Schema.AnyNoContext): Record<string, unknown> => {
   const made = toJsonSchema(schema)
+  if (SchemaAST.isTypeLiteral(schema.ast) && schema.ast.propertySignatures.length === 0 && schema.ast.indexSignatures.length === 0) {
+    return { type: "object", properties: {}, additionalProperties: false }
+  }
   if (made["type"] === undefined && made["$ref"] === undefined && made["anyOf"] === undefined) {
     return { type: "object", properties: {}, additionalProperties: false, ...made }
   }
