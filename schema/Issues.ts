@@ -62,7 +62,11 @@ const pathOf = (root: string, path: ReadonlyArray<PropertyKey>) =>
 /** Readable issues: one sentence per field (alternatives of one field merged), long values described by their size. */
 export const readableIssues = (raw: ReadonlyArray<RawIssue>, root: string): ReadonlyArray<Issue> => {
   const merged: Array<{ path: string; expected: Array<string>; actual?: string; text: string }> = []
+  // an optional field's "or undefined" says nothing the other alternatives do not
+  const paths = new Map<string, number>()
+  for (const issue of raw) paths.set(pathOf(root, issue.path), (paths.get(pathOf(root, issue.path)) ?? 0) + 1)
   for (const issue of raw) {
+    if (issue.message.startsWith("Expected undefined, actual") && (paths.get(pathOf(root, issue.path)) ?? 0) > 1) continue
     const path = pathOf(root, issue.path)
     const { expected, actual, text } = sentence(issue.message)
     const last = merged[merged.length - 1]

@@ -1,6 +1,7 @@
 import type { Client, LoggingLevel, LoggingMessageNotificationParams } from "@modelcontextprotocol/client"
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Effect, Layer, Option, Redacted, Schema } from "effect"
+import { ToolResponse } from "../../../schema/tools/Response.ts"
 import type { ConnectionId } from "../../../schema/Ids.ts"
 import { currentPeriodo } from "../../../services/upstream/CivilDate.ts"
 import type { JobRow } from "../../../services/sync/SyncJobs.ts"
@@ -95,6 +96,8 @@ layer(SyncingMcp, { excludeTestServices: true })("MCP logging", (it) => {
         const error = yield* setLevel("error")
         const failed = yield* syncCall(client, { periodo, perspectiva: "ventas", esperar: 20, connection: bad.id }, error)
         assert.notStrictEqual(failed.isError, true)
+        const answer = yield* Schema.decodeUnknown(ToolResponse)(failed.structuredContent)
+        assert.include(answer.hint, `PATCH /api/v1/connections/${bad.id}`, "invalid credentials: the answer says how to update them")
         assert.isAbove(lines.length, 0, era)
         assert.isTrue(lines.every((l) => l.level === "error"), JSON.stringify(lines))
         assert.include(String(lines[0]?.data), "credenciales_invalidas")
