@@ -107,6 +107,7 @@ export class Gate extends Effect.Service<Gate>()("brein/http/Gate", {
     const workspaces = yield* Workspaces
     const allowed = parseAllowed(yield* Config.string("BREIN_ALLOWED_ORIGINS").pipe(Config.withDefault("")))
 
+    // Plain functions rather than Effect.fn: they run on every request, where a span each costs more than the check.
     const authenticate = (headers: RequestHeaders) =>
       workspaces.authenticate(BEARER.exec(header(headers, "authorization") ?? "")?.[1] ?? "").pipe(Effect.mapError(badKey))
 
