@@ -156,6 +156,14 @@ export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()(
   HttpApiSchema.annotations({ status: 405 })
 ) {}
 
+export class InternalError extends Schema.TaggedError<InternalError>()(
+  "InternalError",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 500 })
+) {
+  static readonly unexpected = new InternalError({ message: "the server failed unexpectedly; the failure is logged" })
+}
+
 export class BadRequest extends Schema.TaggedError<BadRequest>()(
   "BadRequest",
   { message: Schema.String },

@@ -4,6 +4,7 @@ import { Config, Effect, Option, Schema } from "effect"
 import {
   BadRequest,
   Forbidden,
+  InternalError,
   InvalidInput,
   MethodNotAllowed,
   PayloadTooLarge,
@@ -18,7 +19,17 @@ export const MAX_BODY_BYTES = 1024 * 1024
 /** A refused body is read to its end (so the client gets the 413) unless it goes on past this. */
 const MAX_DRAINED_BYTES = 16 * MAX_BODY_BYTES
 
-const GATE_ERRORS = [Unauthorized, Forbidden, InvalidInput, PayloadTooLarge, UnsupportedMediaType, BadRequest, RouteNotFound, MethodNotAllowed] as const
+const GATE_ERRORS = [
+  Unauthorized,
+  Forbidden,
+  InvalidInput,
+  PayloadTooLarge,
+  UnsupportedMediaType,
+  BadRequest,
+  RouteNotFound,
+  MethodNotAllowed,
+  InternalError
+] as const
 export const GateError = Schema.Union(...GATE_ERRORS)
 export type GateError = typeof GateError.Type
 

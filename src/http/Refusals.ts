@@ -1,6 +1,6 @@
 import { HttpApi, HttpApiBuilder, HttpApiError, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Cause, Effect, Schema } from "effect"
-import { BadRequest, InvalidInput, MethodNotAllowed, RouteNotFound } from "../../schema/Errors.ts"
+import { Cause, Effect, Option, Schema } from "effect"
+import { BadRequest, InternalError, InvalidInput, MethodNotAllowed, RouteNotFound } from "../../schema/Errors.ts"
 import { BreinApi } from "../../schema/http/Api.ts"
 import { readableIssues } from "../../schema/Issues.ts"
 import { errorAnswer, type GateError } from "./Gate.ts"
@@ -63,6 +63,7 @@ export const RefusalsLive = HttpApiBuilder.middleware((app) =>
     if (HttpServerError.isServerError(error) && error._tag === "RequestError" && error.reason === "Decode") {
       return Effect.succeed(refuse(new BadRequest({ message: "the request body is not valid JSON" })))
     }
-    return Effect.failCause(cause)
+    if (Cause.isFailType(cause) || Cause.isInterruptedOnly(cause) || Option.isSome(Cause.failureOption(cause))) return Effect.failCause(cause)
+    return Effect.logError("request failed unexpectedly", cause).pipe(Effect.as(refuse(InternalError.unexpected)))
   })
 )

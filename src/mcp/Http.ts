@@ -1,6 +1,7 @@
 import { createServer, IncomingMessage, ServerResponse } from "node:http"
 import { type AuthInfo, createMcpHandler, type McpRequestContext } from "@modelcontextprotocol/server"
 import { Cause, Effect, Either, Exit, Option, Runtime, Schema } from "effect"
+import { InternalError } from "../../schema/Errors.ts"
 import { Principal } from "../../schema/Principal.ts"
 import { type ErrorAnswer, errorAnswer, Gate, hasBody, MAX_BODY_BYTES } from "../http/Gate.ts"
 import { makeMcpSurface } from "./Surface.ts"
@@ -102,8 +103,8 @@ export const makeMcpHttp = Effect.gen(function* () {
     const admitted = await runExit(admit(request))
     if (Exit.isFailure(admitted)) {
       const refused = Cause.failureOption(admitted.cause)
-      if (Option.isNone(refused)) return void response.writeHead(500).end()
-      return sendJson(response, errorAnswer(refused.value))
+      if (Option.isNone(refused)) runFork(Effect.logError("MCP request failed unexpectedly", admitted.cause))
+      return sendJson(response, errorAnswer(Option.getOrElse(refused, () => InternalError.unexpected)))
     }
     const { principal, body } = admitted.value
     const text = body?.toString("utf8")

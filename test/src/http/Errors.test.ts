@@ -1,7 +1,18 @@
 import { HttpClientRequest } from "@effect/platform"
-import { assert, layer } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect, Option, Redacted, Schema } from "effect"
+import {
+  BadRequest,
+  Forbidden,
+  InternalError,
+  InvalidInput,
+  MethodNotAllowed,
+  RouteNotFound,
+  Unauthorized,
+  UnsupportedMediaType
+} from "../../../schema/Errors.ts"
 import { MAX_ISSUES } from "../../../schema/Issues.ts"
+import { errorAnswer, tooLarge } from "../../../src/http/Gate.ts"
 import { HttpTest, issueKey, rawRequest } from "./TestServer.ts"
 
 const Issue = Schema.Struct({ path: Schema.String, message: Schema.String })
@@ -14,6 +25,29 @@ const decodeError = Schema.decodeUnknown(ErrorBody)
 const post = (path: string, key: Redacted.Redacted<string>) =>
   HttpClientRequest.post(path).pipe(HttpClientRequest.bearerToken(Redacted.value(key)))
 const withJson = (text: string) => HttpClientRequest.bodyText(text, "application/json")
+
+describe("the gate's one encoding", () => {
+  it("answers each refusal with its status and its typed body", () => {
+    const cases = [
+      [new BadRequest({ message: "m" }), 400],
+      [new Unauthorized({ message: "m" }), 401],
+      [Forbidden.origin("https://evil.example"), 403],
+      [new RouteNotFound({ message: "m" }), 404],
+      [new MethodNotAllowed({ message: "m", allowed: ["GET"] }), 405],
+      [tooLarge, 413],
+      [UnsupportedMediaType.of(undefined), 415],
+      [InvalidInput.of([{ path: "input.x", message: "is missing" }]), 422],
+      [InternalError.unexpected, 500]
+    ] as const
+    for (const [error, status] of cases) {
+      const answer = errorAnswer(error)
+      assert.strictEqual(answer.status, status, error._tag)
+      assert.deepInclude(answer.body, { _tag: error._tag, message: error.message })
+    }
+    assert.deepStrictEqual(errorAnswer(new Unauthorized({ message: "m" })).headers, { "www-authenticate": "Bearer realm=\"brein\"" })
+    assert.deepStrictEqual(errorAnswer(tooLarge).headers, { connection: "close" })
+  })
+})
 
 layer(HttpTest, { excludeTestServices: true })("HTTP errors a person can read", (it) => {
   it.effect("POST /api/v1/connections answers bad, empty and missing bodies with InvalidInput (422) and field paths, never a schema tree", () =>
