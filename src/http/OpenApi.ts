@@ -1,25 +1,10 @@
-import { readFileSync } from "node:fs"
-import { dirname, join } from "node:path"
-import { fileURLToPath } from "node:url"
 import { HttpApiBuilder, HttpServerResponse, OpenApi } from "@effect/platform"
-import { Effect, Either, Option, Schema } from "effect"
+import { Effect } from "effect"
 import { BreinApi } from "../../schema/http/Api.ts"
 import { isObject, type JsonObject, portable } from "../../schema/tools/JsonSchema.ts"
 import { Registry, type RegisteredTool } from "../../services/tools/Registry.ts"
 import { responseSchema } from "../mcp/JsonSchemas.ts"
-
-const PackageJson = Schema.parseJson(Schema.Struct({ name: Schema.String, version: Schema.String }))
-const decodePackage = Schema.decodeUnknownOption(PackageJson)
-
-/** The version in brein's package.json, found upward from this file (from src/http or a compiled copy alike). */
-const packageVersion = Effect.sync(() => {
-  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
-    const text = Either.getOrUndefined(Either.try(() => readFileSync(join(dir, "package.json"), "utf8")))
-    const found = text === undefined ? Option.none() : Option.filter(decodePackage(text), (pkg) => pkg.name === "brein")
-    if (Option.isSome(found)) return found.value.version
-    if (dirname(dir) === dir) return "0.0.0"
-  }
-})
+import { packageVersion } from "../PackageVersion.ts"
 
 const EXECUTE = "/api/v1/tools/{id}/execute"
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })

@@ -15,13 +15,13 @@ import { SyncJobs } from "../../services/sync/SyncJobs.ts"
 import { Registry } from "../../services/tools/Registry.ts"
 import { makeCatalog } from "./Catalog.ts"
 import { connectionId as validConnection } from "../http/Gate.ts"
+import { packageVersion } from "../PackageVersion.ts"
 import { failure, success } from "./Results.ts"
 import { SEARCH_DOCS } from "./SearchDocs.ts"
 import { type LogLine, withSyncLog } from "./SyncLog.ts"
 
 class McpCallDied extends Data.TaggedError("McpCallDied") {}
 
-export const SERVER_INFO = { name: "brein", version: "0.1.0" } as const
 
 const INSTRUCTIONS =
   "brein's tools, named by their registry ids. Every call is audited and answers { data, meta }. " +
@@ -57,6 +57,7 @@ export const makeMcpSurface = Effect.gen(function* () {
   const registry = yield* Registry
   if (Option.isSome(registry.get(SEARCH_DOCS))) return yield* Effect.dieMessage(`a registry tool may not be named ${SEARCH_DOCS}: MCP reserves it`)
   const executor = yield* Executor
+  const serverInfo = { name: "brein", version: yield* packageVersion }
   // Optional so that a surface over a registry without connectors needs no sync tables.
   const jobs = yield* Effect.serviceOption(SyncJobs)
   // Served statelessly, a server lives for one request: the level a key asked for outlives it here.
@@ -106,7 +107,7 @@ export const makeMcpSurface = Effect.gen(function* () {
     )
 
   const server = (principal: Principal) => {
-    const mcp = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false }, logging: {} }, instructions: INSTRUCTIONS })
+    const mcp = new Server(serverInfo, { capabilities: { tools: { listChanged: false }, logging: {} }, instructions: INSTRUCTIONS })
     mcp.setRequestHandler("logging/setLevel", (request) => {
       levels.set(keyOf(principal), request.params.level)
       return {}

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { type CallToolResult, type Progress, ProtocolError, type Tool } from "@modelcontextprotocol/client"
 import { assert, layer } from "@effect/vitest"
 import { Array as Arr, Effect, Schema } from "effect"
+import packageJson from "../../../package.json" with { type: "json" }
 import { ToolResponse } from "../../../schema/tools/Response.ts"
 import {
   auditRowOf,
@@ -72,6 +73,7 @@ layer(McpTest, { excludeTestServices: true })("MCP over Streamable HTTP", (it) =
       Effect.gen(function*() {
         const client = yield* connect(era, bearer(yield* issueKey("acme", "free")))
         assert.strictEqual(client.getProtocolEra(), era)
+        assert.deepInclude(client.getServerVersion(), { name: "brein", version: packageJson.version })
         const tools = yield* listTools(client)
         assert.sameMembers(tools.map((t) => t.name), ["core.timestamp.now", "echo.message.reflect", "vault.item.get", "steps.count.run", "search_docs"])
 
