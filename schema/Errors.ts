@@ -1,5 +1,24 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+import { type Issue, MAX_ISSUES, summary } from "./Issues.ts"
+import { NextAction } from "./tools/Response.ts"
+
+export const HttpAction = Schema.Struct({
+  method: Schema.Literal("GET", "POST", "PATCH", "DELETE"),
+  path: Schema.String,
+  reason: Schema.String
+}).annotations({ identifier: "HttpAction", description: "An HTTP request that resolves the error" })
+export type HttpAction = typeof HttpAction.Type
+
+/** What a caller can do about an error: the same `hint` and `next_actions` a successful answer carries. */
+export const Guidance = {
+  hint: Schema.optionalWith(Schema.String, { exact: true }),
+  next_actions: Schema.optionalWith(Schema.Array(Schema.Union(NextAction, HttpAction)), { exact: true })
+}
+export interface Guidance {
+  readonly hint?: string
+  readonly next_actions?: ReadonlyArray<NextAction | HttpAction>
+}
 
 export class ToolNotFound extends Schema.TaggedError<ToolNotFound>()(
   "ToolNotFound",
@@ -15,13 +34,17 @@ export const InputIssue = Schema.Struct({ path: Schema.String, message: Schema.S
 
 export class InvalidInput extends Schema.TaggedError<InvalidInput>()(
   "InvalidInput",
-  { message: Schema.String, issues: Schema.Array(InputIssue) },
+  { message: Schema.String, issues: Schema.Array(InputIssue).annotations({ description: `At most ${MAX_ISSUES}; the message counts the rest` }) },
   HttpApiSchema.annotations({ status: 422 })
-) {}
+) {
+  static of(issues: ReadonlyArray<Issue>) {
+    return new InvalidInput({ message: summary(issues), issues: issues.slice(0, MAX_ISSUES) })
+  }
+}
 
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()(
   "Unauthorized",
-  { message: Schema.String },
+  { message: Schema.String, ...Guidance },
   HttpApiSchema.annotations({ status: 401 })
 ) {}
 
@@ -30,14 +53,60 @@ export const ForbiddenReason = Schema.Literal(
   "connection_required",
   "connection_not_in_workspace",
   "connection_wrong_connector",
-  "in_process_only"
+  "in_process_only",
+  "origin_not_allowed"
 )
+
+const CONNECTIONS = "/api/v1/connections"
+const listConnections: HttpAction = { method: "GET", path: CONNECTIONS, reason: "list this workspace's connections and their ids" }
 
 export class Forbidden extends Schema.TaggedError<Forbidden>()(
   "Forbidden",
-  { reason: ForbiddenReason, message: Schema.String },
+  { reason: ForbiddenReason, message: Schema.String, ...Guidance },
   HttpApiSchema.annotations({ status: 403 })
-) {}
+) {
+  static planRequired(what: string, workspace: string) {
+    return new Forbidden({
+      reason: "plan_required",
+      message: `${what} needs a paid workspace; "${workspace}" is on the free plan`,
+      hint: `Use a key of a workspace on the paid plan; an operator creates one with: brein keys create --workspace NAME --plan paid`
+    })
+  }
+
+  static connectionRequired(toolId: string, connector: string) {
+    return new Forbidden({
+      reason: "connection_required",
+      message: `${toolId} needs a ${connector} connection: send its id in the X-Connect-Connection header`,
+      hint: `Create a ${connector} connection (POST ${CONNECTIONS}) or pick one from GET ${CONNECTIONS}, then send its id in X-Connect-Connection (over MCP, the connection argument works too)`,
+      next_actions: [{ method: "POST", path: CONNECTIONS, reason: `create a ${connector} connection with the user's credentials` }, listConnections]
+    })
+  }
+
+  static connectionNotInWorkspace(connectionId: string) {
+    return new Forbidden({
+      reason: "connection_not_in_workspace",
+      message: `connection ${connectionId} does not belong to this workspace`,
+      next_actions: [listConnections]
+    })
+  }
+
+  static wrongConnector(connectionId: string, actual: string, expected: string) {
+    return new Forbidden({
+      reason: "connection_wrong_connector",
+      message: `connection ${connectionId} is a ${actual} connection, not ${expected}`,
+      hint: `Send the id of a ${expected} connection`,
+      next_actions: [listConnections]
+    })
+  }
+
+  static origin(origin: string) {
+    return new Forbidden({
+      reason: "origin_not_allowed",
+      message: `requests from ${origin} are not allowed`,
+      hint: "An operator allows an origin or host by adding it to BREIN_ALLOWED_ORIGINS (a comma-separated list)"
+    })
+  }
+}
 
 export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()(
   "PayloadTooLarge",
@@ -62,6 +131,38 @@ export class ToolFailed extends Schema.TaggedError<ToolFailed>()(
   { toolId: Schema.String, message: Schema.String },
   HttpApiSchema.annotations({ status: 500 })
 ) {}
+
+export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()(
+  "UnsupportedMediaType",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 415 })
+) {
+  static of(contentType: string | undefined) {
+    return new UnsupportedMediaType({
+      message: `the request body must be JSON: send it with Content-Type: application/json${contentType === undefined ? " (none was sent)" : `, not ${contentType.slice(0, 100)}`}`
+    })
+  }
+}
+
+export class RouteNotFound extends Schema.TaggedError<RouteNotFound>()(
+  "RouteNotFound",
+  { message: Schema.String, ...Guidance },
+  HttpApiSchema.annotations({ status: 404 })
+) {}
+
+export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()(
+  "MethodNotAllowed",
+  { message: Schema.String, allowed: Schema.Array(Schema.String) },
+  HttpApiSchema.annotations({ status: 405 })
+) {}
+
+export class InternalError extends Schema.TaggedError<InternalError>()(
+  "InternalError",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 500 })
+) {
+  static readonly unexpected = new InternalError({ message: "the server failed unexpectedly; the failure is logged" })
+}
 
 export class BadRequest extends Schema.TaggedError<BadRequest>()(
   "BadRequest",

@@ -8,7 +8,8 @@ import {
   PayloadTooLarge,
   RateLimited,
   ToolFailed,
-  ToolNotFound
+  ToolNotFound,
+  UnsupportedMediaType
 } from "../Errors.ts"
 import { ToolDocument } from "../tools/Definition.ts"
 import { ToolResponse } from "../tools/Response.ts"
@@ -73,5 +74,8 @@ export class BreinApi extends HttpApi.make("brein")
   .add(ToolsGroup)
   .add(ConnectionsGroup)
   .add(HealthGroup)
+  .addError(InvalidInput)
+  .addError(PayloadTooLarge)
+  .addError(UnsupportedMediaType)
   .annotate(OpenApi.Title, "brein")
   .annotate(OpenApi.Description, "A registry of tools with two planes, one audited executor, served over HTTP and MCP") {}

@@ -101,7 +101,7 @@ export class Connections extends Effect.Service<Connections>()("brein/connection
 
     const create = Effect.fn("Connections.create")(function* (principal: Principal, input: CreateConnection) {
       if (principal.plan !== "paid") {
-        return yield* new Forbidden({ reason: "plan_required", message: `${input.connector} is a paid connector; "${principal.workspaceName}" is on the free plan` })
+        return yield* Forbidden.planRequired(`a ${input.connector} connection`, principal.workspaceName)
       }
       if (input.connector === "banco" && input.institution === undefined) {
         return yield* new InvalidInput({ message: "institution: a banco connection names its bank", issues: [{ path: "institution", message: "is missing" }] })

@@ -16,18 +16,18 @@ export class Authorize extends Effect.Service<Authorize>()("brein/pipeline/Autho
     ) {
       const d = tool.descriptor
       if (d.plan === "paid" && principal.plan !== "paid") {
-        return yield* new Forbidden({ reason: "plan_required", message: `${d.id} needs a paid workspace; "${principal.workspaceName}" is on the free plan` })
+        return yield* Forbidden.planRequired(d.id, principal.workspaceName)
       }
       if (!tool.requiresConnection) return null
       if (connectionId === undefined) {
-        return yield* new Forbidden({ reason: "connection_required", message: `${d.id} needs a ${d.connector} connection: send its id in the X-Connect-Connection header` })
+        return yield* Forbidden.connectionRequired(d.id, d.connector ?? "")
       }
       const found = yield* connections.find(connectionId)
       if (Option.isNone(found) || found.value.workspaceId !== principal.workspaceId) {
-        return yield* new Forbidden({ reason: "connection_not_in_workspace", message: `connection ${connectionId} does not belong to this workspace` })
+        return yield* Forbidden.connectionNotInWorkspace(connectionId)
       }
       if (found.value.connector !== d.connector) {
-        return yield* new Forbidden({ reason: "connection_wrong_connector", message: `connection ${connectionId} is a ${found.value.connector} connection, not ${d.connector}` })
+        return yield* Forbidden.wrongConnector(connectionId, found.value.connector, d.connector ?? "")
       }
       return connectionId
     })

@@ -67,6 +67,11 @@ export const sincronizar = (connector: string, scopes: ReadonlyArray<Readonly<Re
         hint: `The sync goes on in the background. Follow it with GET /api/v1/connections/${connectionId}/jobs or call this tool again (it reuses the running job).`
       })
     }
+    if (connection.reason === "credenciales_invalidas") {
+      ctx.annotate({
+        hint: `The ${connector} login was rejected, so no sync will run until the credentials change: send the right ones with PATCH /api/v1/connections/${connectionId} ({ "credentials": { "rut": …, "clave": … } }), then call this tool again.`
+      })
+    }
     return {
       estado,
       trabajos: done.map(toView),

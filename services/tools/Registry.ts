@@ -1,4 +1,5 @@
-import { Context, Effect, JSONSchema, Layer, Option, Schema } from "effect"
+import { Context, Effect, Layer, Option, Schema, SchemaAST } from "effect"
+import { toJsonSchema } from "../../schema/tools/JsonSchema.ts"
 import type { InvalidInput } from "../../schema/Errors.ts"
 import type { Descriptor, ToolDocument } from "../../schema/tools/Definition.ts"
 import { Persist } from "../pipeline/Persist.ts"
@@ -23,8 +24,10 @@ export interface RegistryApi {
 type SourceContext<S> = S extends { readonly tools: ReadonlyArray<infer T> } ? ToolContext<T> : never
 
 const jsonSchema = (schema: Schema.Schema.AnyNoContext): Record<string, unknown> => {
-  const made: Record<string, unknown> = { ...JSONSchema.make(schema) }
-  delete made["$schema"]
+  const made = toJsonSchema(schema)
+  if (SchemaAST.isTypeLiteral(schema.ast) && schema.ast.propertySignatures.length === 0 && schema.ast.indexSignatures.length === 0) {
+    return { type: "object", properties: {}, additionalProperties: false }
+  }
   if (made["type"] === undefined && made["$ref"] === undefined && made["anyOf"] === undefined) {
     return { type: "object", properties: {}, additionalProperties: false, ...made }
   }

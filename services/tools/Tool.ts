@@ -1,5 +1,6 @@
 import { Effect, ParseResult, Schema, SchemaAST } from "effect"
 import { InvalidInput, ToolFailed } from "../../schema/Errors.ts"
+import { issuesOf } from "../../schema/Issues.ts"
 import type { Cost, Hints, Level, Plan, Plane, Stage } from "../../schema/tools/Definition.ts"
 import type { EnvelopeExtras } from "../../schema/tools/Envelope.ts"
 import type { HandlerError } from "../../schema/tools/ToolError.ts"
@@ -75,19 +76,7 @@ type NoUpstream<Id extends string, R> = Id extends `${string}.consultar`
     : { readonly ".consultar tools read the cache and must not require an upstream client": never }
   : unknown
 
-const formatIssues = (error: ParseResult.ParseError) =>
-  ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({
-    path: issue.path.length === 0 ? "input" : `input.${issue.path.join(".")}`,
-    message: issue.message
-  }))
-
-export const invalidInput = (error: ParseResult.ParseError) => {
-  const issues = formatIssues(error)
-  return new InvalidInput({
-    message: issues.map((issue) => `${issue.path}: ${issue.message}`).join("; "),
-    issues
-  })
-}
+export const invalidInput = (error: ParseResult.ParseError) => InvalidInput.of(issuesOf(error, "input"))
 
 const NoFields = Schema.Record({ key: Schema.String, value: Schema.Never })
 const isEmptyStruct = (ast: SchemaAST.AST) =>

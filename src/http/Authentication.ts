@@ -1,10 +1,12 @@
-import { Effect, Layer, Redacted } from "effect"
+import { HttpServerRequest } from "@effect/platform"
+import { Effect, Layer } from "effect"
 import { Authentication } from "../../schema/http/Security.ts"
-import { Workspaces } from "../../services/workspace/Workspaces.ts"
+import { Gate } from "./Gate.ts"
 
+/** The bearer scheme stays declared for OpenAPI; the key is checked by the gate, as on /mcp. */
 export const AuthenticationLive = Layer.effect(
   Authentication,
-  Effect.map(Workspaces, (workspaces) =>
-    Authentication.of({ bearer: (token) => workspaces.authenticate(Redacted.value(token)) })
+  Effect.map(Gate, (gate) =>
+    Authentication.of({ bearer: () => Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => gate.authenticate(request.headers)) })
   )
 )

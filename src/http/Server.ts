@@ -1,42 +1,37 @@
-import { HttpApiBuilder, HttpApiScalar, HttpMiddleware, HttpServer, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
-import { Config, Effect, Layer, Option } from "effect"
-import { BadRequest, PayloadTooLarge } from "../../schema/Errors.ts"
+import { HttpApiBuilder, HttpApiScalar, HttpMiddleware, HttpServer, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
+import { NodeHttpServer, NodeHttpServerRequest } from "@effect/platform-node"
+import { Config, Effect, Either, Layer, Option } from "effect"
 import { BreinApi } from "../../schema/http/Api.ts"
 import { makeMcpHttp, mcpFirstServer } from "../mcp/Http.ts"
 import { AuthenticationLive } from "./Authentication.ts"
 import { ConnectionsLive } from "./Connections.ts"
+import { Gate, isChunked, MAX_BODY_BYTES } from "./Gate.ts"
 import { HealthLive } from "./Health.ts"
+import { OpenApiLive } from "./OpenApi.ts"
+import { refuse, RefusalsLive } from "./Refusals.ts"
 import { ToolsLive } from "./Tools.ts"
 
-export const MAX_BODY_BYTES = 1024 * 1024
+export { MAX_BODY_BYTES }
 
-const tooLarge = HttpServerResponse.json(
-  new PayloadTooLarge({ message: `the request body is larger than ${MAX_BODY_BYTES} bytes`, limitBytes: MAX_BODY_BYTES }),
-  { status: 413 }
-).pipe(Effect.orDie)
+/** A chunked body, read through the gate's limit, handed on as a request whose body is already in memory. */
+const withBody = (request: HttpServerRequest.HttpServerRequest, body: Buffer) => {
+  const headers = new Headers()
+  for (const [name, value] of Object.entries(request.headers)) if (name !== "transfer-encoding") headers.set(name, value)
+  return HttpServerRequest.fromWeb(new Request(`http://localhost${request.url}`, { method: request.method, headers, body }))
+}
 
-const unreadable = HttpServerResponse.json(
-  new BadRequest({ message: "the request body could not be read as JSON" }),
-  { status: 400 }
-).pipe(Effect.orDie)
-
-/** Refuses oversized bodies before anything parses them (chunked bodies are cut at the same size). */
-export const bodyLimit = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    const declared = Number(request.headers["content-length"] ?? "0")
-    if (declared > MAX_BODY_BYTES) return tooLarge
-    return HttpServerRequest.withMaxBodySize(app, Option.some(MAX_BODY_BYTES))
+/** The gate in front of the REST API: declared size and content type first, chunked bodies read within the limit. */
+export const gateway = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const gate = yield* Gate
+    const admitted = yield* Effect.either(gate.admit(request.headers))
+    if (Either.isLeft(admitted)) return refuse(admitted.left)
+    if (!isChunked(request.headers)) return yield* HttpServerRequest.withMaxBodySize(app, Option.some(MAX_BODY_BYTES))
+    const body = yield* Effect.either(gate.readBody(NodeHttpServerRequest.toIncomingMessage(request)))
+    if (Either.isLeft(body)) return refuse(body.left)
+    return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, withBody(request, body.right))
   })
-
-const isUnreadableBody = (defect: unknown) =>
-  HttpServerError.isServerError(defect) && defect._tag === "RequestError" && defect.reason === "Decode"
-
-// HttpApiBuilder dies with the RequestError of a body that is not JSON, and the server answers that
-// with an empty 400 before any serve-level middleware sees it: only an API-level one can replace it.
-const UnreadableBodyLive = HttpApiBuilder.middleware((app) =>
-  Effect.catchSomeDefect(app, (defect) => isUnreadableBody(defect) ? Option.some(unreadable) : Option.none())
-)
 
 export const ApiLive = HttpApiBuilder.api(BreinApi).pipe(
   Layer.provide([
@@ -46,21 +41,27 @@ export const ApiLive = HttpApiBuilder.api(BreinApi).pipe(
 )
 
 /** The HTTP app: REST API, OpenAPI document and docs page, without a listening socket. */
-export const HttpAppLive = Layer.mergeAll(
-  HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }),
-  HttpApiScalar.layer({ path: "/docs" }),
-  UnreadableBodyLive
-).pipe(Layer.provideMerge(ApiLive))
+export const HttpAppLive = Layer.mergeAll(OpenApiLive, HttpApiScalar.layer({ path: "/docs" }), RefusalsLive).pipe(
+  Layer.provideMerge(ApiLive)
+)
 
 /** The listening socket: /mcp is answered on it directly, every other request goes to the HTTP app. */
 export const listen = (port: number) =>
-  Layer.unwrapScoped(
-    Effect.map(makeMcpHttp({ maxBodyBytes: MAX_BODY_BYTES }), (mcp) => NodeHttpServer.layer(() => mcpFirstServer(mcp), { port }))
+  Layer.unwrapScoped(Effect.map(makeMcpHttp, (mcp) => NodeHttpServer.layer(() => mcpFirstServer(mcp), { port })))
+
+/** REST and /mcp on the given server, behind one gate (which needs Workspaces). */
+export const serveOn = <A, E, R>(server: Layer.Layer<A, E, R>) =>
+  HttpApiBuilder.serve(gateway).pipe(
+    HttpMiddleware.withTracerDisabledWhen(() => true),
+    Layer.provide(HttpAppLive),
+    Layer.provideMerge(server),
+    Layer.provideMerge(Gate.Default)
   )
 
-export const HttpServerLive = HttpApiBuilder.serve(bodyLimit).pipe(
+export const HttpServerLive = HttpApiBuilder.serve(gateway).pipe(
   HttpMiddleware.withTracerDisabledWhen(() => true),
   Layer.provide(HttpAppLive),
   HttpServer.withLogAddress,
-  Layer.provide(Layer.unwrapEffect(Effect.map(Config.integer("PORT").pipe(Config.withDefault(8787)), listen)))
+  Layer.provide(Layer.unwrapEffect(Effect.map(Config.integer("PORT").pipe(Config.withDefault(8787)), listen))),
+  Layer.provide(Gate.Default)
 )

@@ -1,18 +1,17 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect, Option, Schema } from "effect"
-import { BadRequest, ToolNotFound } from "../../schema/Errors.ts"
+import { Effect, Option } from "effect"
+import { ToolNotFound } from "../../schema/Errors.ts"
 import { BreinApi } from "../../schema/http/Api.ts"
 import { CurrentPrincipal } from "../../schema/http/Security.ts"
-import { ConnectionId } from "../../schema/Ids.ts"
 import { Executor } from "../../services/pipeline/Executor.ts"
 import { Registry } from "../../services/tools/Registry.ts"
-
-const decodeConnection = Schema.decodeUnknown(Schema.UndefinedOr(ConnectionId))
+import { Gate } from "./Gate.ts"
 
 export const ToolsLive = HttpApiBuilder.group(BreinApi, "tools", (handlers) =>
   Effect.gen(function* () {
     const registry = yield* Registry
     const executor = yield* Executor
+    const gate = yield* Gate
     const documents = { tools: registry.external.map((t) => t.document) }
     return handlers
       .handle("list", () => Effect.succeed(documents))
@@ -25,9 +24,7 @@ export const ToolsLive = HttpApiBuilder.group(BreinApi, "tools", (handlers) =>
       .handle("execute", ({ path, payload, headers }) =>
         Effect.gen(function* () {
           const principal = yield* CurrentPrincipal
-          const connectionId = yield* decodeConnection(headers["x-connect-connection"]).pipe(
-            Effect.mapError(() => new BadRequest({ message: "X-Connect-Connection must be a connection id like conn_…" }))
-          )
+          const connectionId = yield* gate.connection(headers)
           return yield* executor.call(path.id, payload.input, { surface: "http", principal, connectionId })
         })
       )

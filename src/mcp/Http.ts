@@ -1,28 +1,20 @@
 import { createServer, IncomingMessage, ServerResponse } from "node:http"
 import { type AuthInfo, createMcpHandler, type McpRequestContext } from "@modelcontextprotocol/server"
 import { Cause, Effect, Either, Exit, Option, Runtime, Schema } from "effect"
-import { BadRequest, PayloadTooLarge, Unauthorized } from "../../schema/Errors.ts"
+import { InternalError } from "../../schema/Errors.ts"
 import { Principal } from "../../schema/Principal.ts"
-import { Workspaces } from "../../services/workspace/Workspaces.ts"
+import { type ErrorAnswer, errorAnswer, Gate, hasBody, MAX_BODY_BYTES } from "../http/Gate.ts"
 import { makeMcpSurface } from "./Surface.ts"
 
 type NodeHandler = (request: IncomingMessage, response: ServerResponse) => void
 
 const isPrincipal = Schema.is(Principal)
-const encodeUnauthorized = Schema.encodeSync(Unauthorized)
-const encodeTooLarge = Schema.encodeSync(PayloadTooLarge)
-const encodeBadRequest = Schema.encodeSync(BadRequest)
 
 const isMcpPath = (url: string | undefined) => url === "/mcp" || url?.startsWith("/mcp?") === true
 
-const bearerToken = (header: string | undefined) => {
-  const match = header === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(header)
-  return match?.[1] ?? ""
-}
-
-const sendJson = (response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
-  const text = JSON.stringify(body)
-  response.writeHead(status, { ...headers, "content-type": "application/json", "content-length": String(Buffer.byteLength(text)) }).end(text)
+const sendJson = (response: ServerResponse, answer: ErrorAnswer) => {
+  const text = JSON.stringify(answer.body)
+  response.writeHead(answer.status, { ...answer.headers, "content-type": "application/json", "content-length": String(Buffer.byteLength(text)) }).end(text)
 }
 
 const authInfoFor = (principal: Principal, token: string): AuthInfo => ({
@@ -31,25 +23,6 @@ const authInfoFor = (principal: Principal, token: string): AuthInfo => ({
   scopes: [],
   extra: { principal }
 })
-
-const hasBody = (method: string | undefined) => method !== "GET" && method !== "HEAD" && method !== "DELETE"
-
-type Body = { readonly _tag: "Text"; readonly text: string } | { readonly _tag: "TooLarge" } | { readonly _tag: "Unreadable" }
-
-/** The body as text, refused once it passes `limit` bytes (chunked bodies declare no length). */
-const readBody = (request: IncomingMessage, limit: number) =>
-  new Promise<Body>((resolve) => {
-    const chunks: Array<Buffer> = []
-    let size = 0
-    request.on("data", (chunk: Buffer) => {
-      size += chunk.length
-      if (size <= limit) return void chunks.push(chunk)
-      request.removeAllListeners("data").pause()
-      resolve({ _tag: "TooLarge" })
-    })
-    request.on("end", () => resolve({ _tag: "Text", text: Buffer.concat(chunks, size).toString("utf8") }))
-    request.on("error", () => resolve({ _tag: "Unreadable" }))
-  })
 
 const headersOf = (request: IncomingMessage) => {
   const headers = new Headers()
@@ -94,65 +67,65 @@ const reply = async (response: ServerResponse, answer: Response) => {
 }
 
 /**
- * Streamable HTTP at /mcp, both protocol eras, the same bearer keys as the REST API. It is served from
+ * Streamable HTTP at /mcp, both protocol eras, behind the same gate as the REST API. It is served from
  * the Node server directly: the trip through the Effect HTTP stack and back cost more than the call.
  * This is the one bridge between the SDK's promises and the Effect runtime captured here.
  */
-export const makeMcpHttp = (options: { readonly maxBodyBytes: number }) =>
-  Effect.gen(function* () {
-    const workspaces = yield* Workspaces
-    const surface = yield* makeMcpSurface
-    const runtime = yield* Effect.runtime<never>()
-    const runFork = Runtime.runFork(runtime)
-    const factory = (ctx: McpRequestContext) => {
-      const principal = ctx.authInfo?.extra?.["principal"]
-      return isPrincipal(principal)
-        ? surface.server(principal)
-        : Promise.reject(new Error("an MCP request reached the server without an authenticated principal"))
-    }
-    const handler = createMcpHandler(factory, {
-      maxRequestBodySize: options.maxBodyBytes,
-      onerror: (error) => void runFork(Effect.logDebug("MCP request rejected", error.message))
-    })
-    yield* Effect.addFinalizer(() => Effect.promise(() => handler.close()))
-
-    const tooLarge = encodeTooLarge(new PayloadTooLarge({
-      message: `the request body is larger than ${options.maxBodyBytes} bytes`,
-      limitBytes: options.maxBodyBytes
-    }))
-    const unreadable = encodeBadRequest(new BadRequest({ message: "the request body could not be read" }))
-
-    const serve = async (request: IncomingMessage, response: ServerResponse) => {
-      if (Number(request.headers["content-length"] ?? "0") > options.maxBodyBytes) return sendJson(response, 413, tooLarge)
-      const token = bearerToken(request.headers.authorization)
-      const principal = await Runtime.runPromiseExit(runtime)(workspaces.authenticate(token))
-      if (Exit.isFailure(principal)) {
-        const refused = Cause.failureOption(principal.cause)
-        if (Option.isNone(refused)) return void response.writeHead(500).end()
-        return sendJson(response, 401, encodeUnauthorized(refused.value), { "www-authenticate": 'Bearer realm="brein"' })
-      }
-      const body = hasBody(request.method) ? await readBody(request, options.maxBodyBytes) : undefined
-      if (body?._tag === "TooLarge") return sendJson(response, 413, tooLarge, { connection: "close" })
-      if (body?._tag === "Unreadable") return sendJson(response, 400, unreadable)
-      const parsed = body === undefined ? Option.none() : parseJson(body.text)
-
-      const web = new Request(`http://${request.headers.host ?? "localhost"}${request.url ?? "/mcp"}`, {
-        method: request.method ?? "GET",
-        headers: headersOf(request),
-        // with a parsed body the SDK reads nothing from the request; otherwise it answers the bad body itself
-        ...(body !== undefined && Option.isNone(parsed) ? { body: body.text } : {})
-      })
-      const authInfo = authInfoFor(principal.value, token)
-      await reply(response, await handler.fetch(web, Option.isSome(parsed) ? { authInfo, parsedBody: parsed.value } : { authInfo }))
-    }
-
-    return (request: IncomingMessage, response: ServerResponse) =>
-      void serve(request, response).catch((error: unknown) => {
-        runFork(Effect.logError("MCP request failed", error))
-        if (response.headersSent) response.destroy()
-        else response.writeHead(500).end()
-      })
+export const makeMcpHttp = Effect.gen(function* () {
+  const gate = yield* Gate
+  const surface = yield* makeMcpSurface
+  const runtime = yield* Effect.runtime<never>()
+  const runFork = Runtime.runFork(runtime)
+  const runExit = Runtime.runPromiseExit(runtime)
+  const factory = (ctx: McpRequestContext) => {
+    const principal = ctx.authInfo?.extra?.["principal"]
+    return isPrincipal(principal)
+      ? surface.server(principal)
+      : Promise.reject(new Error("an MCP request reached the server without an authenticated principal"))
+  }
+  const handler = createMcpHandler(factory, {
+    maxRequestBodySize: MAX_BODY_BYTES,
+    onerror: (error) => void runFork(Effect.logDebug("MCP request rejected", error.message))
   })
+  yield* Effect.addFinalizer(() => Effect.promise(() => handler.close()))
+
+  /** The gate, in the order the REST API runs it: origin, size and type, key; then the body within the limit. */
+  const admit = (request: IncomingMessage) =>
+    Effect.gen(function* () {
+      yield* gate.sameSite(request.headers)
+      yield* gate.admit(request.headers)
+      const principal = yield* gate.authenticate(request.headers)
+      const body = hasBody(request.headers) ? yield* gate.readBody(request) : undefined
+      return { principal, body }
+    })
+
+  const serve = async (request: IncomingMessage, response: ServerResponse) => {
+    const admitted = await runExit(admit(request))
+    if (Exit.isFailure(admitted)) {
+      const refused = Cause.failureOption(admitted.cause)
+      if (Option.isNone(refused)) runFork(Effect.logError("MCP request failed unexpectedly", admitted.cause))
+      return sendJson(response, errorAnswer(Option.getOrElse(refused, () => InternalError.unexpected)))
+    }
+    const { principal, body } = admitted.value
+    const text = body?.toString("utf8")
+    const parsed = text === undefined ? Option.none() : parseJson(text)
+    const web = new Request(`http://${request.headers.host ?? "localhost"}${request.url ?? "/mcp"}`, {
+      method: request.method ?? "GET",
+      headers: headersOf(request),
+      // with a parsed body the SDK reads nothing from the request; otherwise it answers the bad body itself
+      ...(text !== undefined && Option.isNone(parsed) ? { body: text } : {})
+    })
+    const authInfo = authInfoFor(principal, request.headers.authorization?.replace(/^Bearer\s+/i, "") ?? "")
+    await reply(response, await handler.fetch(web, Option.isSome(parsed) ? { authInfo, parsedBody: parsed.value } : { authInfo }))
+  }
+
+  return (request: IncomingMessage, response: ServerResponse) =>
+    void serve(request, response).catch((error: unknown) => {
+      runFork(Effect.logError("MCP request failed", error))
+      if (response.headersSent) response.destroy()
+      else response.writeHead(500).end()
+    })
+})
 
 /** A Node server that hands /mcp requests to `mcp`; all others reach its 'request' listeners (the Effect app). */
 export const mcpFirstServer = (mcp: NodeHandler) => {

@@ -12,8 +12,8 @@ export const success = (structured: Record<string, unknown>): CallToolResult => 
   structuredContent: structured
 })
 
-/** A typed tool error as the model sees it: `isError` with `{ _tag, message, ... }`. */
-export const failure = (error: ToolError): CallToolResult => {
-  const encoded = encodeError(error)
-  return { content: asText(encoded), structuredContent: encoded, isError: true }
-}
+/**
+ * A typed tool error as the model sees it: `isError` with `{ _tag, message, ... }` as text. No
+ * `structuredContent`: it would have to match the tool's output schema, which describes success.
+ */
+export const failure = (error: ToolError): CallToolResult => ({ content: asText(encodeError(error)), isError: true })

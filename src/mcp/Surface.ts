@@ -1,32 +1,32 @@
-import { type CallToolRequest, type CallToolResult, ProtocolError, ProtocolErrorCode, Server, type ServerContext } from "@modelcontextprotocol/server"
-import { Cause, Data, Effect, Exit, Option, Runtime, Schema } from "effect"
-import { InvalidInput, type ToolNotFound } from "../../schema/Errors.ts"
-import { ConnectionId } from "../../schema/Ids.ts"
+import {
+  type CallToolRequest,
+  type CallToolResult,
+  type LoggingLevel,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type ServerContext
+} from "@modelcontextprotocol/server"
+import { Cause, Data, Effect, Exit, Option, Runtime } from "effect"
+import type { ToolNotFound } from "../../schema/Errors.ts"
 import type { CallContext, Principal } from "../../schema/Principal.ts"
 import { Executor } from "../../services/pipeline/Executor.ts"
+import { SyncJobs } from "../../services/sync/SyncJobs.ts"
 import { Registry } from "../../services/tools/Registry.ts"
 import { makeCatalog } from "./Catalog.ts"
+import { connectionId as validConnection } from "../http/Gate.ts"
+import { packageVersion } from "../PackageVersion.ts"
 import { failure, success } from "./Results.ts"
 import { SEARCH_DOCS } from "./SearchDocs.ts"
+import { type LogLine, withSyncLog } from "./SyncLog.ts"
 
 class McpCallDied extends Data.TaggedError("McpCallDied") {}
 
-export const SERVER_INFO = { name: "brein", version: "0.1.0" } as const
 
 const INSTRUCTIONS =
   "brein's tools, named by their registry ids. Every call is audited and answers { data, meta }. " +
   "Call search_docs with { tool } to see a tool's plane, plan, cost and scope before calling it. " +
   "Tools that read a connection take it from the X-Connect-Connection header or a `connection` argument."
-
-const decodeConnection = Schema.decodeUnknownOption(Schema.UndefinedOr(ConnectionId))
-
-const badConnection = (path: string) =>
-  new InvalidInput({ message: `${path}: a connection id looks like conn_…`, issues: [{ path, message: "a connection id looks like conn_…" }] })
-
-const connectionOf = (raw: unknown, path: string) =>
-  raw === undefined
-    ? Effect.succeed(undefined)
-    : Option.match(decodeConnection(raw), { onNone: () => Effect.fail(badConnection(path)), onSome: Effect.succeed })
 
 type CallParams = CallToolRequest["params"]
 
@@ -39,6 +39,9 @@ const progressFor = (ctx: ServerContext): CallContext["onProgress"] => {
       Effect.ignore
     )
 }
+
+const SEVERITY: ReadonlyArray<LoggingLevel> = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
+const isSync = (toolId: string) => toolId.endsWith(".conexion.sincronizar")
 
 /** An unknown tool is a JSON-RPC error (-32602), as the spec asks; the typed error rides in `data`. */
 const protocolErrorOf = (error: ToolNotFound | McpCallDied) =>
@@ -54,6 +57,19 @@ export const makeMcpSurface = Effect.gen(function* () {
   const registry = yield* Registry
   if (Option.isSome(registry.get(SEARCH_DOCS))) return yield* Effect.dieMessage(`a registry tool may not be named ${SEARCH_DOCS}: MCP reserves it`)
   const executor = yield* Executor
+  const serverInfo = { name: "brein", version: yield* packageVersion }
+  // Optional so that a surface over a registry without connectors needs no sync tables.
+  const jobs = yield* Effect.serviceOption(SyncJobs)
+  // Served statelessly, a server lives for one request: the level a key asked for outlives it here.
+  const levels = new Map<string, LoggingLevel>()
+  const keyOf = (principal: Principal) => principal.keyId ?? principal.workspaceId
+
+  /** Log notifications at or above the level the client set; the SDK adds the 2026 era's per-request level. */
+  const logTo = (principal: Principal, ctx: ServerContext) => (line: LogLine) => {
+    const threshold = levels.get(keyOf(principal))
+    if (threshold !== undefined && SEVERITY.indexOf(line.level) < SEVERITY.indexOf(threshold)) return Effect.void
+    return Effect.tryPromise(() => ctx.mcpReq.log(line.level, line.message, "brein")).pipe(Effect.ignore)
+  }
   const runtime = yield* Effect.runtime<never>()
   const catalog = makeCatalog(registry)
 
@@ -66,10 +82,13 @@ export const makeMcpSurface = Effect.gen(function* () {
       const { connection, ...rest } = args
       const viaArgument = connection !== undefined && catalog.entries.get(params.name)?.acceptsConnection === true
       const connectionId = viaArgument
-        ? yield* connectionOf(connection, "input.connection")
-        : yield* connectionOf(ctx.http?.req?.headers.get("x-connect-connection") ?? undefined, "X-Connect-Connection")
+        ? yield* validConnection(connection, "input.connection")
+        : yield* validConnection(ctx.http?.req?.headers.get("x-connect-connection") ?? undefined, "X-Connect-Connection")
       const context: CallContext = { surface: "mcp", principal, connectionId, onProgress: progressFor(ctx) }
-      return success(yield* executor.call(params.name, viaArgument ? rest : args, context))
+      const called = executor.call(params.name, viaArgument ? rest : args, context)
+      return success(
+        yield* (connectionId !== undefined && isSync(params.name) && Option.isSome(jobs) ? withSyncLog(jobs.value, connectionId, logTo(principal, ctx), called) : called)
+      )
     }).pipe(Effect.catchIf((error) => error._tag !== "ToolNotFound", (error) => Effect.succeed(failure(error))))
 
   const call = (principal: Principal, params: CallParams, ctx: ServerContext): Effect.Effect<CallToolResult, ToolNotFound | McpCallDied> =>
@@ -88,7 +107,11 @@ export const makeMcpSurface = Effect.gen(function* () {
     )
 
   const server = (principal: Principal) => {
-    const mcp = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS })
+    const mcp = new Server(serverInfo, { capabilities: { tools: { listChanged: false }, logging: {} }, instructions: INSTRUCTIONS })
+    mcp.setRequestHandler("logging/setLevel", (request) => {
+      levels.set(keyOf(principal), request.params.level)
+      return {}
+    })
     mcp.setRequestHandler("tools/list", () => catalog.listing)
     mcp.setRequestHandler("tools/call", (request, ctx) =>
       run(call(principal, request.params, ctx)).then((result) =>

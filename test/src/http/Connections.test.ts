@@ -1,19 +1,17 @@
-import { HttpApiBuilder, HttpClientRequest } from "@effect/platform"
+import { HttpClientRequest } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Option, Redacted, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import { SyncOutput } from "../../../schema/connectors/Sync.ts"
-import { bodyLimit, HttpAppLive } from "../../../src/http/Server.ts"
+import { serveOn } from "../../../src/http/Server.ts"
 import { rut, simulatedServices } from "../../support/Connected.ts"
 import { TestDatabase } from "../../support/TestDatabase.ts"
 import { uniqueName } from "../../support/TestLayers.ts"
 import { apiClient, issueKey, rawRequest } from "./TestServer.ts"
 
-const HttpConnected = HttpApiBuilder.serve(bodyLimit).pipe(
-  Layer.provide(HttpAppLive),
-  Layer.provideMerge(NodeHttpServer.layerTest),
+const HttpConnected = serveOn(NodeHttpServer.layerTest).pipe(
   Layer.provideMerge(simulatedServices()),
   Layer.provideMerge(TestDatabase)
 )
@@ -120,7 +118,7 @@ layer(HttpConnected, { excludeTestServices: true })("HTTP connections API", (it)
       assert.strictEqual(raw.status, 422)
     }))
 
-  it.effect("a bad RUT is 400 with a message that says what a RUT looks like, and does not echo the clave", () =>
+  it.effect("a bad RUT is InvalidInput (422) with a message that says what a RUT looks like, and does not echo the clave", () =>
     Effect.gen(function* () {
       const { key } = yield* workspace("paid")
       const raw = yield* rawRequest(
@@ -129,9 +127,10 @@ layer(HttpConnected, { excludeTestServices: true })("HTTP connections API", (it)
           HttpClientRequest.bodyUnsafeJson({ connector: "sii", credentials: { rut: "12345678-9", clave: CLAVE } })
         )
       )
-      assert.strictEqual(raw.status, 400)
-      const body = JSON.parse(raw.text) as { readonly issues: ReadonlyArray<{ readonly path: ReadonlyArray<string>; readonly message: string }> }
-      assert.deepStrictEqual(body.issues.map((i) => i.path), [["credentials", "rut"]])
+      assert.strictEqual(raw.status, 422)
+      const body = JSON.parse(raw.text) as { readonly _tag: string; readonly issues: ReadonlyArray<{ readonly path: string; readonly message: string }> }
+      assert.strictEqual(body._tag, "InvalidInput")
+      assert.deepStrictEqual(body.issues.map((i) => i.path), ["credentials.rut"])
       assert.include(body.issues[0]?.message ?? "", "check digit must be valid")
       assert.notInclude(raw.text, CLAVE)
     }))

@@ -2,8 +2,17 @@ import { HttpClientRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { Chunk, Effect, Either, Option, Redacted, Schema, Stream } from "effect"
+import packageJson from "../../../package.json" with { type: "json" }
 import { MAX_BODY_BYTES } from "../../../src/http/Server.ts"
 import { HttpTest, issueKey, rawRequest } from "./TestServer.ts"
+
+const OpenApiDocument = Schema.Struct({
+  openapi: Schema.String,
+  info: Schema.Struct({ version: Schema.String }, { key: Schema.String, value: Schema.Unknown }),
+  servers: Schema.Array(Schema.Struct({ url: Schema.String }, { key: Schema.String, value: Schema.Unknown })),
+  paths: Schema.Record({ key: Schema.String, value: Schema.Record({ key: Schema.String, value: Schema.Unknown }) }),
+  components: Schema.Struct({ schemas: Schema.Record({ key: Schema.String, value: Schema.Unknown }) })
+})
 
 const ErrorBody = Schema.parseJson(Schema.Struct({ _tag: Schema.String, message: Schema.String }))
 const decodeError = Schema.decodeUnknown(ErrorBody)
@@ -30,8 +39,8 @@ layer(HttpTest, { excludeTestServices: true })("HTTP server", (it) => {
         {
           name: "bad connection header",
           request: execute("echo.message.reflect", key).pipe(withJson(`{"input":{"message":"hi"}}`), HttpClientRequest.setHeader("X-Connect-Connection", "conn-")),
-          status: 400,
-          tag: "BadRequest"
+          status: 422,
+          tag: "InvalidInput"
         }
       ]
       for (const c of cases) {
@@ -57,7 +66,7 @@ layer(HttpTest, { excludeTestServices: true })("HTTP server", (it) => {
       assert.strictEqual(accepted.status, 422, "under the limit the tool's own 10 000-character limit answers")
     }))
 
-  it.effect("a chunked body over 1 MiB is cut before it reaches the tool", () =>
+  it.effect("a chunked body over 1 MiB is PayloadTooLarge (413) and never reaches the tool", () =>
     Effect.gen(function*() {
       const key = Option.some(yield* issueKey("chunky", "free"))
       const chunk = new TextEncoder().encode("x".repeat(64 * 1024))
@@ -68,8 +77,11 @@ layer(HttpTest, { excludeTestServices: true })("HTTP server", (it) => {
       const outcome = yield* Effect.either(rawRequest(
         execute("echo.message.reflect", key).pipe(HttpClientRequest.bodyStream(body, { contentType: "application/json" }))
       ))
-      // Node destroys the socket once the limit is passed, so the client sees a reset, not a response.
-      assert.isTrue(Either.isLeft(outcome) || outcome.right.status === 413)
+      assert.isTrue(Either.isRight(outcome), "a refusal, not a reset")
+      if (Either.isRight(outcome)) {
+        assert.strictEqual(outcome.right.status, 413)
+        assert.strictEqual((yield* decodeError(outcome.right.text))._tag, "PayloadTooLarge")
+      }
       const sql = yield* SqlClient.SqlClient
       const rows = yield* sql`SELECT 1 FROM audit_log a JOIN workspaces w ON w.id = a.workspace_id WHERE w.name = 'chunky'`
       assert.strictEqual(rows.length, 0)
@@ -82,17 +94,29 @@ layer(HttpTest, { excludeTestServices: true })("HTTP server", (it) => {
       assert.deepStrictEqual(JSON.parse(response.text), { status: "ok", database: "ok" })
     }))
 
-  it.effect("GET /openapi.json is an OpenAPI 3.1 document with the execute path", () =>
+  it.effect("GET /openapi.json is OpenAPI 3.1 with the package version, a server, and every tool's own input and output", () =>
     Effect.gen(function*() {
       const response = yield* rawRequest(HttpClientRequest.get("/openapi.json"))
       assert.strictEqual(response.status, 200)
-      const document = yield* Schema.decodeUnknown(Schema.parseJson(Schema.Struct({
-        openapi: Schema.String,
-        paths: Schema.Record({ key: Schema.String, value: Schema.Record({ key: Schema.String, value: Schema.Unknown }) })
-      })))(response.text)
+      const document = yield* Schema.decodeUnknown(Schema.parseJson(OpenApiDocument))(response.text)
       assert.match(document.openapi, /^3\.1\./)
+      assert.strictEqual(document.info.version, packageJson.version)
+      assert.isNotEmpty(document.servers)
       assert.property(document.paths["/api/v1/tools/{id}/execute"], "post")
       assert.property(document.paths["/api/v1/tools"], "get")
+      const tools = yield* rawRequest(HttpClientRequest.get("/api/v1/tools").pipe(HttpClientRequest.bearerToken(Redacted.value(Option.getOrThrow(yield* acme)))))
+      const ids = (JSON.parse(tools.text) as { readonly tools: ReadonlyArray<{ readonly id: string }> }).tools.map((t) => t.id)
+      assert.include(ids, "echo.message.reflect")
+      for (const id of ids) {
+        const operation = JSON.stringify(document.paths[`/api/v1/tools/${id}/execute`]?.["post"] ?? null)
+        assert.include(operation, `"$ref":"#/components/schemas/${id}.Input"`, id)
+        assert.include(operation, `"$ref":"#/components/schemas/${id}.Output"`, id)
+        assert.property(document.components.schemas, `${id}.Input`)
+        assert.property(document.components.schemas, `${id}.Output`)
+      }
+      assert.deepInclude(document.components.schemas["echo.message.reflect.Input"], { required: ["message"] })
+      const refs = [...response.text.matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1] ?? "")
+      assert.deepStrictEqual(refs.filter((name) => !(name in document.components.schemas)), [], "every $ref resolves")
     }))
 
   it.effect("GET /docs is an HTML page", () =>

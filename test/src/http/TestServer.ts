@@ -1,17 +1,15 @@
-import { HttpApiBuilder, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { ServicesLive } from "../../../layers/App.ts"
 import { BreinApi } from "../../../schema/http/Api.ts"
 import type { Plan } from "../../../schema/tools/Definition.ts"
 import { Workspaces } from "../../../services/workspace/Workspaces.ts"
-import { bodyLimit, HttpAppLive } from "../../../src/http/Server.ts"
+import { serveOn } from "../../../src/http/Server.ts"
 import { TestDatabase } from "../../support/TestDatabase.ts"
 
 /** The app exactly as `serve` mounts it, on a random port, over a fresh database; the HttpClient targets it. */
-export const HttpTest = HttpApiBuilder.serve(bodyLimit).pipe(
-  Layer.provide(HttpAppLive),
-  Layer.provideMerge(NodeHttpServer.layerTest),
+export const HttpTest = serveOn(NodeHttpServer.layerTest).pipe(
   Layer.provideMerge(ServicesLive),
   Layer.provideMerge(TestDatabase)
 )

@@ -172,7 +172,7 @@ layer(HttpTest, { excludeTestServices: true })("HTTP tools", (it) => {
       assert.deepStrictEqual(rows, [{ errorTag: "ToolNotFound" }])
     }))
 
-  it.effect("a malformed X-Connect-Connection header is BadRequest", () =>
+  it.effect("a malformed X-Connect-Connection header is InvalidInput naming the header, as on /mcp", () =>
     Effect.gen(function*() {
       const client = yield* apiClient(yield* acme)
       const error = yield* Effect.flip(client.tools.execute({
@@ -180,7 +180,7 @@ layer(HttpTest, { excludeTestServices: true })("HTTP tools", (it) => {
         payload: { input: { message: "hi" } },
         headers: { "x-connect-connection": "not-a-connection" }
       }))
-      assert.strictEqual(error._tag, "BadRequest")
-      assert.include(error.message, "X-Connect-Connection")
+      assert.strictEqual(error._tag, "InvalidInput")
+      assert.strictEqual(error.message, "X-Connect-Connection must be a connection id like conn_…")
     }))
 })

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { type CallToolResult, type Progress, ProtocolError, type Tool } from "@modelcontextprotocol/client"
 import { assert, layer } from "@effect/vitest"
 import { Array as Arr, Effect, Schema } from "effect"
+import packageJson from "../../../package.json" with { type: "json" }
 import { ToolResponse } from "../../../schema/tools/Response.ts"
 import {
   auditRowOf,
@@ -9,6 +10,7 @@ import {
   callTool,
   callToolFailure,
   connect,
+  errorOf,
   ERAS,
   issueKey,
   lastAuditRow,
@@ -19,7 +21,6 @@ import {
 
 const decodeResponse = Schema.decodeUnknown(ToolResponse)
 const asRecord = Schema.decodeUnknown(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
-const structured = (result: CallToolResult) => asRecord(result.structuredContent)
 const documentsOf = (result: CallToolResult) =>
   Schema.decodeUnknown(Schema.Struct({ tools: Schema.Array(Schema.Record({ key: Schema.String, value: Schema.Unknown })) }))(
     result.structuredContent
@@ -72,6 +73,7 @@ layer(McpTest, { excludeTestServices: true })("MCP over Streamable HTTP", (it) =
       Effect.gen(function*() {
         const client = yield* connect(era, bearer(yield* issueKey("acme", "free")))
         assert.strictEqual(client.getProtocolEra(), era)
+        assert.deepInclude(client.getServerVersion(), { name: "brein", version: packageJson.version })
         const tools = yield* listTools(client)
         assert.sameMembers(tools.map((t) => t.name), ["core.timestamp.now", "echo.message.reflect", "vault.item.get", "steps.count.run", "search_docs"])
 
@@ -130,17 +132,16 @@ layer(McpTest, { excludeTestServices: true })("MCP over Streamable HTTP", (it) =
     it.scoped(`${era}: bad input is an isError result carrying InvalidInput with the field's path, and is audited`, () =>
       Effect.gen(function*() {
         const client = yield* connect(era, bearer(yield* issueKey("acme", "free")))
+        yield* listTools(client) // the client now holds every outputSchema
         const missing = yield* callTool(client, "echo.message.reflect", {})
-        assert.isTrue(missing.isError)
-        const error = yield* structured(missing)
+        const error = yield* errorOf(missing)
         assert.strictEqual(error["_tag"], "InvalidInput")
         assert.deepStrictEqual(error["issues"], [{ path: "input.message", message: "is missing" }])
-        const [text] = missing.content
-        assert.include(text?.type === "text" ? text.text : "", "input.message")
-        const zone = yield* structured(yield* callTool(client, "core.timestamp.now", { timezone: "Mars/Olympus" }))
+        assert.strictEqual(error["message"], "input.message is missing")
+        const zone = yield* errorOf(yield* callTool(client, "core.timestamp.now", { timezone: "Mars/Olympus" }))
         assert.strictEqual(zone["_tag"], "InvalidInput")
         assert.include(String(zone["message"]), "input.timezone")
-        const extra = yield* structured(yield* callTool(client, "echo.message.reflect", { message: "x", connection: "conn_abc" }))
+        const extra = yield* errorOf(yield* callTool(client, "echo.message.reflect", { message: "x", connection: "conn_abc" }))
         assert.strictEqual(extra["_tag"], "InvalidInput", "only connector tools accept a connection argument")
         assert.include(String(extra["message"]), "input.connection")
         assert.deepStrictEqual(yield* lastAuditRow("echo.message.reflect"), [{ surface: "mcp", outcome: "error", errorTag: "InvalidInput" }])
@@ -188,11 +189,9 @@ layer(McpTest, { excludeTestServices: true })("MCP over Streamable HTTP", (it) =
         assert.sameMembers(yield* idsFor(" "), ["core.timestamp.now", "echo.message.reflect", "vault.item.get", "steps.count.run"])
 
         for (const tool of ["nope.nothing.here", "hidden.secret.peek"]) {
-          const missing = yield* callTool(client, "search_docs", { tool })
-          assert.isTrue(missing.isError)
-          assert.deepInclude(missing.structuredContent, { _tag: "ToolNotFound", toolId: tool })
+          assert.deepInclude(yield* errorOf(yield* callTool(client, "search_docs", { tool })), { _tag: "ToolNotFound", toolId: tool })
         }
-        const bad = yield* structured(yield* callTool(client, "search_docs", { tool: 42 }))
+        const bad = yield* errorOf(yield* callTool(client, "search_docs", { tool: 42 }))
         assert.strictEqual(bad["_tag"], "InvalidInput")
       }))
 
@@ -210,12 +209,19 @@ layer(McpTest, { excludeTestServices: true })("MCP over Streamable HTTP", (it) =
         assert.deepStrictEqual(viaArgument.data, { item: "a", connection })
         assert.strictEqual((yield* auditRowOf(viaArgument.meta.request_id))[0]?.connectionId, connection)
 
-        const without = yield* callTool(plain, "vault.item.get", { item: "a" })
-        assert.deepInclude(without.structuredContent, { _tag: "Forbidden", reason: "connection_required" })
-        const foreign = yield* callTool(plain, "vault.item.get", { item: "a", connection: "conn_notours" })
-        assert.deepInclude(foreign.structuredContent, { _tag: "Forbidden", reason: "connection_not_in_workspace" })
-        const malformed = yield* callTool(plain, "vault.item.get", { item: "a", connection: "not-a-connection" })
-        assert.deepInclude(malformed.structuredContent, { _tag: "InvalidInput" })
+        const without = yield* errorOf(yield* callTool(plain, "vault.item.get", { item: "a" }))
+        assert.deepInclude(without, { _tag: "Forbidden", reason: "connection_required" })
+        assert.include(String(without["hint"]), "POST /api/v1/connections")
+        assert.deepInclude(without["next_actions"], { method: "POST", path: "/api/v1/connections", reason: "create a vault connection with the user's credentials" })
+        const foreign = yield* errorOf(yield* callTool(plain, "vault.item.get", { item: "a", connection: "conn_notours" }))
+        assert.deepInclude(foreign, { _tag: "Forbidden", reason: "connection_not_in_workspace" })
+        const malformed = yield* errorOf(yield* callTool(plain, "vault.item.get", { item: "a", connection: "not-a-connection" }))
+        assert.deepInclude(malformed, { _tag: "InvalidInput" })
+        const badHeader = yield* connect(era, { ...bearer(key), "X-Connect-Connection": "conn-" })
+        assert.deepInclude(yield* errorOf(yield* callTool(badHeader, "vault.item.get", { item: "a" })), {
+          _tag: "InvalidInput",
+          issues: [{ path: "X-Connect-Connection", message: "must be a connection id like conn_…" }]
+        })
 
         const withHeader = yield* connect(era, { ...bearer(key), "X-Connect-Connection": connection })
         yield* listTools(withHeader)
@@ -244,8 +250,8 @@ layer(McpTest, { excludeTestServices: true })("MCP over Streamable HTTP", (it) =
       assert.strictEqual(declared?.status, 413)
       assert.deepInclude(declared?.body, { _tag: "PayloadTooLarge", limitBytes: MIB })
       const chunked = yield* bigCall(key, MIB, true)
-      // the server may close the socket before the client has sent everything: a reset is a refusal too
-      assert.isTrue(chunked === null || chunked.status === 413)
+      assert.strictEqual(chunked?.status, 413, "a refusal, not a reset")
+      assert.deepInclude(chunked?.body, { _tag: "PayloadTooLarge", limitBytes: MIB })
       const sql = yield* SqlClient.SqlClient
       const rows = yield* sql`SELECT 1 FROM audit_log a JOIN workspaces w ON w.id = a.workspace_id WHERE w.name = 'bulky'`
       assert.strictEqual(rows.length, 0)

@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpServer } from "@effect/platform"
+import { HttpServer } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { type CallToolResult, Client, type RequestOptions, StreamableHTTPClientTransport, type Tool } from "@modelcontextprotocol/client"
 import { Array as Arr, Effect, Layer, Option, Redacted, Schema } from "effect"
@@ -8,7 +8,7 @@ import type { Plan } from "../../../schema/tools/Definition.ts"
 import { connector } from "../../../services/tools/Source.ts"
 import { action } from "../../../services/tools/Tool.ts"
 import { Workspaces } from "../../../services/workspace/Workspaces.ts"
-import { bodyLimit, HttpAppLive, listen } from "../../../src/http/Server.ts"
+import { listen, serveOn } from "../../../src/http/Server.ts"
 import { TestDatabase } from "../../support/TestDatabase.ts"
 
 const pure = { readOnly: true, destructive: false, idempotent: true, openWorld: false } as const
@@ -90,9 +90,7 @@ export const StepsConnector = connector({
 })
 
 /** The app exactly as `serve` mounts it (REST + /mcp) on a random port, over core, echo and the test connectors. */
-export const McpTest = HttpApiBuilder.serve(bodyLimit).pipe(
-  Layer.provide(HttpAppLive),
-  Layer.provideMerge(listen(0)),
+export const McpTest = serveOn(listen(0)).pipe(
   Layer.provideMerge(servicesWith([CoreConnector, EchoConnector, HiddenConnector, VaultConnector, StepsConnector])),
   Layer.provideMerge(TestDatabase)
 )
@@ -133,6 +131,17 @@ export const callTool = (client: Client, name: string, args: Record<string, unkn
 
 export const callToolFailure = (client: Client, name: string, args: Record<string, unknown>) =>
   Effect.flip(Effect.tryPromise(() => client.callTool({ name, arguments: args })))
+
+const ErrorText = Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+
+/** The typed error of an `isError` result: in its text content, never as structured content. */
+export const errorOf = (result: CallToolResult) =>
+  Effect.gen(function*() {
+    if (result.isError !== true) return yield* Effect.dieMessage("expected an isError result")
+    if (result.structuredContent !== undefined) return yield* Effect.dieMessage("an isError result carries no structuredContent")
+    const [first] = result.content
+    return yield* Schema.decodeUnknown(ErrorText)(first?.type === "text" ? first.text : "")
+  }).pipe(Effect.orDie)
 
 export const auditRowOf = (requestId: string) =>
   Effect.flatMap(

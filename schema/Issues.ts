@@ -1,0 +1,136 @@
+import { Either, Option, ParseResult, SchemaAST } from "effect"
+
+/** A decoding problem as the caller reads it: where, and what is wrong, in a bounded sentence. */
+export interface Issue {
+  readonly path: string
+  readonly message: string
+}
+
+export interface RawIssue {
+  readonly path: ReadonlyArray<PropertyKey>
+  readonly message: string
+}
+
+export const MAX_ISSUES = 20
+const MAX_SHOWN = 40
+const MAX_MESSAGE = 200
+
+const count = (n: number) => n.toLocaleString("en-US")
+
+const parseString = (text: string) => {
+  if (!text.startsWith("\"")) return undefined
+  const parsed = Either.try((): unknown => JSON.parse(text))
+  return Either.isRight(parsed) && typeof parsed.right === "string" ? parsed.right : undefined
+}
+
+const clip = (text: string, limit: number) => text.length <= limit ? text : `${text.slice(0, limit - 1)}…`
+
+/** What was sent, never the whole of it: short values as they are, long ones by their size. */
+const shown = (actual: string) => {
+  const text = parseString(actual)
+  if (text !== undefined) return text.length > MAX_SHOWN ? `a string of ${count(text.length)} characters` : actual
+  if (actual.startsWith("[")) return "an array"
+  if (actual.startsWith("{")) return "an object"
+  return clip(actual, MAX_SHOWN)
+}
+
+const LENGTH = /^a string (at most|at least) (\d+) character\(s\) long$/
+const EXPECTED = /^Expected ([\s\S]*?), actual ([\s\S]*)$/
+
+const sentence = (message: string): { readonly expected?: string; readonly actual?: string; readonly text: string } => {
+  const match = EXPECTED.exec(message)
+  if (match === null) {
+    if (message.startsWith("must ")) return { text: message }
+    if (message.startsWith("is unexpected")) return { text: "is not a field this input accepts" }
+    const decode = /^Unable to decode ([\s\S]*) into (an? [\w ]+)$/.exec(message)
+    if (decode !== null) return { text: `must be ${decode[2] ?? "valid"}, got ${shown(decode[1] ?? "")}` }
+    return { text: clip(message, MAX_MESSAGE) }
+  }
+  const expected = (match[1] ?? "").startsWith("{") ? "a JSON object" : clip(match[1] ?? "", MAX_MESSAGE)
+  const actual = match[2] ?? ""
+  const length = LENGTH.exec(expected)
+  const text = parseString(actual)
+  if (length !== null && text !== undefined) {
+    return { text: `must be ${length[1]} ${count(Number(length[2]))} characters, got ${count(text.length)}` }
+  }
+  return { expected, actual, text: `must be ${expected}, got ${shown(actual)}` }
+}
+
+const pathOf = (root: string, path: ReadonlyArray<PropertyKey>) =>
+  [root, ...path.map(String)].filter((part) => part !== "").join(".") || "body"
+
+/** Readable issues: one sentence per field (alternatives of one field merged), long values described by their size. */
+export const readableIssues = (raw: ReadonlyArray<RawIssue>, root: string): ReadonlyArray<Issue> => {
+  const merged: Array<{ path: string; expected: Array<string>; actual?: string; text: string }> = []
+  // an optional field's "or undefined" says nothing the other alternatives do not
+  const paths = new Map<string, number>()
+  for (const issue of raw) paths.set(pathOf(root, issue.path), (paths.get(pathOf(root, issue.path)) ?? 0) + 1)
+  for (const issue of raw) {
+    if (issue.message.startsWith("Expected undefined, actual") && (paths.get(pathOf(root, issue.path)) ?? 0) > 1) continue
+    const path = pathOf(root, issue.path)
+    const { expected, actual, text } = sentence(issue.message)
+    const last = merged[merged.length - 1]
+    if (last !== undefined && last.path === path && expected !== undefined && last.actual === actual && last.expected.length > 0) {
+      last.expected.push(expected)
+      last.text = `must be ${clip(last.expected.join(" or "), MAX_MESSAGE)}, got ${shown(actual ?? "")}`
+      continue
+    }
+    merged.push({ path, expected: expected === undefined ? [] : [expected], ...(actual === undefined ? {} : { actual }), text })
+  }
+  return merged.map(({ path, text }) => ({ path, message: text }))
+}
+
+const describeNumber = (value: unknown) => (typeof value === "number" ? String(value) : shown(JSON.stringify(value) ?? "nothing"))
+
+/** A bound a refinement declares (its JSON Schema), said as a sentence about the value that broke it. */
+const boundMessage = (ast: SchemaAST.Refinement, actual: unknown): string | undefined => {
+  const bounds = Option.getOrUndefined(SchemaAST.getJSONSchemaAnnotation(ast)) as Readonly<Record<string, unknown>> | undefined
+  if (bounds === undefined) return undefined
+  const n = (key: string) => (typeof bounds[key] === "number" ? count(bounds[key]) : undefined)
+  if (typeof actual === "string" && n("maxLength") !== undefined) return `must be at most ${n("maxLength")} characters, got ${count(actual.length)}`
+  if (typeof actual === "string" && n("minLength") !== undefined) return `must be at least ${n("minLength")} characters, got ${count(actual.length)}`
+  if (Array.isArray(actual) && n("maxItems") !== undefined) return `must have at most ${n("maxItems")} items, got ${count(actual.length)}`
+  if (Array.isArray(actual) && n("minItems") !== undefined) return `must have at least ${n("minItems")} items, got ${count(actual.length)}`
+  if (n("minimum") !== undefined && n("maximum") !== undefined) return `must be between ${n("minimum")} and ${n("maximum")}, got ${describeNumber(actual)}`
+  if (n("minimum") !== undefined) return `must be at least ${n("minimum")}, got ${describeNumber(actual)}`
+  if (n("maximum") !== undefined) return `must be at most ${n("maximum")}, got ${describeNumber(actual)}`
+  if (n("exclusiveMinimum") !== undefined) return `must be greater than ${n("exclusiveMinimum")}, got ${describeNumber(actual)}`
+  if (n("exclusiveMaximum") !== undefined) return `must be less than ${n("exclusiveMaximum")}, got ${describeNumber(actual)}`
+  if (bounds["type"] === "integer") return `must be an integer, got ${describeNumber(actual)}`
+  return undefined
+}
+
+const hasMessage = (issue: ParseResult.ParseIssue) => "ast" in issue && Option.isSome(SchemaAST.getMessageAnnotation(issue.ast))
+
+/** Like Effect's ArrayFormatter (whose messages it keeps), with declared bounds said from the value's size. */
+const collect = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey>, out: Array<RawIssue>): void => {
+  if (!hasMessage(issue)) {
+    switch (issue._tag) {
+      case "Pointer":
+        return collect(issue.issue, [...path, ...(Array.isArray(issue.path) ? issue.path : [issue.path])], out)
+      case "Composite":
+        for (const inner of Array.isArray(issue.issues) ? issue.issues : [issue.issues]) collect(inner, path, out)
+        return
+      case "Transformation":
+        return collect(issue.issue, path, out)
+      case "Refinement": {
+        if (issue.kind === "From") return collect(issue.issue, path, out)
+        const bound = boundMessage(issue.ast, issue.actual)
+        if (bound !== undefined) return void out.push({ path, message: bound })
+      }
+    }
+  }
+  for (const formatted of ParseResult.ArrayFormatter.formatIssueSync(issue)) out.push({ path: [...path, ...formatted.path], message: formatted.message })
+}
+
+export const issuesOf = (error: ParseResult.ParseError, root: string) => {
+  const raw: Array<RawIssue> = []
+  collect(error.issue, [], raw)
+  return readableIssues(raw, root)
+}
+
+/** One line for all issues: the first few, then how many more. */
+export const summary = (issues: ReadonlyArray<Issue>, total: number = issues.length) => {
+  const shownIssues = issues.slice(0, 3).map((issue) => `${issue.path} ${issue.message}`).join("; ")
+  return total > 3 ? `${shownIssues}; and ${count(total - 3)} more` : shownIssues
+}

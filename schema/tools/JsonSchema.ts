@@ -1,0 +1,57 @@
+import { JSONSchema, Schema } from "effect"
+
+export type JsonObject = Record<string, unknown>
+
+export const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value)
+
+const DEF_PREFIX = "#/$defs/"
+
+/** Effect's marker for `unknown`/`any` (`$id: "/schemas/unknown"`): it says "anything", which `{}` says portably. */
+const isAnything = (value: JsonObject) => {
+  const id = value["$id"]
+  return id === "/schemas/unknown" || id === "/schemas/any"
+}
+
+const isEmpty = (value: unknown) => isObject(value) && Object.keys(value).length === 0
+
+/**
+ * Plain JSON Schema 2020-12 that every client reads: named definitions inlined (none is recursive
+ * today; a recursive one keeps its `$defs`), no Effect `$id` markers, no `additionalProperties: {}`.
+ */
+export const portable = (schema: JsonObject): JsonObject => {
+  const { $schema: _dialect, $defs, ...root } = schema
+  const defs = isObject($defs) ? $defs : {}
+  let recursive = false
+  const walk = (value: unknown, trail: ReadonlyArray<string>): unknown => {
+    if (Array.isArray(value)) return value.map((item) => walk(item, trail))
+    if (!isObject(value)) return value
+    if (isAnything(value)) return {}
+    if (value["$id"] === "/schemas/{}") return { type: "object" }
+    const ref = value["$ref"]
+    if (typeof ref === "string" && ref.startsWith(DEF_PREFIX)) {
+      const name = ref.slice(DEF_PREFIX.length)
+      const target = defs[name]
+      if (trail.includes(name) || !isObject(target)) {
+        recursive = true
+        return value
+      }
+      const { $ref: _ref, ...siblings } = value
+      const inlined = walk(target, [...trail, name])
+      return { ...(isObject(inlined) ? inlined : {}), ...(walk(siblings, trail) as JsonObject) }
+    }
+    const out: JsonObject = {}
+    for (const [key, child] of Object.entries(value)) {
+      if (key === "$id" && typeof child === "string" && child.startsWith("/schemas/")) continue
+      const next = walk(child, trail)
+      if ((key === "additionalProperties" || key === "items") && isEmpty(next)) continue
+      out[key] = next
+    }
+    return out
+  }
+  const out = walk(root, []) as JsonObject
+  return recursive ? { ...out, $defs: walk(defs, []) } : out
+}
+
+/** An Effect Schema as portable JSON Schema 2020-12. */
+export const toJsonSchema = (schema: Schema.Schema.AnyNoContext): JsonObject =>
+  portable({ ...JSONSchema.make(schema, { target: "jsonSchema2020-12" }) })

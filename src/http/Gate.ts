@@ -1,0 +1,182 @@
+import type { Readable } from "node:stream"
+import { HttpApiSchema } from "@effect/platform"
+import { Config, Effect, Option, Schema } from "effect"
+import {
+  BadRequest,
+  Forbidden,
+  InternalError,
+  InvalidInput,
+  MethodNotAllowed,
+  PayloadTooLarge,
+  RouteNotFound,
+  Unauthorized,
+  UnsupportedMediaType
+} from "../../schema/Errors.ts"
+import { ConnectionId } from "../../schema/Ids.ts"
+import { Workspaces } from "../../services/workspace/Workspaces.ts"
+
+export const MAX_BODY_BYTES = 1024 * 1024
+/** A refused body is read to its end (so the client gets the 413) unless it goes on past this. */
+const MAX_DRAINED_BYTES = 16 * MAX_BODY_BYTES
+
+const GATE_ERRORS = [
+  Unauthorized,
+  Forbidden,
+  InvalidInput,
+  PayloadTooLarge,
+  UnsupportedMediaType,
+  BadRequest,
+  RouteNotFound,
+  MethodNotAllowed,
+  InternalError
+] as const
+export const GateError = Schema.Union(...GATE_ERRORS)
+export type GateError = typeof GateError.Type
+
+const encodeGateError = Schema.encodeSync(GateError)
+const statusByTag = new Map(GATE_ERRORS.map((error) => [error._tag, HttpApiSchema.getStatusErrorAST(error.ast)] as const))
+
+export interface ErrorAnswer {
+  readonly status: number
+  readonly body: unknown
+  readonly headers: Readonly<Record<string, string>>
+}
+
+/** The one encoding of a refused request, written by the Effect server and the MCP bridge alike. */
+export const errorAnswer = (error: GateError): ErrorAnswer => ({
+  status: statusByTag.get(error._tag) ?? 500,
+  body: encodeGateError(error),
+  headers: error._tag === "Unauthorized"
+    ? { "www-authenticate": "Bearer realm=\"brein\"" }
+    : error._tag === "PayloadTooLarge" ? { connection: "close" } : {}
+})
+
+export type RequestHeaders = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+
+const header = (headers: RequestHeaders, name: string) => {
+  const value = headers[name]
+  return typeof value === "string" ? value : value?.[0]
+}
+
+export const tooLarge = new PayloadTooLarge({
+  message: `the request body is larger than ${MAX_BODY_BYTES.toLocaleString("en-US")} bytes`,
+  limitBytes: MAX_BODY_BYTES
+})
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i
+const JSON_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]", "::1"])
+
+const badKey = (error: Unauthorized) =>
+  new Unauthorized({
+    message: error.message,
+    hint: "Send Authorization: Bearer brein_sk_…; an operator creates a key with: brein keys create --workspace NAME"
+  })
+
+const decodeConnection = Schema.decodeUnknownOption(ConnectionId)
+
+/** Validates a connection id wherever it comes from (the X-Connect-Connection header, a `connection` argument). */
+export const connectionId = (raw: unknown, path: string): Effect.Effect<ConnectionId | undefined, InvalidInput> =>
+  raw === undefined
+    ? Effect.succeed(undefined)
+    : Option.match(decodeConnection(raw), {
+      onNone: () => Effect.fail(InvalidInput.of([{ path, message: "must be a connection id like conn_…" }])),
+      onSome: Effect.succeed
+    })
+
+export const hasBody = (headers: RequestHeaders) =>
+  header(headers, "transfer-encoding") !== undefined || Number(header(headers, "content-length") ?? "0") > 0
+
+export const isChunked = (headers: RequestHeaders) =>
+  header(headers, "transfer-encoding") !== undefined && header(headers, "content-length") === undefined
+
+interface Allowed {
+  readonly origins: ReadonlySet<string>
+  readonly hosts: ReadonlySet<string>
+}
+
+const parseAllowed = (list: string): Allowed => {
+  const entries = list.split(",").map((entry) => entry.trim().toLowerCase()).filter((entry) => entry !== "")
+  const urls = entries.flatMap((entry) => {
+    const url = URL.canParse(entry) && entry.includes("://") ? new URL(entry) : URL.canParse(`http://${entry}`) ? new URL(`http://${entry}`) : null
+    return url === null ? [] : [{ url, bare: !entry.includes("://") }]
+  })
+  return {
+    origins: new Set(urls.filter(({ bare }) => !bare).map(({ url }) => url.origin)),
+    hosts: new Set(urls.flatMap(({ url }) => [url.hostname, url.host]))
+  }
+}
+
+const hostOf = (value: string) => (URL.canParse(`http://${value}`) ? new URL(`http://${value}`) : null)
+
+/**
+ * Everything a request passes before it reaches the API or MCP: one implementation of
+ * authentication, body limits, content type, origin checks and error encoding for both surfaces.
+ */
+export class Gate extends Effect.Service<Gate>()("brein/http/Gate", {
+  effect: Effect.gen(function* () {
+    const workspaces = yield* Workspaces
+    const allowed = parseAllowed(yield* Config.string("BREIN_ALLOWED_ORIGINS").pipe(Config.withDefault("")))
+
+    // Plain functions rather than Effect.fn: they run on every request, where a span each costs more than the check.
+    const authenticate = (headers: RequestHeaders) =>
+      workspaces.authenticate(BEARER.exec(header(headers, "authorization") ?? "")?.[1] ?? "").pipe(Effect.mapError(badKey))
+
+    const admit = (headers: RequestHeaders): Effect.Effect<void, PayloadTooLarge | UnsupportedMediaType> => {
+      if (Number(header(headers, "content-length") ?? "0") > MAX_BODY_BYTES) return Effect.fail(tooLarge)
+      const type = header(headers, "content-type")
+      if (hasBody(headers) && (type === undefined || !JSON_TYPE.test(type))) return Effect.fail(UnsupportedMediaType.of(type))
+      return Effect.void
+    }
+
+    // DNS rebinding: a page on a foreign site must not reach a server that listens on this machine.
+    const sameSite = (headers: RequestHeaders): Effect.Effect<void, Forbidden> => {
+      const origin = header(headers, "origin")
+      if (origin !== undefined) {
+        const url = URL.canParse(origin) ? new URL(origin) : null
+        if (url === null || !(LOOPBACK.has(url.hostname) || allowed.origins.has(url.origin) || allowed.hosts.has(url.host))) {
+          return Effect.fail(Forbidden.origin(origin.slice(0, 200)))
+        }
+      }
+      const host = header(headers, "host")
+      if (host !== undefined) {
+        const url = hostOf(host)
+        if (url === null || !(LOOPBACK.has(url.hostname) || allowed.hosts.has(url.host) || allowed.hosts.has(url.hostname))) {
+          return Effect.fail(Forbidden.origin(host.slice(0, 200)))
+        }
+      }
+      return Effect.void
+    }
+
+    /** The body, refused past MAX_BODY_BYTES; a refused body is drained so the refusal reaches the client. */
+    const readBody = (source: Readable) =>
+      Effect.async<Buffer, PayloadTooLarge | BadRequest>((resume) => {
+        const chunks: Array<Buffer> = []
+        let size = 0
+        let settled = false
+        const settle = (outcome: Effect.Effect<Buffer, PayloadTooLarge | BadRequest>) => {
+          if (settled) return
+          settled = true
+          resume(outcome)
+        }
+        source.on("data", (chunk: Buffer) => {
+          size += chunk.length
+          if (size <= MAX_BODY_BYTES) chunks.push(chunk)
+          else if (size > MAX_DRAINED_BYTES) {
+            settle(Effect.fail(tooLarge))
+            source.destroy()
+          }
+        })
+        source.once("end", () => settle(size > MAX_BODY_BYTES ? Effect.fail(tooLarge) : Effect.succeed(Buffer.concat(chunks, size))))
+        source.once("error", () => settle(Effect.fail(new BadRequest({ message: "the request body could not be read" }))))
+      })
+
+    return {
+      authenticate,
+      admit,
+      sameSite,
+      readBody,
+      connection: (headers: RequestHeaders) => connectionId(header(headers, "x-connect-connection"), "X-Connect-Connection")
+    } as const
+  })
+}) {}

@@ -1,0 +1,69 @@
+import { HttpApi, HttpApiBuilder, HttpApiError, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Cause, Effect, Option, Schema } from "effect"
+import { BadRequest, InternalError, InvalidInput, MethodNotAllowed, RouteNotFound } from "../../schema/Errors.ts"
+import { BreinApi } from "../../schema/http/Api.ts"
+import { readableIssues } from "../../schema/Issues.ts"
+import { errorAnswer, type GateError } from "./Gate.ts"
+
+/** A refusal as the Effect server writes it: the gate's one encoding. */
+export const refuse = (error: GateError) => {
+  const answer = errorAnswer(error)
+  return HttpServerResponse.unsafeJson(answer.body, { status: answer.status, headers: answer.headers })
+}
+
+interface Route {
+  readonly method: string
+  readonly pattern: RegExp
+}
+
+const patternOf = (path: string) =>
+  new RegExp(`^${path.split("/").map((part) => (part.startsWith(":") ? "[^/]+" : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))).join("/")}$`)
+
+const routes: ReadonlyArray<Route> = (() => {
+  const found: Array<Route> = [
+    { method: "GET", pattern: patternOf("/openapi.json") },
+    { method: "GET", pattern: patternOf("/docs") },
+    { method: "GET", pattern: patternOf("/mcp") },
+    { method: "POST", pattern: patternOf("/mcp") },
+    { method: "DELETE", pattern: patternOf("/mcp") }
+  ]
+  HttpApi.reflect(BreinApi, {
+    onGroup: () => undefined,
+    onEndpoint: ({ endpoint }) => void found.push({ method: endpoint.method, pattern: patternOf(endpoint.path) })
+  })
+  return found
+})()
+
+const noRoute = (method: string, url: string) => {
+  const path = url.split("?")[0] ?? url
+  const allowed = [...new Set(routes.filter((route) => route.pattern.test(path)).map((route) => route.method))]
+  return allowed.length === 0
+    ? refuse(new RouteNotFound({
+      message: `no route ${method} ${path.slice(0, 200)}`,
+      hint: "GET /openapi.json describes every route; GET /api/v1/tools lists the tools"
+    }))
+    : refuse(new MethodNotAllowed({ message: `${path.slice(0, 200)} does not answer ${method}; it answers ${allowed.join(", ")}`, allowed })).pipe(
+      HttpServerResponse.setHeader("allow", allowed.join(", "))
+    )
+}
+
+const isDecodeError = Schema.is(HttpApiError.HttpApiDecodeError)
+
+/**
+ * What the API itself would answer with its own shapes (a schema tree for a bad body, an empty 400
+ * for malformed JSON, an empty 404 for an unknown route) answered with the project's typed errors.
+ */
+export const RefusalsLive = HttpApiBuilder.middleware((app) =>
+  Effect.catchAllCause(app, (cause) => {
+    const error = Cause.squash(cause)
+    if (isDecodeError(error)) return Effect.succeed(refuse(InvalidInput.of(readableIssues(error.issues, ""))))
+    if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") {
+      return Effect.map(HttpServerRequest.HttpServerRequest, (request) => noRoute(request.method, request.url))
+    }
+    if (HttpServerError.isServerError(error) && error._tag === "RequestError" && error.reason === "Decode") {
+      return Effect.succeed(refuse(new BadRequest({ message: "the request body is not valid JSON" })))
+    }
+    if (Cause.isFailType(cause) || Cause.isInterruptedOnly(cause) || Option.isSome(Cause.failureOption(cause))) return Effect.failCause(cause)
+    return Effect.logError("request failed unexpectedly", cause).pipe(Effect.as(refuse(InternalError.unexpected)))
+  })
+)
