@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpClientRequest } from "@effect/platform"
+import { HttpClientRequest } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
@@ -8,16 +8,14 @@ import { SyncOutput } from "../../../schema/connectors/Sync.ts"
 import { digestOf } from "../../../services/audit/Chain.ts"
 import { Vault, VaultKey } from "../../../services/connections/Vault.ts"
 import { SiiSimulator } from "../../../services/upstream/SiiSimulator.ts"
-import { bodyLimit, HttpAppLive } from "../../../src/http/Server.ts"
+import { serveOn } from "../../../src/http/Server.ts"
 import { rut, SECRET_KEY, simulatedServices } from "../../support/Connected.ts"
 import { monthsAgo } from "../../support/Periods.ts"
 import { TestDatabase } from "../../support/TestDatabase.ts"
 import { uniqueName } from "../../support/TestLayers.ts"
 import { apiClient, issueKey, rawRequest } from "./TestServer.ts"
 
-const HttpConnected = HttpApiBuilder.serve(bodyLimit).pipe(
-  Layer.provide(HttpAppLive),
-  Layer.provideMerge(NodeHttpServer.layerTest),
+const HttpConnected = serveOn(NodeHttpServer.layerTest).pipe(
   Layer.provideMerge(simulatedServices()),
   Layer.provideMerge(TestDatabase)
 )

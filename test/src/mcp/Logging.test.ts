@@ -26,6 +26,7 @@ const job = (patch: Partial<JobRow>): JobRow => ({
   counts: {},
   errorReason: null,
   errorMessage: null,
+  errorParts: null,
   createdAt: new Date(0),
   startedAt: null,
   finishedAt: null,
