@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { ConnectionState } from "../connections/Connection.ts"
 import { JobState, SyncJobView } from "../connections/SyncJob.ts"
 
-export const Esperar = Schema.Int.pipe(Schema.between(0, 55)).annotations({
+export const Esperar = Schema.Int.pipe(Schema.between(0, 55, { message: (issue) => `must be between 0 and 55 seconds, got ${String(issue.actual)}` })).annotations({
   description: "Seconds to wait for the sync to finish before answering (it goes on in the background); default 25, under MCP clients' 60 s timeout"
 })
 
