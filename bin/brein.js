@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { existsSync } from "node:fs"
 
-const program = new URL("../dist/brein.js", import.meta.url)
+const program = new URL("../dist/bin/brein.js", import.meta.url)
 if (existsSync(program)) {
   await import(program.href)
 } else {

@@ -54,7 +54,7 @@ describe("the packed library", () => {
       const tarball = path.join(scratch, `brein-${manifest.version}.tgz`)
       const listing = yield* run(scratch, {}, "tar", "tzf", tarball)
       const files = listing.stdout.split("\n").filter((line) => line !== "")
-      for (const expected of ["package/bin/brein.js", "package/dist/brein.js", "package/dist/src/index.js", "package/dist/src/index.d.ts", "package/README.md"]) {
+      for (const expected of ["package/bin/brein.js", "package/dist/bin/brein.js", "package/dist/src/index.js", "package/dist/src/index.d.ts", "package/README.md"]) {
         assert.include(files, expected)
       }
       assert.deepStrictEqual(files.filter((file) => file.startsWith("package/test/") || (file.endsWith(".ts") && !file.endsWith(".d.ts"))), [])

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url"
 
 const root = fileURLToPath(new URL("../..", import.meta.url))
 
-/** The `brein` executable as npm installs it (bin/brein.js loading the bundled dist/brein.js). */
+/** The `brein` executable as npm installs it (bin/brein.js loading the bundled dist/bin/brein.js). */
 export const breinBin = fileURLToPath(new URL("../../bin/brein.js", import.meta.url))
 
 /** `brein ARGS` run the way a user runs it: plain node on the built bin, from the repository root. */
