@@ -3,7 +3,7 @@ import { defineConfig } from "vitest/config"
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    globalSetup: ["test/support/globalSetup.ts"],
+    globalSetup: ["test/support/Bin.ts", "test/support/globalSetup.ts"],
     pool: "forks",
     hookTimeout: 60_000,
     testTimeout: 30_000,

@@ -17,12 +17,14 @@ export interface NodeScript {
   readonly args: ReadonlyArray<string>
   readonly env?: Readonly<Record<string, string>>
   readonly nodeFlags?: ReadonlyArray<string>
+  /** false runs plain JavaScript (the built program) instead of TypeScript under tsx */
+  readonly tsx?: boolean
 }
 
 const root = fileURLToPath(new URL("../../", import.meta.url))
 
 const command = (script: NodeScript) =>
-  Command.make(process.execPath, ...(script.nodeFlags ?? []), "--import", "tsx", ...script.args).pipe(
+  Command.make(process.execPath, ...(script.nodeFlags ?? []), ...(script.tsx === false ? [] : ["--import", "tsx"]), ...script.args).pipe(
     Command.env(script.env ?? {}),
     Command.workingDirectory(root)
   )
@@ -35,7 +37,7 @@ const collect = (stream: Stream.Stream<Uint8Array, unknown>, tail: Ref.Ref<Reado
     Effect.ignore
   )
 
-/** A long-running node script under tsx; SIGTERM and a wait for its exit when the scope closes. */
+/** A long-running node script (under tsx unless told otherwise); SIGTERM and a wait for its exit when the scope closes. */
 export const spawn = Effect.fn("Bench.spawn")(function* (script: NodeScript) {
   const started = yield* Command.start(command(script))
   const tail = yield* Ref.make<ReadonlyArray<string>>([])

@@ -17,3 +17,13 @@ export const cpuTimeMs = (pid: number) =>
     }),
     Effect.orElseSucceed(() => Option.none<number>())
   )
+
+/** CPU time (ms) of this process's children that have exited and been waited for, with their own children. */
+export const exitedChildrenCpuTimeMs = Effect.flatMap(FileSystem.FileSystem, (fs) => fs.readFileString(`/proc/${process.pid}/stat`)).pipe(
+  Effect.map((stat) => {
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    const ticks = Number(fields[13]) + Number(fields[14])
+    return Number.isFinite(ticks) ? Option.some((ticks * 1000) / TICKS_PER_SECOND) : Option.none<number>()
+  }),
+  Effect.orElseSucceed(() => Option.none<number>())
+)

@@ -7,6 +7,7 @@ import { databaseFromUrl } from "../../../layers/Database.ts"
 import { chileDayOf } from "../../../services/upstream/CivilDate.ts"
 import { rcvDocuments } from "../../../services/upstream/RcvGenerator.ts"
 import { allFinished, execute, rut, SECRET_KEY, siiConnection, simulatedServices, waitForJobs } from "../../support/Connected.ts"
+import { breinCommand } from "../../support/Bin.ts"
 import { freshDatabase } from "../../support/TestDatabase.ts"
 import { issuePrincipal } from "../../support/TestLayers.ts"
 
@@ -18,7 +19,7 @@ const serve = (url: Redacted.Redacted<string>, settings: Readonly<Record<string,
   Effect.gen(function* () {
     const dataDir = yield* (yield* FileSystem.FileSystem).makeTempDirectoryScoped({ prefix: "brein-kill-" })
     const child = yield* Command.start(
-      Command.make("node", "--import", "tsx", "src/main.ts", "serve").pipe(
+      breinCommand("serve").pipe(
         Command.env({
           DATABASE_URL: Redacted.value(url),
           BREIN_DATA_DIR: dataDir,

@@ -11,6 +11,7 @@ import { databaseFromUrl } from "../../../layers/Database.ts"
 import { ToolResponse } from "../../../schema/tools/Response.ts"
 import { Workspaces } from "../../../services/workspace/Workspaces.ts"
 import { serveMcpStdio } from "../../../src/mcp/Stdio.ts"
+import { breinBin } from "../../support/Bin.ts"
 import { freshDatabase } from "../../support/TestDatabase.ts"
 
 class DatabaseUrl extends Context.Tag("test/mcp/DatabaseUrl")<DatabaseUrl, string>() {}
@@ -25,7 +26,7 @@ const StdioTest = Layer.unwrapScoped(
 )
 
 const root = fileURLToPath(new URL("../../..", import.meta.url))
-const mcpArgs = ["--import", "tsx", "src/main.ts", "mcp"]
+const mcpArgs = [breinBin, "mcp"]
 
 const decodeResponse = Schema.decodeUnknown(ToolResponse)
 

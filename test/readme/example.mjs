@@ -1,4 +1,5 @@
-import { Effect, Schema } from "effect"
+import { NodeRuntime } from "@effect/platform-node"
+import { Console, Effect, Schema } from "effect"
 import * as Brein from "brein"
 
 const greeting = Brein.Tool.action({
@@ -16,7 +17,7 @@ const greeting = Brein.Tool.action({
   handler: ({ name }) => Effect.succeed({ greeting: `Hola, ${name}` })
 })
 
-export const Hello = Brein.Tool.connector({
+const Hello = Brein.Tool.connector({
   id: "hello",
   label: "Hello",
   plan: "free",
@@ -24,13 +25,12 @@ export const Hello = Brein.Tool.connector({
   tools: [greeting]
 })
 
-export const program = Effect.gen(function* () {
+const program = Effect.gen(function* () {
   const workspaces = yield* Brein.Workspaces
   const executor = yield* Brein.Executor
   const principal = yield* workspaces.inProcess("my-app")
   const response = yield* executor.call("hello.greeting.make", { name: "Ada" }, { surface: "library", principal })
-  yield* Effect.log(response.data, response.meta.audit_status)
-  return response
+  yield* Console.log(JSON.stringify(response.data), response.meta.audit_status)
 })
 
-// In your program: program.pipe(Effect.provide(Brein.layer([Hello])), NodeRuntime.runMain)
+program.pipe(Effect.provide(Brein.layer([Hello])), NodeRuntime.runMain)
