@@ -1,8 +1,22 @@
-import { Config, Effect, Layer, Logger, LogLevel } from "effect"
+import { Config, ConfigError, Effect, Either, Layer, Logger, LogLevel } from "effect"
+
+const byName = new Map(LogLevel.allLevels.flatMap((level) => [[level._tag.toLowerCase(), level], [level.label.toLowerCase(), level]]))
+
+/** LOG_LEVEL as people write it: `Warning` or `WARN`, `debug`, `Info`… (any case). */
+export const logLevel = (fallback: LogLevel.LogLevel) =>
+  Config.string("LOG_LEVEL").pipe(
+    Config.mapOrFail((name) => {
+      const level = byName.get(name.trim().toLowerCase())
+      return level === undefined
+        ? Either.left(ConfigError.InvalidData([], `LOG_LEVEL must be one of Debug, Info, Warning, Error, None (got "${name}")`))
+        : Either.right(level)
+    }),
+    Config.withDefault(fallback)
+  )
 
 /** Logs go to stderr: stdout belongs to MCP stdio and to commands whose output scripts capture. */
 export const LoggingLive = Layer.unwrapEffect(
-  Effect.map(Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info)), (level) =>
+  Effect.map(logLevel(LogLevel.Info), (level) =>
     Layer.merge(
       Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger)),
       Logger.minimumLogLevel(level)

@@ -63,5 +63,9 @@ describe("test logging", () => {
     Effect.gen(function* () {
       assert.deepStrictEqual(yield* loggedWith({}), ["something odd"])
       assert.deepStrictEqual(yield* loggedWith({ LOG_LEVEL: "Info" }), ["routine detail", "something odd"])
+      assert.deepStrictEqual(yield* loggedWith({ LOG_LEVEL: "Warning" }), ["something odd"])
+      assert.deepStrictEqual(yield* loggedWith({ LOG_LEVEL: "WARN" }), ["something odd"])
+      const refused = yield* Effect.exit(loggedWith({ LOG_LEVEL: "loud" }))
+      assert.isTrue(Exit.isFailure(refused) && Cause.pretty(refused.cause).includes("LOG_LEVEL must be one of"))
     }))
 })

@@ -1,10 +1,10 @@
-import { Config, ConfigProvider, Context, Effect, Layer, Logger, LogLevel } from "effect"
+import { ConfigProvider, Context, Effect, Layer, Logger, LogLevel } from "effect"
+import { logLevel } from "../../layers/Logging.ts"
 
 /** Tests log at Warning and above unless LOG_LEVEL says otherwise. */
 export const testLogging = (provider: ConfigProvider.ConfigProvider) =>
   Layer.unwrapEffect(
-    Config.logLevel("LOG_LEVEL").pipe(
-      Config.withDefault(LogLevel.Warning),
+    logLevel(LogLevel.Warning).pipe(
       Effect.map(Logger.minimumLogLevel),
       Effect.withConfigProvider(provider)
     )

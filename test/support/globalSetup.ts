@@ -3,6 +3,7 @@ import { NodeContext } from "@effect/platform-node"
 import { Config, Effect, Exit, Option, Redacted, Scope } from "effect"
 import type { TestProject } from "vitest/node"
 import { startEmbeddedPostgres } from "../../layers/EmbeddedPostgres.ts"
+import { TestLogging } from "./TestLogging.ts"
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -26,7 +27,7 @@ const baseUrl = Effect.gen(function*() {
 
 export default async function setup(project: TestProject) {
   const scope = Effect.runSync(Scope.make())
-  const url = await Effect.runPromise(baseUrl.pipe(Scope.extend(scope), Effect.provide(NodeContext.layer)))
+  const url = await Effect.runPromise(baseUrl.pipe(Scope.extend(scope), Effect.provide([NodeContext.layer, TestLogging])))
   project.provide("databaseUrl", url)
-  return () => Effect.runPromise(Scope.close(scope, Exit.void))
+  return () => Effect.runPromise(Scope.close(scope, Exit.void).pipe(Effect.provide(TestLogging)))
 }
