@@ -26,7 +26,7 @@ export const VaultKeyLive = Layer.effect(
       yield* fs.writeFileString(file, randomBytes(32).toString("base64"), { mode: 0o600, flag: "wx" }).pipe(
         Effect.catchTag("SystemError", (e) => (e.reason === "AlreadyExists" ? Effect.void : Effect.fail(e)))
       )
-      yield* Effect.logInfo("generated the credentials key", file)
+      yield* Effect.logInfo("generated the credentials key").pipe(Effect.annotateLogs({ file }))
     }
     return Redacted.make(yield* decodeKey(yield* fs.readFileString(file)))
   }).pipe(Effect.orDie)
