@@ -35,10 +35,12 @@ export const makeBancoSync = Effect.map(BancoUpstream, (upstream): ConnectorSync
       let relogged = false
       // A bank may drop the session mid-read: log in once more (≈ 90 s, and BCI's only session) and go on;
       // a second drop fails the job, and the worker retries it later.
-      const again = <A, E>(expired: UpstreamSessionExpired, request: (s: BancoSession) => Effect.Effect<A, E>) =>
+      // The job's step says "login" again while it happens, so whoever follows the job sees the re-login.
+      const again = <A, E>(announce: Effect.Effect<unknown>, expired: UpstreamSessionExpired, request: (s: BancoSession) => Effect.Effect<A, E>) =>
         relogged
           ? Effect.fail(expired)
           : Effect.logInfo("bank session expired: logging in again").pipe(
+            Effect.zipRight(announce),
             Effect.zipRight(Scope.extend(upstream.login(credentials), scope)),
             Effect.tap((fresh) =>
               Effect.sync(() => {
@@ -52,8 +54,9 @@ export const makeBancoSync = Effect.map(BancoUpstream, (upstream): ConnectorSync
       const read = ({ job, report }: SyncContext) =>
         Effect.gen(function* () {
           const { periodo } = yield* Effect.orDie(decodeScope(job.scope))
+          const loginAgain = (done: number) => report({ done, total: STEPS, step: "login" })
           yield* report({ done: 1, total: STEPS, step: "cuentas" })
-          const cuentas = yield* session.cuentas().pipe(Effect.catchTag("UpstreamSessionExpired", (e) => again(e, (s) => s.cuentas())))
+          const cuentas = yield* session.cuentas().pipe(Effect.catchTag("UpstreamSessionExpired", (e) => again(loginAgain(1), e, (s) => s.cuentas())))
           const [desde, hasta] = monthBounds(periodo)
           const movimientosOf = (s: BancoSession, cuenta: Account) => s.movimientos(cuenta.id, desde, hasta)
           const movimientos: Array<MovimientoRow> = []
@@ -64,7 +67,7 @@ export const makeBancoSync = Effect.map(BancoUpstream, (upstream): ConnectorSync
           for (const [i, cuenta] of cuentas.entries()) {
             yield* report({ done: 2, total: STEPS, step: `cuenta ${label(cuenta)} (${i + 1}/${cuentas.length})` })
             yield* movimientosOf(session, cuenta).pipe(
-              Effect.catchTag("UpstreamSessionExpired", (e) => again(e, (s) => movimientosOf(s, cuenta))),
+              Effect.catchTag("UpstreamSessionExpired", (e) => again(loginAgain(2), e, (s) => movimientosOf(s, cuenta))),
               Effect.map(keep(cuenta)),
               // The other accounts are still worth keeping: the job ends parcial and says which account is missing.
               Effect.catchTags({

@@ -24,21 +24,24 @@ export const makeSiiSync = Effect.map(SiiUpstream, (upstream): ConnectorSync => 
       const scope = yield* Effect.scope
       let session: SiiSession = yield* upstream.login(credentials)
       // SII drops portal sessions without warning ("NO ESTA AUTENTICADO"): log in once more and go on.
-      const relogin = Effect.logInfo("SII session expired: logging in again").pipe(
+      // The job's step says "login" again while it happens, so whoever follows the job sees the re-login.
+      const relogin = (announce: Effect.Effect<unknown>) => Effect.logInfo("SII session expired: logging in again").pipe(
+        Effect.zipRight(announce),
         Effect.zipRight(Scope.extend(upstream.login(credentials), scope)),
         Effect.tap((fresh) => Effect.sync(() => (session = fresh)))
       )
       const read = ({ job, report }: SyncContext) =>
         Effect.gen(function* () {
           const { periodo, perspectiva } = yield* Effect.orDie(decodeScope(job.scope))
+          const loginAgain = (done: number) => report({ done, total: STEPS, step: "login" })
           yield* report({ done: 1, total: STEPS, step: "resumen" })
           const resumen = yield* session.resumen(periodo, perspectiva).pipe(
-            Effect.catchTag("UpstreamSessionExpired", () => Effect.flatMap(relogin, (s) => s.resumen(periodo, perspectiva))),
+            Effect.catchTag("UpstreamSessionExpired", () => Effect.flatMap(relogin(loginAgain(1)), (s) => s.resumen(periodo, perspectiva))),
             Effect.catchTag("RcvPeriodOutOfRange", "UpstreamSessionExpired", (e) => Effect.dieMessage(e.message))
           )
           const detalle = (tipo: TipoDte) =>
             session.detalle(periodo, perspectiva, tipo).pipe(
-              Effect.catchTag("UpstreamSessionExpired", () => Effect.flatMap(relogin, (s) => s.detalle(periodo, perspectiva, tipo))),
+              Effect.catchTag("UpstreamSessionExpired", () => Effect.flatMap(relogin(loginAgain(2)), (s) => s.detalle(periodo, perspectiva, tipo))),
               Effect.catchTag("RcvPeriodOutOfRange", "UpstreamSessionExpired", (e) => Effect.dieMessage(e.message))
             )
           const tipos = resumen.tipos.filter((t) => !t.soloTotal && t.documentos > 0)
