@@ -6,6 +6,7 @@ import { Connections } from "../../../services/connections/Connections.ts"
 import { rcvDocuments } from "../../../services/upstream/RcvGenerator.ts"
 import { SiiSimulator } from "../../../services/upstream/SiiSimulator.ts"
 import { countRows, execute, jobsOf, rut, siiConnection, simulatedServices, waitForJobs } from "../../support/Connected.ts"
+import { waitUntil } from "../../support/Eventually.ts"
 import { SUITE_DAY } from "../../support/SuiteClock.ts"
 import { freshDatabase } from "../../support/TestDatabase.ts"
 import { issuePrincipal } from "../../support/TestLayers.ts"
@@ -56,10 +57,8 @@ const waitForSettled = (connectionId: string) =>
           'connection', (SELECT state FROM connections WHERE id = ${connectionId})) AS snapshot`.pipe(
       Effect.flatMap((rows) => Schema.decodeUnknown(Schema.Tuple(Schema.Struct({ snapshot: Settled })))(rows)),
       Effect.map(([row]) => row.snapshot),
-      Effect.zipLeft(Effect.sleep("10 millis")),
-      Effect.repeat({ until: (s) => s.jobs.every(([state]) => ["sincronizada", "parcial", "error"].includes(state)) }),
-      Effect.timeout("20 seconds"),
-      Effect.orDie
+      Effect.orDie,
+      (read) => waitUntil(read, (s) => s.jobs.every(([state]) => ["sincronizada", "parcial", "error"].includes(state)), { what: "every job final" })
     ))
 
 const snapshot = (connectionId: string) =>
