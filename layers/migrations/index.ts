@@ -2,10 +2,12 @@ import foundation from "./0001_foundation.ts"
 import connected from "./0002_connected.ts"
 import banco from "./0003_banco.ts"
 import rcvTotals from "./0004_rcv_totals.ts"
+import keyLastUsed from "./0005_key_last_used.ts"
 
 export const migrations = {
   "0001_foundation": foundation,
   "0002_connected": connected,
   "0003_banco": banco,
-  "0004_rcv_totals": rcvTotals
+  "0004_rcv_totals": rcvTotals,
+  "0005_key_last_used": keyLastUsed
 }

@@ -3,6 +3,7 @@ import { Cause, Duration, Effect, Exit, Fiber, Option, Queue, Schedule } from "e
 import type { UpstreamError } from "../../schema/upstream/Errors.ts"
 import { Connections, sessionKey } from "../connections/Connections.ts"
 import { Persist } from "../pipeline/Persist.ts"
+import { Channel, Signals } from "../Signals.ts"
 import { ConnectorSyncs, type SyncResult } from "./ConnectorSync.ts"
 import { SessionLock } from "./SessionLock.ts"
 import { type JobRow, SyncJobs } from "./SyncJobs.ts"
@@ -24,6 +25,7 @@ export class SyncWorker extends Effect.Service<SyncWorker>()("brein/sync/SyncWor
     const lock = yield* SessionLock
     const settings = yield* SyncSettings
     const wake = yield* Queue.sliding<void>(1)
+    const signals = yield* Signals
 
     const refreshConnection = (connectionId: string) =>
       Effect.gen(function* () {
@@ -104,6 +106,17 @@ export class SyncWorker extends Effect.Service<SyncWorker>()("brein/sync/SyncWor
         yield* refreshConnection(job.connectionId)
       }).pipe(Effect.withSpan("SyncWorker.run"))
 
+    // A new job wakes the worker by signal; a job retried or leased until later is due at its run_after;
+    // the poll only covers a lost signal.
+    const untilNextDue = sql<{ readonly ms: number | null }>`
+      SELECT ceil(extract(epoch FROM min(run_after) - now()) * 1000)::int AS ms FROM sync_jobs WHERE state IN ('en_cola', 'sincronizando')`.pipe(
+      Effect.orDie,
+      Effect.map(([row]) => {
+        const ms = row?.ms ?? null
+        return ms === null ? settings.poll : Duration.min(settings.poll, Duration.millis(Math.max(ms, 1)))
+      })
+    )
+
     const scope = yield* Effect.scope
     const semaphore = yield* Effect.makeSemaphore(settings.concurrency)
     const next = Effect.gen(function* () {
@@ -111,7 +124,7 @@ export class SyncWorker extends Effect.Service<SyncWorker>()("brein/sync/SyncWor
       const claimed = yield* jobs.claim(settings.lease).pipe(Effect.onError(() => semaphore.release(1)))
       if (Option.isNone(claimed)) {
         yield* semaphore.release(1)
-        yield* Effect.raceFirst(Effect.sleep(settings.poll), Queue.take(wake))
+        yield* Effect.raceFirst(Effect.flatMap(untilNextDue, Effect.sleep), Queue.take(wake))
         return
       }
       yield* run(claimed.value).pipe(Effect.ensuring(semaphore.release(1)), Effect.forkIn(scope))
@@ -119,8 +132,11 @@ export class SyncWorker extends Effect.Service<SyncWorker>()("brein/sync/SyncWor
     })
 
     const pause = (cause: Cause.Cause<unknown>) => Effect.zipRight(Effect.logError("sync worker", cause), Effect.sleep(settings.poll))
-    if (settings.worker) yield* Effect.forkScoped(Effect.forever(next.pipe(Effect.catchAllCause(pause))))
+    if (settings.worker) {
+      yield* signals.on(Channel.syncJobs, () => Queue.offer(wake, undefined))
+      yield* Effect.forkScoped(Effect.forever(next.pipe(Effect.catchAllCause(pause))))
+    }
     return { wake: Queue.offer(wake, undefined) }
   }),
-  dependencies: [SyncJobs.Default, SessionLock.Default, SyncSettings.Default]
+  dependencies: [SyncJobs.Default, SessionLock.Default, SyncSettings.Default, Signals.Default]
 }) {}
