@@ -2,14 +2,14 @@ import { FileSystem } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
-import { Context, Effect, Layer, Redacted, Schedule, String as Str } from "effect"
+import { Context, Effect, type Fiber, Layer, Redacted, Schedule, String as Str } from "effect"
 import { readFileSync } from "node:fs"
 import { ServicesLive } from "../../../layers/App.ts"
 import { databaseFromUrl } from "../../../layers/Database.ts"
 import { Executor } from "../../../services/pipeline/Executor.ts"
 import { Workspaces } from "../../../services/workspace/Workspaces.ts"
 import { freshDatabase } from "../../support/TestDatabase.ts"
-import { databaseEnv, freePort, runBrein, tempDataDir } from "./Brein.ts"
+import { databaseEnv, freePort, type Run, runBrein, tempDataDir } from "./Brein.ts"
 
 class CliDatabaseUrl extends Context.Tag("test/cli/CliDatabaseUrl")<CliDatabaseUrl, Redacted.Redacted<string>>() {}
 
@@ -167,18 +167,29 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
       assert.notInclude(run.stdout, "sealed-secret-bytes")
     }), { timeout: 60_000 })
 
+  const healthOn = (port: number, server: Fiber.RuntimeFiber<Run, unknown>) =>
+    Effect.tryPromise(() => fetch(`http://127.0.0.1:${port}/health`)).pipe(
+      Effect.retry({ schedule: Schedule.spaced("200 millis"), times: 200 }),
+      Effect.onError(() => Effect.flatMap(server.poll, (exit) => Effect.logError("server ended", exit)))
+    )
+
   it.effect("serve --port listens on that port, over the environment's PORT", () =>
     Effect.gen(function*() {
       const url = yield* CliDatabaseUrl
-      const port = yield* freePort
-      const dataDir = yield* tempDataDir
-      const server = yield* runBrein({ ...databaseEnv(url, dataDir), PORT: "1" }, "serve", "--port", String(port)).pipe(Effect.fork)
-      const health = yield* Effect.tryPromise(() => fetch(`http://127.0.0.1:${port}/health`)).pipe(
-        Effect.retry({ schedule: Schedule.spaced("200 millis"), times: 200 }),
-        Effect.onError(() => Effect.flatMap(server.poll, (exit) => Effect.logError("server ended", exit)))
+      const [port, other] = [yield* freePort, yield* freePort]
+      const server = yield* runBrein({ ...databaseEnv(url, yield* tempDataDir), PORT: String(other) }, "serve", "--port", String(port)).pipe(
+        Effect.fork
       )
-      assert.strictEqual(health.status, 200)
-    }).pipe(Effect.scoped), { timeout: 60_000 })
+      assert.strictEqual((yield* healthOn(port, server)).status, 200)
+    }).pipe(Effect.scoped), { timeout: 90_000 })
+
+  it.effect("no command at all serves, on the environment's PORT", () =>
+    Effect.gen(function*() {
+      const url = yield* CliDatabaseUrl
+      const port = yield* freePort
+      const server = yield* runBrein({ ...databaseEnv(url, yield* tempDataDir), PORT: String(port) }).pipe(Effect.fork)
+      assert.strictEqual((yield* healthOn(port, server)).status, 200)
+    }).pipe(Effect.scoped), { timeout: 90_000 })
 
   it.effect("audit verify exits 0 on an intact chain and 1 naming the first tampered row", () =>
     Effect.gen(function*() {
