@@ -7,6 +7,7 @@ import { connections } from "./cli/Connections.ts"
 import { reportFailure } from "./cli/Failure.ts"
 import { keys } from "./cli/Keys.ts"
 import { mcp } from "./cli/Mcp.ts"
+import { plainWhenPiped } from "./cli/PlainOutput.ts"
 import { runServe, serveCommand, serveOptions } from "./cli/Serve.ts"
 import { workspaces } from "./cli/Workspaces.ts"
 import { packageVersion } from "./cli/Version.ts"
@@ -20,5 +21,6 @@ Effect.flatMap(packageVersion, (version) => Command.run(brein, { name: "brein", 
   Effect.provide(NodeContext.layer),
   Effect.provide(LoggingLive),
   Effect.catchAllCause(reportFailure),
+  plainWhenPiped,
   NodeRuntime.runMain({ disablePrettyLogger: true })
 )

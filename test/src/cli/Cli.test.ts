@@ -49,6 +49,7 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
           assert.include(run.stdout, command)
         }
         assert.deepStrictEqual(run.left, [], "help must not start the embedded database or write anything")
+        assert.notInclude(run.stdout, "\x1b[", "no colour codes in a pipe")
       }
       const keysHelp = yield* withoutDatabase("keys", "--help")
       assert.strictEqual(keysHelp.exitCode, 0)
