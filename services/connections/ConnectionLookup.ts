@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Array as Arr, Effect, Option, Schema } from "effect"
 import { ConnectionId, WorkspaceId } from "../../schema/Ids.ts"
+import { Channel, Signals } from "../Signals.ts"
 
 const ConnectionRef = Schema.Struct({ id: ConnectionId, workspaceId: WorkspaceId, connector: Schema.String })
 export type ConnectionRef = typeof ConnectionRef.Type
@@ -9,10 +10,13 @@ const TTL_MS = 30_000
 
 /** Who owns a connection and which connector it belongs to: what the executor needs to authorize. */
 export class ConnectionLookup extends Effect.Service<ConnectionLookup>()("brein/connections/ConnectionLookup", {
-  effect: Effect.gen(function* () {
+  scoped: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    // Who owns a connection never changes; a deleted one is remembered for at most TTL.
+    const signals = yield* Signals
+    // Who owns a connection never changes; a deleted one is forgotten when its signal arrives (TTL if it is lost).
     const known = new Map<string, { readonly ref: ConnectionRef; readonly until: number }>()
+    const drop = (id: string) => Effect.sync(() => void known.delete(id))
+    yield* signals.on(Channel.connections, drop)
     const load = (id: string, now: number) =>
       sql`SELECT id, workspace_id, connector FROM connections WHERE id = ${id}`.pipe(
         Effect.flatMap(decode),
@@ -32,7 +36,12 @@ export class ConnectionLookup extends Effect.Service<ConnectionLookup>()("brein/
         const hit = known.get(id)
         return hit !== undefined && hit.until > now ? Effect.succeed(Option.some(hit.ref)) : load(id, now)
       })
-    const forget = (id: string) => Effect.sync(() => void known.delete(id))
+    /** Forgets the connection here at once and in every other process when the caller's transaction commits. */
+    const forget = Effect.fn("ConnectionLookup.forget")(function* (id: string) {
+      yield* drop(id)
+      yield* signals.publish(Channel.connections, id)
+    })
     return { find, forget }
-  })
+  }),
+  dependencies: [Signals.Default]
 }) {}

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Array as Arr, Effect, Redacted, Schema } from "effect"
+import { Array as Arr, Effect, Option, Redacted, Schema } from "effect"
 import {
   type ConnectionState,
   ConnectionNotFound,
@@ -30,6 +30,19 @@ const CoverageRow = Schema.Struct({
   completo: Schema.Boolean
 })
 const decodeRows = Schema.decodeUnknown(Schema.Array(Row))
+
+/** A connection as an operator sees it: never its credentials. */
+export const ConnectionSummary = Schema.Struct({
+  id: ConnectionId,
+  workspace: Schema.String,
+  connector: Schema.String,
+  institution: Schema.NullOr(Schema.String),
+  state: Schema.String,
+  reason: Schema.NullOr(Schema.String),
+  createdAt: Schema.DateFromSelf
+})
+export type ConnectionSummary = typeof ConnectionSummary.Type
+const decodeSummaries = Schema.decodeUnknown(Schema.Array(ConnectionSummary))
 const decodeCoverage = Schema.decodeUnknown(Schema.Array(CoverageRow))
 const SealedRow = Schema.Struct({
   connector: ConnectorName,
@@ -124,10 +137,17 @@ export class Connections extends Effect.Service<Connections>()("brein/connection
       return yield* Effect.forEach(rows, view)
     })
 
+    /** Every connection, or a workspace's, for operators (`brein connections list`). */
+    const summaries = Effect.fn("Connections.summaries")(function* (workspace: Option.Option<string>) {
+      const filter = Option.match(workspace, { onNone: () => sql`true`, onSome: (name) => sql`w.name = ${name}` })
+      return yield* sql`SELECT c.id, w.name AS workspace, c.connector, c.institution, c.state, c.state_reason AS reason, c.created_at
+                        FROM connections c JOIN workspaces w ON w.id = c.workspace_id
+                        WHERE ${filter} ORDER BY w.name, c.created_at`.pipe(Effect.flatMap(decodeSummaries), Effect.orDie)
+    })
+
     const remove = Effect.fn("Connections.remove")(function* (principal: Principal, id: string) {
       yield* find(principal, id)
-      yield* sql`DELETE FROM connections WHERE id = ${id}`.pipe(Effect.orDie)
-      yield* lookup.forget(id)
+      yield* sql`DELETE FROM connections WHERE id = ${id}`.pipe(Effect.zipRight(lookup.forget(id)), sql.withTransaction, Effect.orDie)
     })
 
     const open = Effect.fn("Connections.open")(function* (id: string) {
@@ -163,7 +183,7 @@ export class Connections extends Effect.Service<Connections>()("brein/connection
           FROM (SELECT EXISTS (SELECT 1 FROM sync_jobs WHERE connection_id = ${id} AND state IN ('en_cola', 'sincronizando')) AS open) o
           WHERE c.id = ${id}`.pipe(Effect.orDie, Effect.asVoid)
 
-    return { create, get, list, remove, open, replaceCredentials, lock, settle }
+    return { create, get, list, summaries, remove, open, replaceCredentials, lock, settle }
   }),
   dependencies: [Vault.Default, ConnectionLookup.Default]
 }) {}

@@ -3,8 +3,8 @@ import { Array as Arr, Clock, Duration, Effect, Option, Schema } from "effect"
 import { type JobError, type JobState, MissingPart, type Progress, type SyncJobView, TERMINAL } from "../../schema/connections/SyncJob.ts"
 import { ConnectionId, WorkspaceId } from "../../schema/Ids.ts"
 import { newId } from "../Ids.ts"
+import { Channel } from "../Signals.ts"
 
-export const SYNC_CHANNEL = "brein_sync_jobs"
 const POLL_MS = 100
 
 const JobRow = Schema.Struct({
@@ -111,7 +111,7 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
                                     WHERE connection_id = ${target.connectionId} AND scope_key IN ${sql.in(keys)}
                                     ORDER BY scope_key, (state IN ('en_cola', 'sincronizando')) DESC, created_at DESC`).pipe(Effect.flatMap(decodeLatest))
       const ids = keys.flatMap((key) => latest.filter((row) => row.key === key).map((row) => row.id))
-      yield* run(sql`SELECT pg_notify(${SYNC_CHANNEL}, ${target.connectionId})`)
+      yield* run(sql`SELECT pg_notify(${Channel.syncJobs}, ${target.connectionId})`)
       return ids
     }, Effect.scoped, Effect.orDie)
 

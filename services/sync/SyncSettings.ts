@@ -8,7 +8,7 @@ export class SyncSettings extends Effect.Service<SyncSettings>()("brein/sync/Syn
     const leaseSeconds = yield* Config.number("BREIN_SYNC_LEASE_SECONDS").pipe(Config.withDefault(30))
     const concurrency = yield* Config.integer("BREIN_SYNC_CONCURRENCY").pipe(Config.withDefault(4))
     const maxAttempts = yield* Config.integer("BREIN_SYNC_MAX_ATTEMPTS").pipe(Config.withDefault(3))
-    const pollMs = yield* Config.integer("BREIN_SYNC_POLL_MS").pipe(Config.withDefault(500))
+    const pollMs = yield* Config.integer("BREIN_SYNC_POLL_MS").pipe(Config.withDefault(5000))
     const worker = yield* Config.boolean("BREIN_SYNC_WORKER").pipe(Config.withDefault(true))
     // A caller that waits holds a pooled connection (its read-plane transaction): keep most of the pool free.
     const maxWaiting = yield* Config.integer("BREIN_SYNC_MAX_WAITING").pipe(Config.withDefault(8))

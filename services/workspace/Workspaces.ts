@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type Statement } from "@effect/sql"
 import { Array as Arr, Duration, Effect, Option, Redacted, Schema } from "effect"
 import { Unauthorized } from "../../schema/Errors.ts"
 import { ApiKeyId, WorkspaceId } from "../../schema/Ids.ts"
@@ -6,17 +6,41 @@ import { Principal } from "../../schema/Principal.ts"
 import { Plan } from "../../schema/tools/Definition.ts"
 import { sha256 } from "../audit/Chain.ts"
 import { newId, newSecret } from "../Ids.ts"
+import { Channel, Signals } from "../Signals.ts"
 
 export const KEY_PREFIX = "brein_sk_"
 export const DEMO_WORKSPACE = "demo"
 const KEY_TTL = Duration.seconds(30)
 const KEY_CACHE_SIZE = 10_000
+// last_used_at is written at most once per key per interval: a write per request would double the cost of a call.
+const LAST_USED_EVERY = Duration.minutes(1)
 
 const Workspace = Schema.Struct({ id: WorkspaceId, name: Schema.String, plan: Plan })
 export type Workspace = typeof Workspace.Type
 const decodeWorkspaces = Schema.decodeUnknown(Schema.Array(Workspace))
 const KeyRow = Schema.Struct({ keyId: ApiKeyId, workspaceId: WorkspaceId, workspaceName: Schema.String, plan: Plan })
 const decodeKeys = Schema.decodeUnknown(Schema.Array(KeyRow))
+
+export const WorkspaceSummary = Schema.Struct({
+  name: Schema.String,
+  plan: Plan,
+  keys: Schema.Int,
+  connections: Schema.Int,
+  createdAt: Schema.DateFromSelf
+})
+export type WorkspaceSummary = typeof WorkspaceSummary.Type
+const decodeSummaries = Schema.decodeUnknown(Schema.Array(WorkspaceSummary))
+
+/** An API key as an operator sees it: never the secret, only the prefix it starts with. */
+export const KeySummary = Schema.Struct({
+  prefix: Schema.String,
+  workspace: Schema.String,
+  plan: Plan,
+  createdAt: Schema.DateFromSelf,
+  lastUsedAt: Schema.NullOr(Schema.DateFromSelf)
+})
+export type KeySummary = typeof KeySummary.Type
+const decodeKeySummaries = Schema.decodeUnknown(Schema.Array(KeySummary))
 
 export interface IssuedKey {
   readonly workspace: Workspace
@@ -28,11 +52,23 @@ export class WorkspaceNotFound extends Schema.TaggedError<WorkspaceNotFound>()("
   message: Schema.String
 }) {}
 
+export class WorkspaceExists extends Schema.TaggedError<WorkspaceExists>()("WorkspaceExists", {
+  name: Schema.String,
+  message: Schema.String
+}) {}
+
+export class KeyNotFound extends Schema.TaggedError<KeyNotFound>()("KeyNotFound", {
+  prefix: Schema.String,
+  message: Schema.String
+}) {}
+
 const unauthorized = new Unauthorized({ message: "missing, unknown or revoked API key" })
 
 export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Workspaces", {
-  effect: Effect.gen(function* () {
+  scoped: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const signals = yield* Signals
+    const scope = yield* Effect.scope
 
     const findByName = (name: string) =>
       sql`SELECT id, name, plan FROM workspaces WHERE name = ${name}`.pipe(
@@ -79,12 +115,26 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
         Effect.map((row) => new Principal({ workspaceId: row.workspaceId, workspaceName: row.workspaceName, plan: row.plan, keyId: row.keyId }))
       )
 
-    // A key lookup per request would cost a query per call: a known key is trusted for KEY_TTL
-    // (revocation from another process takes effect within it). Unknown keys are never remembered.
+    // A key lookup per request would cost a query per call: a known key is trusted until a signal says it
+    // changed (every process hears a revocation at once) or, should signals be lost, for KEY_TTL at most.
+    // Unknown keys are never remembered.
     const known = new Map<string, { readonly principal: Principal; readonly until: number }>()
     const remember = (hash: string, principal: Principal, now: number) => {
       if (known.size >= KEY_CACHE_SIZE) known.delete(known.keys().next().value ?? "")
       known.set(hash, { principal, until: now + Duration.toMillis(KEY_TTL) })
+    }
+    yield* signals.on(Channel.keys, (hash) => Effect.sync(() => void known.delete(hash)))
+
+    const usedAt = new Map<string, number>()
+    const markUsed = (keyId: string | null, now: number) => {
+      if (keyId === null || (usedAt.get(keyId) ?? -Infinity) > now - Duration.toMillis(LAST_USED_EVERY)) return Effect.void
+      if (usedAt.size >= KEY_CACHE_SIZE) usedAt.delete(usedAt.keys().next().value ?? "")
+      usedAt.set(keyId, now)
+      return sql`UPDATE api_keys SET last_used_at = now() WHERE id = ${keyId}`.pipe(
+        Effect.catchAllCause((cause) => Effect.logWarning("could not record when a key was last used", cause)),
+        Effect.forkIn(scope),
+        Effect.asVoid
+      )
     }
 
     const authenticate = (key: string) =>
@@ -93,15 +143,71 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
           const hash = sha256(key)
           const now = clock.unsafeCurrentTimeMillis()
           const hit = known.get(hash)
-          return hit !== undefined && hit.until > now
+          const principal = hit !== undefined && hit.until > now
             ? Effect.succeed(hit.principal)
             : Effect.tap(lookup(hash), (principal) => Effect.sync(() => remember(hash, principal, now)))
+          return Effect.tap(principal, (p) => markUsed(p.keyId, now))
         })
         : Effect.fail(unauthorized)
 
+    const revokeWhere = (condition: Statement.Fragment) =>
+      Effect.gen(function* () {
+        const rows = yield* sql<{ readonly keyHash: string }>`UPDATE api_keys SET revoked_at = now()
+                                                              WHERE ${condition} AND revoked_at IS NULL RETURNING key_hash`
+        yield* Effect.forEach(rows, (row) => Effect.sync(() => known.delete(row.keyHash)).pipe(
+          Effect.zipRight(signals.publish(Channel.keys, row.keyHash))
+        ))
+        return rows.length
+      }).pipe(sql.withTransaction, Effect.orDie)
+
     const revoke = Effect.fn("Workspaces.revoke")(function* (keyId: string) {
-      yield* sql`UPDATE api_keys SET revoked_at = now() WHERE id = ${keyId}`.pipe(Effect.orDie)
-      yield* Effect.sync(() => known.clear())
+      yield* revokeWhere(sql`id = ${keyId}`)
+    })
+
+    /** Revokes the key that starts with `prefix` (as `keys list` shows it), in every process at once. */
+    const revokeByPrefix = Effect.fn("Workspaces.revokeByPrefix")(function* (prefix: string) {
+      const [row] = yield* sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM api_keys WHERE prefix = ${prefix} AND revoked_at IS NULL`.pipe(Effect.orDie)
+      const n = row?.n ?? 0
+      if (n !== 1) {
+        return yield* new KeyNotFound({
+          prefix,
+          message: n === 0
+            ? `no active key starts with "${prefix}" (see \`brein keys list\`)`
+            : `${n} active keys start with "${prefix}": revoke them from the database, or by id`
+        })
+      }
+      yield* revokeWhere(sql`prefix = ${prefix}`)
+    })
+
+    const listKeys = Effect.fn("Workspaces.listKeys")(function* (workspace: Option.Option<string>) {
+      if (Option.isSome(workspace) && Option.isNone(yield* findByName(workspace.value))) {
+        return yield* new WorkspaceNotFound({ name: workspace.value, message: `no workspace named "${workspace.value}"` })
+      }
+      const filter = Option.match(workspace, { onNone: () => sql`true`, onSome: (name) => sql`w.name = ${name}` })
+      return yield* sql`SELECT k.prefix, w.name AS workspace, w.plan, k.created_at, k.last_used_at
+                        FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
+                        WHERE k.revoked_at IS NULL AND ${filter} ORDER BY w.name, k.created_at`.pipe(
+        Effect.flatMap(decodeKeySummaries),
+        Effect.orDie
+      )
+    })
+
+    const list = Effect.fn("Workspaces.list")(function* () {
+      return yield* sql`SELECT w.name, w.plan, w.created_at,
+                          (SELECT count(*)::int FROM api_keys k WHERE k.workspace_id = w.id AND k.revoked_at IS NULL) AS keys,
+                          (SELECT count(*)::int FROM connections c WHERE c.workspace_id = w.id) AS connections
+                        FROM workspaces w ORDER BY w.name`.pipe(Effect.flatMap(decodeSummaries), Effect.orDie)
+    })
+
+    const create = Effect.fn("Workspaces.create")(function* (name: string, plan: Plan) {
+      const id = yield* newId("ws")
+      const rows = yield* sql`INSERT INTO workspaces (id, name, plan) VALUES (${id}, ${name}, ${plan})
+                              ON CONFLICT (name) DO NOTHING RETURNING id, name, plan`.pipe(Effect.flatMap(decodeWorkspaces), Effect.orDie)
+      const created = Arr.head(rows)
+      if (Option.isNone(created)) {
+        return yield* new WorkspaceExists({ name, message: `a workspace named "${name}" already exists (see \`brein workspaces list\`)` })
+      }
+      return created.value
     })
 
     /** An in-process principal for a workspace, for programs that embed brein as a library. */
@@ -117,6 +223,7 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
       return new Principal({ workspaceId: workspace.id, workspaceName: workspace.name, plan: workspace.plan, keyId: null })
     })
 
-    return { issueKey, ensureDemo, authenticate, revoke, principalFor, inProcess, ensureWorkspace }
-  })
+    return { issueKey, ensureDemo, authenticate, revoke, revokeByPrefix, listKeys, list, create, principalFor, inProcess, ensureWorkspace }
+  }),
+  dependencies: [Signals.Default]
 }) {}

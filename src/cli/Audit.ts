@@ -1,7 +1,11 @@
+import { Command } from "@effect/cli"
 import { Console, Effect } from "effect"
+import { AdminLive } from "../../layers/Admin.ts"
 import { AuditVerify } from "../../services/audit/AuditVerify.ts"
+import { exitWith } from "./Failure.ts"
+import { database, databaseSettings } from "./Settings.ts"
 
-export const auditVerify = Effect.gen(function* () {
+const auditVerify = Effect.gen(function* () {
   const report = yield* (yield* AuditVerify).verify()
   if (report.firstBreak === null) {
     yield* Console.log(`audit chain intact: ${report.rows} rows in ${report.chains} chains`)
@@ -13,3 +17,13 @@ export const auditVerify = Effect.gen(function* () {
   )
   return 1
 })
+
+const verify = Command.make("verify", database, (options) =>
+  auditVerify.pipe(Effect.provide(AdminLive), databaseSettings(options), Effect.flatMap(exitWith))).pipe(
+    Command.withDescription("Walk the audit hash chain; exit 1 at the first broken row")
+  )
+
+export const audit = Command.make("audit").pipe(
+  Command.withDescription("The audit log"),
+  Command.withSubcommands([verify])
+)

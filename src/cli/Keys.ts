@@ -1,20 +1,52 @@
-import { Console, Effect, Option, Redacted, Schema } from "effect"
-import { Plan } from "../../schema/tools/Definition.ts"
+import { Args, Command, Options } from "@effect/cli"
+import { Console, Effect, Redacted } from "effect"
+import { AdminLive } from "../../layers/Admin.ts"
 import { DEMO_WORKSPACE, Workspaces } from "../../services/workspace/Workspaces.ts"
-import { type Flags, UsageError } from "./Args.ts"
+import { CommandFailed } from "./Failure.ts"
+import { database, databaseSettings, plan, workspaceFilter } from "./Settings.ts"
+import { table, when } from "./Table.ts"
 
-export const keysCreate = (flags: Flags) =>
-  Effect.gen(function* () {
-    const plan = yield* Option.match(Option.fromNullable(flags["plan"]), {
-      onNone: () => Effect.succeed(Option.none<Plan>()),
-      onSome: (value) =>
-        Schema.decodeUnknown(Plan)(value).pipe(
-          Effect.map(Option.some),
-          Effect.mapError(() => new UsageError({ message: `--plan must be free or paid, not "${value}"` }))
-        )
-    })
-    const workspaces = yield* Workspaces
-    const issued = yield* workspaces.issueKey({ workspace: flags["workspace"] ?? DEMO_WORKSPACE, plan })
+const failed = (error: { readonly message: string }) => new CommandFailed({ message: error.message, exitCode: 1 })
+
+const create = Command.make("create", {
+  ...database,
+  workspace: Options.text("workspace").pipe(
+    Options.withDescription("The key's workspace, created if needed"),
+    Options.withDefault(DEMO_WORKSPACE)
+  ),
+  plan: Options.optional(plan)
+}, (options) =>
+  Effect.gen(function*() {
+    const issued = yield* (yield* Workspaces).issueKey({ workspace: options.workspace, plan: options.plan })
     yield* Effect.logInfo(`created a key for workspace "${issued.workspace.name}" (plan ${issued.workspace.plan})`)
     yield* Console.log(Redacted.value(issued.key))
-  })
+  }).pipe(Effect.provide(AdminLive), databaseSettings(options))).pipe(
+    Command.withDescription("Make an API key; prints the key alone on stdout (it is shown only now)")
+  )
+
+const list = Command.make("list", { ...database, workspace: workspaceFilter }, (options) =>
+  Effect.gen(function*() {
+    const keys = yield* (yield* Workspaces).listKeys(options.workspace).pipe(Effect.mapError(failed))
+    yield* Console.log(table(
+      ["PREFIX", "WORKSPACE", "PLAN", "CREATED", "LAST USED"],
+      keys.map((k) => [k.prefix, k.workspace, k.plan, when(k.createdAt), when(k.lastUsedAt)])
+    ))
+  }).pipe(Effect.provide(AdminLive), databaseSettings(options))).pipe(
+    Command.withDescription("List the active API keys by prefix (never the secret)")
+  )
+
+const revoke = Command.make("revoke", {
+  ...database,
+  prefix: Args.text({ name: "PREFIX" }).pipe(Args.withDescription("The key's prefix, as `brein keys list` shows it"))
+}, (options) =>
+  Effect.gen(function*() {
+    yield* (yield* Workspaces).revokeByPrefix(options.prefix).pipe(Effect.mapError(failed))
+    yield* Console.error(`revoked ${options.prefix}: every running brein refuses it from now on`)
+  }).pipe(Effect.provide(AdminLive), databaseSettings(options))).pipe(
+    Command.withDescription("Revoke an API key; every running process refuses it within a second")
+  )
+
+export const keys = Command.make("keys").pipe(
+  Command.withDescription("API keys"),
+  Command.withSubcommands([create, list, revoke])
+)

@@ -1,8 +1,12 @@
+import { Command } from "@effect/cli"
 import { Config, Console, Context, Data, Effect, Layer, Redacted } from "effect"
+import { AppLive } from "../../layers/App.ts"
 import type { Executor } from "../../services/pipeline/Executor.ts"
 import type { Registry } from "../../services/tools/Registry.ts"
 import { KEY_PREFIX, Workspaces } from "../../services/workspace/Workspaces.ts"
 import { serveMcpStdio } from "../mcp/Stdio.ts"
+import { exitWith } from "./Failure.ts"
+import { database, databaseSettings } from "./Settings.ts"
 
 class McpKeyRejected extends Data.TaggedError("McpKeyRejected")<{ readonly message: string }> {}
 
@@ -43,4 +47,9 @@ export const mcpStdio = <E>(app: Layer.Layer<Registry | Executor | Workspaces, E
     Effect.provide(StdioApiKey.Live),
     Effect.as(0),
     Effect.catchIf((error) => error instanceof McpKeyRejected, (error) => Console.error(error.message).pipe(Effect.as(1)))
+  )
+
+export const mcp = Command.make("mcp", database, (options) =>
+  mcpStdio(AppLive).pipe(databaseSettings(options), Effect.flatMap(exitWith))).pipe(
+    Command.withDescription("MCP over stdio for the workspace of BREIN_API_KEY (stdout is the wire, logs go to stderr)")
   )

@@ -1,6 +1,9 @@
+import { Command } from "@effect/cli"
 import { Config, Console, Effect, Layer, Option, Redacted } from "effect"
+import { AppLive } from "../../layers/App.ts"
 import { Workspaces } from "../../services/workspace/Workspaces.ts"
 import { HttpServerLive } from "../http/Server.ts"
+import { dataDir, port, withSettings } from "./Settings.ts"
 
 const announceDemo = Effect.gen(function* () {
   const workspaces = yield* Workspaces
@@ -27,3 +30,15 @@ const announceDemo = Effect.gen(function* () {
 })
 
 export const serve = Layer.mergeAll(HttpServerLive, Layer.effectDiscard(announceDemo))
+
+const options = { port, dataDir }
+
+/** Runs the server until interrupted (Ctrl-C, SIGTERM). */
+export const runServe = (flags: { readonly port: Option.Option<number>; readonly dataDir: Option.Option<string> }) =>
+  Layer.launch(serve.pipe(Layer.provide(AppLive))).pipe(withSettings({ PORT: flags.port, BREIN_DATA_DIR: flags.dataDir }))
+
+export const serveCommand = Command.make("serve", options, runServe).pipe(
+  Command.withDescription("Run the HTTP API, its docs and MCP at /mcp (the default command)")
+)
+
+export const serveOptions = options

@@ -1,13 +1,15 @@
-import { Command, FileSystem } from "@effect/platform"
+import { FileSystem } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
-import { Context, Effect, Layer, Redacted, Stream, String as Str } from "effect"
+import { Context, Effect, type Fiber, Layer, Redacted, Schedule, String as Str } from "effect"
+import { readFileSync } from "node:fs"
 import { ServicesLive } from "../../../layers/App.ts"
 import { databaseFromUrl } from "../../../layers/Database.ts"
 import { Executor } from "../../../services/pipeline/Executor.ts"
 import { Workspaces } from "../../../services/workspace/Workspaces.ts"
 import { freshDatabase } from "../../support/TestDatabase.ts"
+import { databaseEnv, freePort, type Run, runBrein, tempDataDir } from "./Brein.ts"
 
 class CliDatabaseUrl extends Context.Tag("test/cli/CliDatabaseUrl")<CliDatabaseUrl, Redacted.Redacted<string>>() {}
 
@@ -17,43 +19,178 @@ const CliTest = Layer.unwrapScoped(
     ServicesLive.pipe(Layer.provideMerge(databaseFromUrl(url)), Layer.merge(Layer.succeed(CliDatabaseUrl, url))))
 ).pipe(Layer.provideMerge(NodeContext.layer))
 
-const collect = <E>(stream: Stream.Stream<Uint8Array, E>) => stream.pipe(Stream.decodeText(), Stream.mkString)
-
-/** `brein ARGS` as a user runs it: its own process, DATABASE_URL, and a data folder of its own. */
 const brein = (...args: Array<string>) =>
   Effect.gen(function*() {
     const url = yield* CliDatabaseUrl
-    const dataDir = yield* (yield* FileSystem.FileSystem).makeTempDirectoryScoped({ prefix: "brein-cli-" })
-    const command = Command.make("node", "--import", "tsx", "src/main.ts", ...args).pipe(
-      Command.env({ DATABASE_URL: Redacted.value(url), BREIN_DATA_DIR: dataDir })
-    )
-    const child = yield* Command.start(command)
-    const [stdout, stderr, exitCode] = yield* Effect.all([collect(child.stdout), collect(child.stderr), child.exitCode], {
-      concurrency: "unbounded"
-    })
-    return { stdout, stderr, exitCode: Number(exitCode) }
+    return yield* runBrein(databaseEnv(url, yield* tempDataDir), ...args)
   }).pipe(Effect.scoped)
 
-layer(CliTest, { excludeTestServices: true, timeout: "60 seconds" })("brein CLI", (it) => {
+// Nothing listens on this port: a command that connects fails with a connection error.
+const CLOSED_DATABASE = "postgres://postgres@127.0.0.1:1/postgres"
+
+/** Runs with the embedded database (no DATABASE_URL) in an empty data folder; answers what the folder holds after. */
+const withoutDatabase = (...args: Array<string>) =>
+  Effect.gen(function*() {
+    const dataDir = yield* tempDataDir
+    const run = yield* runBrein({ DATABASE_URL: "", BREIN_DATA_DIR: dataDir }, ...args)
+    const left = yield* (yield* FileSystem.FileSystem).readDirectory(dataDir)
+    return { ...run, left }
+  }).pipe(Effect.scoped)
+
+const manifestVersion = (JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string }).version
+
+layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI", (it) => {
+  it.effect("--help and -h print the help and start nothing", () =>
+    Effect.gen(function*() {
+      for (const flag of ["--help", "-h"]) {
+        const run = yield* withoutDatabase(flag)
+        assert.strictEqual(run.exitCode, 0, run.stderr)
+        for (const command of ["serve", "mcp", "keys", "workspaces", "connections", "audit", "--data-dir", "--port"]) {
+          assert.include(run.stdout, command)
+        }
+        assert.deepStrictEqual(run.left, [], "help must not start the embedded database or write anything")
+        assert.notInclude(run.stdout, "\x1b[", "no colour codes in a pipe")
+      }
+      const keysHelp = yield* withoutDatabase("keys", "--help")
+      assert.strictEqual(keysHelp.exitCode, 0)
+      assert.include(keysHelp.stdout, "revoke")
+    }), { timeout: 90_000 })
+
+  it.effect("--version prints package.json's version and starts nothing", () =>
+    Effect.gen(function*() {
+      const run = yield* withoutDatabase("--version")
+      assert.strictEqual(run.exitCode, 0, run.stderr)
+      assert.strictEqual(run.stdout.trim(), manifestVersion)
+      assert.deepStrictEqual(run.left, [])
+    }), { timeout: 90_000 })
+
+  it.effect("an unknown command or option exits 2 and says why, before touching any database", () =>
+    Effect.gen(function*() {
+      const command = yield* withoutDatabase("frobnicate")
+      assert.strictEqual(command.exitCode, 2)
+      assert.strictEqual(command.stdout, "")
+      assert.include(command.stderr, "Invalid subcommand")
+      assert.include(command.stderr, "keys")
+      assert.deepStrictEqual(command.left, [])
+
+      const option = yield* withoutDatabase("keys", "list", "--bogus")
+      assert.strictEqual(option.exitCode, 2)
+      assert.include(option.stderr, "--bogus")
+      assert.deepStrictEqual(option.left, [])
+    }), { timeout: 90_000 })
+
+  it.effect("--plan gold is refused with exit 2 before any database connection", () =>
+    Effect.gen(function*() {
+      const dataDir = yield* tempDataDir
+      for (const args of [["keys", "create", "--plan", "gold"], ["workspaces", "create", "acme", "--plan", "gold"]]) {
+        const run = yield* runBrein({ DATABASE_URL: CLOSED_DATABASE, BREIN_DATA_DIR: dataDir }, ...args)
+        assert.strictEqual(run.exitCode, 2)
+        assert.strictEqual(run.stdout, "")
+        assert.include(run.stderr, `--plan must be free or paid, not "gold"`)
+        assert.notMatch(run.stderr, /connect|ECONNREFUSED/i)
+      }
+    }).pipe(Effect.scoped), { timeout: 90_000 })
+
+  it.effect("a command that cannot reach its database ends in one line on stderr and exit 1, no stack trace", () =>
+    Effect.gen(function*() {
+      const run = yield* runBrein({ DATABASE_URL: CLOSED_DATABASE, BREIN_DATA_DIR: yield* tempDataDir }, "keys", "list")
+      assert.strictEqual(run.exitCode, 1)
+      const lines = run.stderr.trim().split("\n")
+      assert.strictEqual(lines.length, 1, run.stderr)
+      assert.match(lines[0] ?? "", /^brein: .*ECONNREFUSED/)
+      assert.notInclude(run.stderr, "    at ")
+    }).pipe(Effect.scoped), { timeout: 90_000 })
+
   it.effect("keys create prints only the key, and the key authenticates as that paid workspace", () =>
     Effect.gen(function*() {
       const run = yield* brein("keys", "create", "--workspace", "acme", "--plan", "paid")
       assert.strictEqual(run.exitCode, 0, run.stderr)
-      const lines = Str.linesIterator(run.stdout)
-      const [key, ...rest] = [...lines]
+      const [key, ...rest] = [...Str.linesIterator(run.stdout)]
       assert.deepStrictEqual(rest, [])
       assert.match(key ?? "", /^brein_sk_[A-Za-z0-9_-]+$/)
       const principal = yield* (yield* Workspaces).authenticate(key ?? "")
       assert.deepStrictEqual({ workspace: principal.workspaceName, plan: principal.plan }, { workspace: "acme", plan: "paid" })
-    }))
+    }), { timeout: 90_000 })
 
-  it.effect("keys create with an unknown plan exits 2 and says why on stderr", () =>
+  it.effect("keys list shows prefix, workspace, plan, created and last used, never the secret; revoke ends the key", () =>
     Effect.gen(function*() {
-      const run = yield* brein("keys", "create", "--workspace", "acme", "--plan", "bogus")
-      assert.strictEqual(run.exitCode, 2)
-      assert.strictEqual(run.stdout, "")
-      assert.include(run.stderr, `--plan must be free or paid, not "bogus"`)
-    }))
+      const created = yield* brein("keys", "create", "--workspace", "listed", "--plan", "free")
+      const key = created.stdout.trim()
+      const prefix = key.slice(0, 14)
+      yield* (yield* Workspaces).authenticate(key)
+
+      const used = yield* brein("keys", "list", "--workspace", "listed").pipe(
+        Effect.filterOrFail((run) => !/\s-$/m.test(run.stdout)),
+        Effect.retry({ schedule: Schedule.spaced("100 millis"), times: 50 })
+      )
+      assert.strictEqual(used.exitCode, 0, used.stderr)
+      const [header, row, ...more] = used.stdout.trim().split("\n")
+      assert.deepStrictEqual(header?.split(/\s{2,}/), ["PREFIX", "WORKSPACE", "PLAN", "CREATED", "LAST USED"])
+      assert.deepStrictEqual(more, [])
+      assert.match(row ?? "", new RegExp(`^${prefix}\\s+listed\\s+free\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\dZ\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\dZ$`))
+      assert.notInclude(used.stdout, key.slice(14))
+
+      const revoked = yield* brein("keys", "revoke", prefix)
+      assert.strictEqual(revoked.exitCode, 0, revoked.stderr)
+      const refused = yield* (yield* Workspaces).authenticate(key).pipe(Effect.flip)
+      assert.strictEqual(refused._tag, "Unauthorized")
+      const after = yield* brein("keys", "list", "--workspace", "listed")
+      assert.notInclude(after.stdout, prefix)
+
+      const again = yield* brein("keys", "revoke", prefix)
+      assert.strictEqual(again.exitCode, 1)
+      assert.include(again.stderr, `no active key starts with "${prefix}"`)
+    }), { timeout: 120_000 })
+
+  it.effect("workspaces create and list; creating a taken name fails with exit 1", () =>
+    Effect.gen(function*() {
+      const created = yield* brein("workspaces", "create", "northwind", "--plan", "paid")
+      assert.strictEqual(created.exitCode, 0, created.stderr)
+      const listed = yield* brein("workspaces", "list")
+      assert.strictEqual(listed.exitCode, 0, listed.stderr)
+      assert.match(listed.stdout, /^NAME\s+PLAN\s+KEYS\s+CONNECTIONS\s+CREATED$/m)
+      assert.match(listed.stdout, /^northwind\s+paid\s+0\s+0\s+/m)
+      const taken = yield* brein("workspaces", "create", "northwind", "--plan", "free")
+      assert.strictEqual(taken.exitCode, 1)
+      assert.include(taken.stderr, `a workspace named "northwind" already exists`)
+    }), { timeout: 60_000 })
+
+  it.effect("connections list shows each connection's state, never its credentials", () =>
+    Effect.gen(function*() {
+      const principal = yield* (yield* Workspaces).inProcess("holder", "paid")
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`INSERT INTO connections (id, workspace_id, connector, institution, credentials, state, state_reason)
+                 VALUES ('conn_clilisted', ${principal.workspaceId}, 'banco', 'bci', 'sealed-secret-bytes', 'error', 'credenciales_invalidas')`
+      const run = yield* brein("connections", "list", "--workspace", "holder")
+      assert.strictEqual(run.exitCode, 0, run.stderr)
+      assert.match(run.stdout, /^ID\s+WORKSPACE\s+CONNECTOR\s+INSTITUTION\s+STATE\s+REASON\s+CREATED$/m)
+      assert.match(run.stdout, /^conn_clilisted\s+holder\s+banco\s+bci\s+error\s+credenciales_invalidas\s+\d{4}-/m)
+      assert.notInclude(run.stdout, "sealed-secret-bytes")
+    }), { timeout: 60_000 })
+
+  const healthOn = (port: number, server: Fiber.RuntimeFiber<Run, unknown>) =>
+    Effect.tryPromise(() => fetch(`http://127.0.0.1:${port}/health`)).pipe(
+      Effect.retry({ schedule: Schedule.spaced("200 millis"), times: 200 }),
+      Effect.onError(() => Effect.flatMap(server.poll, (exit) => Effect.logError("server ended", exit)))
+    )
+
+  it.effect("serve --port listens on that port, over the environment's PORT", () =>
+    Effect.gen(function*() {
+      const url = yield* CliDatabaseUrl
+      const [port, other] = [yield* freePort, yield* freePort]
+      const server = yield* runBrein({ ...databaseEnv(url, yield* tempDataDir), PORT: String(other) }, "serve", "--port", String(port)).pipe(
+        Effect.fork
+      )
+      assert.strictEqual((yield* healthOn(port, server)).status, 200)
+    }).pipe(Effect.scoped), { timeout: 90_000 })
+
+  it.effect("no command at all serves, on the environment's PORT", () =>
+    Effect.gen(function*() {
+      const url = yield* CliDatabaseUrl
+      const port = yield* freePort
+      const server = yield* runBrein({ ...databaseEnv(url, yield* tempDataDir), PORT: String(port) }).pipe(Effect.fork)
+      assert.strictEqual((yield* healthOn(port, server)).status, 200)
+    }).pipe(Effect.scoped), { timeout: 90_000 })
 
   it.effect("audit verify exits 0 on an intact chain and 1 naming the first tampered row", () =>
     Effect.gen(function*() {
@@ -72,14 +209,5 @@ layer(CliTest, { excludeTestServices: true, timeout: "60 seconds" })("brein CLI"
       assert.strictEqual(broken.exitCode, 1, broken.stderr)
       assert.include(broken.stdout, `seq 2 (request ${tampered})`)
       assert.include(broken.stdout, "digest_mismatch")
-    }))
-
-  it.effect("an unknown command exits 2 with the usage on stderr", () =>
-    Effect.gen(function*() {
-      const run = yield* brein("frobnicate")
-      assert.strictEqual(run.exitCode, 2)
-      assert.strictEqual(run.stdout, "")
-      assert.include(run.stderr, `unknown command "frobnicate"`)
-      assert.include(run.stderr, "brein keys create")
-    }))
+    }), { timeout: 90_000 })
 })

@@ -1,0 +1,37 @@
+import { ValidationError } from "@effect/cli"
+import { Cause, Console, Data, Effect, Option } from "effect"
+
+/** A command that ran and did not succeed: its message is for a person, its code for a script. */
+export class CommandFailed extends Data.TaggedError("CommandFailed")<{ readonly message: string; readonly exitCode: number }> {}
+
+const setExitCode = (code: number) => Effect.sync(() => void (process.exitCode = code))
+
+const messageOf = (error: unknown): string => {
+  if (typeof error !== "object" || error === null) return String(error)
+  const message = "message" in error && typeof error.message === "string" && error.message !== ""
+    ? error.message
+    : "_tag" in error ? String(error._tag) : String(error)
+  const cause = "cause" in error ? error.cause : undefined
+  const because = cause === undefined || cause === null ? "" : messageOf(cause)
+  return because === "" || message.includes(because) ? message : `${message}: ${because}`
+}
+
+const firstLine = (text: string) => text.split("\n").map((line) => line.trim()).find((line) => line !== "") ?? "failed"
+
+/**
+ * How every command ends when it does not succeed: one line on stderr and exit code 1, or 2 when the
+ * command line itself was wrong (@effect/cli has printed why). Never a stack trace; LOG_LEVEL=Debug shows it.
+ */
+export const reportFailure = (cause: Cause.Cause<unknown>) => {
+  if (Cause.isInterruptedOnly(cause)) return Effect.void
+  const failure = Cause.failureOption(cause)
+  if (Option.isSome(failure) && ValidationError.isValidationError(failure.value)) return setExitCode(2)
+  const error = Option.getOrElse(failure, () => Cause.squash(cause))
+  const code = error instanceof CommandFailed ? error.exitCode : 1
+  return Effect.logDebug("command failed", cause).pipe(
+    Effect.zipRight(Console.error(`brein: ${firstLine(messageOf(error))}`)),
+    Effect.zipRight(setExitCode(code))
+  )
+}
+
+export const exitWith = setExitCode

@@ -1,0 +1,44 @@
+import { HelpDoc, Options, ValidationError } from "@effect/cli"
+import { ConfigProvider, Effect, Option, Schema } from "effect"
+import { Plan } from "../../schema/tools/Definition.ts"
+
+export const dataDir = Options.text("data-dir").pipe(
+  Options.withDescription("Folder for the embedded PostgreSQL and the credentials key (env BREIN_DATA_DIR, default .brein)"),
+  Options.optional
+)
+
+export const port = Options.integer("port").pipe(
+  Options.withDescription("HTTP port (env PORT, default 8787)"),
+  Options.optional
+)
+
+export const workspaceFilter = Options.text("workspace").pipe(
+  Options.withDescription("Only this workspace"),
+  Options.optional
+)
+
+export const plan = Options.text("plan").pipe(
+  Options.withDescription("The workspace's plan: free or paid"),
+  Options.mapEffect((value) =>
+    Schema.decodeUnknown(Plan)(value).pipe(
+      Effect.mapError(() => ValidationError.invalidValue(HelpDoc.p(`--plan must be free or paid, not "${value}"`)))
+    )
+  )
+)
+
+/**
+ * Runs `effect` with flags layered over the configuration it already has (the environment): a flag
+ * wins, and layers keep reading every setting through Config.
+ */
+export const withSettings = (settings: Readonly<Record<string, Option.Option<string | number>>>) =>
+<A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.configProviderWith((current) => {
+    const given = Object.entries(settings).flatMap(([key, value]) => Option.isSome(value) ? [[key, String(value.value)] as const] : [])
+    if (given.length === 0) return effect
+    return Effect.withConfigProvider(effect, ConfigProvider.orElse(ConfigProvider.fromMap(new Map(given)), () => current))
+  })
+
+/** Settings every command that opens the database accepts. */
+export const database = { dataDir }
+export const databaseSettings = (options: { readonly dataDir: Option.Option<string> }) =>
+  withSettings({ BREIN_DATA_DIR: options.dataDir })

@@ -1,0 +1,38 @@
+import { Command, FileSystem } from "@effect/platform"
+import { Effect, Redacted, Stream } from "effect"
+import * as Net from "node:net"
+import { breinCommand } from "../../support/Bin.ts"
+
+const collect = <E>(stream: Stream.Stream<Uint8Array, E>) => stream.pipe(Stream.decodeText(), Stream.mkString)
+
+export interface Run {
+  readonly stdout: string
+  readonly stderr: string
+  readonly exitCode: number
+}
+
+/** `brein ARGS` as a user runs it: its own process, the environment given over the test's own. */
+export const runBrein = (env: Readonly<Record<string, string>>, ...args: Array<string>) =>
+  Effect.gen(function*() {
+    const command = breinCommand(...args).pipe(Command.env(env))
+    const child = yield* Command.start(command)
+    const [stdout, stderr, exitCode] = yield* Effect.all([collect(child.stdout), collect(child.stderr), child.exitCode], {
+      concurrency: "unbounded"
+    })
+    return { stdout, stderr, exitCode: Number(exitCode) } satisfies Run
+  }).pipe(Effect.scoped)
+
+/** A data folder of its own for one run. */
+export const tempDataDir = Effect.flatMap(FileSystem.FileSystem, (fs) => fs.makeTempDirectoryScoped({ prefix: "brein-cli-" }))
+
+export const databaseEnv = (url: Redacted.Redacted<string>, dataDir: string) => ({ DATABASE_URL: Redacted.value(url), BREIN_DATA_DIR: dataDir })
+
+/** A port nothing listens on right now (the OS picks it). */
+export const freePort = Effect.async<number>((resume) => {
+  const server = Net.createServer()
+  server.listen(0, "127.0.0.1", () => {
+    const address = server.address()
+    const port = typeof address === "object" && address !== null ? address.port : 0
+    server.close(() => resume(Effect.succeed(port)))
+  })
+})
