@@ -5,6 +5,26 @@ import { Workspaces } from "../../services/workspace/Workspaces.ts"
 import { HttpServerLive } from "../http/Server.ts"
 import { dataDir, port, withSettings } from "./Settings.ts"
 
+/** What the first start prints once: the key as a line to paste, and a call that uses it. */
+export const demoBanner = (key: string, port: number) =>
+  [
+    "",
+    "  Demo API key (shown only now). Paste this line into your shell:",
+    "",
+    `    export BREIN_API_KEY=${key}`,
+    "",
+    "  then try a tool:",
+    "",
+    `    curl -s http://localhost:${port}/api/v1/tools/core.timestamp.now/execute \\`,
+    `      -H "Authorization: Bearer $BREIN_API_KEY" -H "Content-Type: application/json" \\`,
+    `      -d '{"input": {"timezone": "America/Santiago"}}'`,
+    "",
+    `  Docs: http://localhost:${port}/docs   MCP: http://localhost:${port}/mcp`,
+    "  Another key: npx brein keys create --workspace NAME --plan free|paid",
+    "",
+    ""
+  ].join("\n")
+
 const announceDemo = Effect.gen(function* () {
   const workspaces = yield* Workspaces
   const port = yield* Config.integer("PORT").pipe(Config.withDefault(8787))
@@ -12,21 +32,7 @@ const announceDemo = Effect.gen(function* () {
   if (Option.isNone(demo)) return
   const key = Redacted.value(demo.value.key)
   yield* Effect.logInfo("first start: created the demo workspace (paid plan) and its API key; it is shown only now")
-  yield* Console.error(
-    [
-      "",
-      `  Demo API key (shown once): ${key}`,
-      "",
-      `  curl -s http://localhost:${port}/api/v1/tools/core.timestamp.now/execute \\`,
-      `    -H "Authorization: Bearer ${key}" -H "Content-Type: application/json" \\`,
-      `    -d '{"input": {"timezone": "America/Santiago"}}'`,
-      "",
-      `  Docs: http://localhost:${port}/docs   MCP: http://localhost:${port}/mcp`,
-      "  Another key: npx brein keys create --workspace NAME --plan free|paid",
-      "",
-      ""
-    ].join("\n")
-  )
+  yield* Console.error(demoBanner(key, port))
 })
 
 export const serve = Layer.mergeAll(HttpServerLive, Layer.effectDiscard(announceDemo))
