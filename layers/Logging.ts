@@ -23,3 +23,6 @@ export const LoggingLive = Layer.unwrapEffect(
     )
   )
 )
+
+/** Operator commands answer on stdout; their own logs stay at Warning unless LOG_LEVEL asks for more. */
+export const OperatorLogging = Layer.unwrapEffect(Effect.map(logLevel(LogLevel.Warning), Logger.minimumLogLevel))

@@ -68,7 +68,7 @@ export const place = Effect.fn("PostgresPlacement.place")(function*(shipped: Bin
   if (!(yield* canExecute(initdbOf(binaries), runAs))) return yield* cannotReach(binaries.root)
   const relocated = dataReachable ? directory : Path.join(folder, `data-${digest(directory)}`, "pg")
   if (!dataReachable) {
-    yield* Effect.logInfo("the postgres user cannot reach the data folder: the database lives on a shelf it can reach").pipe(
+    yield* Effect.logInfo("the postgres user cannot reach the data folder: the database is kept where it can").pipe(
       Effect.annotateLogs({ asked: directory, directory: relocated })
     )
     yield* Effect.tryPromise(() => Fs.mkdir(Path.dirname(relocated), { recursive: true, mode: 0o755 })).pipe(

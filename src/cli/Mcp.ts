@@ -6,7 +6,7 @@ import type { Registry } from "../../services/tools/Registry.ts"
 import { KEY_PREFIX, Workspaces } from "../../services/workspace/Workspaces.ts"
 import { serveMcpStdio } from "../mcp/Stdio.ts"
 import { exitWith } from "./Failure.ts"
-import { database, databaseSettings } from "./Settings.ts"
+import { database, withSettings } from "./Settings.ts"
 
 class McpKeyRejected extends Data.TaggedError("McpKeyRejected")<{ readonly message: string }> {}
 
@@ -50,6 +50,6 @@ export const mcpStdio = <E>(app: Layer.Layer<Registry | Executor | Workspaces, E
   )
 
 export const mcp = Command.make("mcp", database, (options) =>
-  mcpStdio(AppLive).pipe(databaseSettings(options), Effect.flatMap(exitWith))).pipe(
+  mcpStdio(AppLive).pipe(withSettings({ BREIN_DATA_DIR: options.dataDir }), Effect.flatMap(exitWith))).pipe(
     Command.withDescription("MCP over stdio for the workspace of BREIN_API_KEY (stdout is the wire, logs go to stderr)")
   )

@@ -1,5 +1,6 @@
 import { HelpDoc, Options, ValidationError } from "@effect/cli"
 import { ConfigProvider, Effect, Option, Schema } from "effect"
+import { OperatorLogging } from "../../layers/Logging.ts"
 import { Plan } from "../../schema/tools/Definition.ts"
 
 export const dataDir = Options.text("data-dir").pipe(
@@ -41,4 +42,5 @@ export const withSettings = (settings: Readonly<Record<string, Option.Option<str
 /** Settings every command that opens the database accepts. */
 export const database = { dataDir }
 export const databaseSettings = (options: { readonly dataDir: Option.Option<string> }) =>
-  withSettings({ BREIN_DATA_DIR: options.dataDir })
+<A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  effect.pipe(Effect.provide(OperatorLogging), withSettings({ BREIN_DATA_DIR: options.dataDir }))

@@ -110,6 +110,7 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
       assert.match(key ?? "", /^brein_sk_[A-Za-z0-9_-]+$/)
       const principal = yield* (yield* Workspaces).authenticate(key ?? "")
       assert.deepStrictEqual({ workspace: principal.workspaceName, plan: principal.plan }, { workspace: "acme", plan: "paid" })
+      if (process.env["LOG_LEVEL"] === undefined) assert.notInclude(run.stderr, "level=INFO", "operator commands log at Warning unless LOG_LEVEL asks")
     }), { timeout: 90_000 })
 
   it.effect("keys list shows prefix, workspace, plan, created and last used, never the secret; revoke ends the key", () =>
