@@ -3,7 +3,8 @@ import { Context, Deferred, Effect, FiberId, Layer, Ref } from "effect"
 import { makeSiiSimulator, SiiSimulator } from "../../../services/upstream/SiiSimulator.ts"
 import { SiiUpstream } from "../../../services/upstream/SiiUpstream.ts"
 import { changes } from "../../../src/mcp/SyncLog.ts"
-import { allFinished, execute, rut, servicesWithUpstreams, siiConnection, simulators, waitForJobs } from "../../support/Connected.ts"
+import { allFinished, execute, jobsOf, rut, servicesWithUpstreams, siiConnection, simulators, waitForJobs } from "../../support/Connected.ts"
+import { waitUntil } from "../../support/Eventually.ts"
 import { monthsAgo } from "../../support/Periods.ts"
 import { TestDatabase } from "../../support/TestDatabase.ts"
 import { issuePrincipal } from "../../support/TestLayers.ts"
@@ -31,8 +32,10 @@ layer(Live, { excludeTestServices: true })("a session that expires mid-sync", (i
       const connection = yield* siiConnection(principal, rut(76620001), "expira")
       yield* execute(principal, "sii.conexion.sincronizar", { periodo: yield* monthsAgo(1), perspectiva: "ventas", esperar: 0 }, connection.id)
 
-      const relogging = yield* waitForJobs(connection.id, (jobs) => jobs[0]?.progress.step === "login" && jobs[0].progress.done >= 1)
-      assert.strictEqual(yield* Ref.get(logins), 2, "the second login is the one held")
+      // The second login is the held one: once it has been asked for, the job must already say so.
+      yield* waitUntil(Ref.get(logins), (n) => n === 2, { what: "the re-login" })
+      const relogging = yield* jobsOf(connection.id)
+      assert.deepStrictEqual(relogging.map((j) => [j.progress.step, j.progress.done >= 1]), [["login", true]])
       const reading = relogging.map((j) => ({ ...j, progress: { ...j.progress, step: "resumen" } }))
       const told = changes(new Map(reading.map((j) => [j.id, j])), relogging)
       assert.deepInclude(told.map((l) => l.message), `sii ${relogging[0]?.scopeKey.replaceAll("&", " ")}: the session expired; logging in again`)
