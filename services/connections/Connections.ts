@@ -15,6 +15,7 @@ import { sha256 } from "../audit/Chain.ts"
 import { newId } from "../Ids.ts"
 import { ConnectionLookup } from "./ConnectionLookup.ts"
 import { Vault } from "./Vault.ts"
+import { WorkspaceNotFound } from "../workspace/Workspaces.ts"
 
 const Row = Schema.Struct({
   id: ConnectionId,
@@ -139,6 +140,10 @@ export class Connections extends Effect.Service<Connections>()("brein/connection
 
     /** Every connection, or a workspace's, for operators (`brein connections list`). */
     const summaries = Effect.fn("Connections.summaries")(function* (workspace: Option.Option<string>) {
+      if (Option.isSome(workspace)) {
+        const [found] = yield* sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM workspaces WHERE name = ${workspace.value}`.pipe(Effect.orDie)
+        if ((found?.n ?? 0) === 0) return yield* new WorkspaceNotFound({ name: workspace.value, message: `no workspace named "${workspace.value}"` })
+      }
       const filter = Option.match(workspace, { onNone: () => sql`true`, onSome: (name) => sql`w.name = ${name}` })
       return yield* sql`SELECT c.id, w.name AS workspace, c.connector, c.institution, c.state, c.state_reason AS reason, c.created_at
                         FROM connections c JOIN workspaces w ON w.id = c.workspace_id

@@ -167,6 +167,9 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
       assert.match(run.stdout, /^ID\s+WORKSPACE\s+CONNECTOR\s+INSTITUTION\s+STATE\s+REASON\s+CREATED$/m)
       assert.match(run.stdout, /^conn_clilisted\s+holder\s+banco\s+bci\s+error\s+credenciales_invalidas\s+\d{4}-/m)
       assert.notInclude(run.stdout, "sealed-secret-bytes")
+      const unknown = yield* brein("connections", "list", "--workspace", "nobody-here")
+      assert.strictEqual(unknown.exitCode, 1, unknown.stderr)
+      assert.include(unknown.stderr, `no workspace named "nobody-here"`)
     }), { timeout: 60_000 })
 
   const healthOn = (port: number, server: Fiber.RuntimeFiber<Run, unknown>) =>
