@@ -58,10 +58,6 @@ export const serveOn = <A, E, R>(server: Layer.Layer<A, E, R>) =>
     Layer.provideMerge(Gate.Default)
   )
 
-export const HttpServerLive = HttpApiBuilder.serve(gateway).pipe(
-  HttpMiddleware.withTracerDisabledWhen(() => true),
-  Layer.provide(HttpAppLive),
-  HttpServer.withLogAddress,
-  Layer.provide(Layer.unwrapEffect(Effect.map(Config.integer("PORT").pipe(Config.withDefault(8787)), listen))),
-  Layer.provide(Gate.Default)
-)
+export const HttpServerLive = serveOn(
+  Layer.unwrapEffect(Effect.map(Config.integer("PORT").pipe(Config.withDefault(8787)), listen))
+).pipe(HttpServer.withLogAddress)
