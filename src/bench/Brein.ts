@@ -8,7 +8,8 @@ export interface BreinOptions {
   readonly dataDir: string
 }
 
-const envFor = (options: BreinOptions) => ({ DATABASE_URL: options.databaseUrl, BREIN_DATA_DIR: options.dataDir })
+// The per-key abuse limit stays on (its cost is part of what is measured) but far above what one key sends here.
+const envFor = (options: BreinOptions) => ({ DATABASE_URL: options.databaseUrl, BREIN_DATA_DIR: options.dataDir, BREIN_RATE_LIMIT_KEY: "100000000/60s" })
 
 /** `brein keys create` against the bench database: migrates it and prints the key alone on stdout. */
 export const createKey = Effect.fn("Bench.createKey")(function* (options: BreinOptions) {

@@ -8,11 +8,13 @@ import {
   InvalidInput,
   MethodNotAllowed,
   PayloadTooLarge,
+  RateLimited,
   RouteNotFound,
   Unauthorized,
   UnsupportedMediaType
 } from "../../schema/Errors.ts"
 import { ConnectionId } from "../../schema/Ids.ts"
+import { RateLimits } from "../../services/limits/RateLimits.ts"
 import { Workspaces } from "../../services/workspace/Workspaces.ts"
 
 export const MAX_BODY_BYTES = 1024 * 1024
@@ -24,6 +26,7 @@ const GATE_ERRORS = [
   Forbidden,
   InvalidInput,
   PayloadTooLarge,
+  RateLimited,
   UnsupportedMediaType,
   BadRequest,
   RouteNotFound,
@@ -48,7 +51,9 @@ export const errorAnswer = (error: GateError): ErrorAnswer => ({
   body: encodeGateError(error),
   headers: error._tag === "Unauthorized"
     ? { "www-authenticate": "Bearer realm=\"brein\"" }
-    : error._tag === "PayloadTooLarge" ? { connection: "close" } : {}
+    : error._tag === "PayloadTooLarge" ? { connection: "close" }
+    : error._tag === "RateLimited" ? { "retry-after": String(error.retryAfterSeconds) }
+    : {}
 })
 
 export type RequestHeaders = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
@@ -116,11 +121,15 @@ const hostOf = (value: string) => (URL.canParse(`http://${value}`) ? new URL(`ht
 export class Gate extends Effect.Service<Gate>()("brein/http/Gate", {
   effect: Effect.gen(function* () {
     const workspaces = yield* Workspaces
+    const limits = yield* RateLimits
     const allowed = parseAllowed(yield* Config.string("BREIN_ALLOWED_ORIGINS").pipe(Config.withDefault("")))
 
     // Plain functions rather than Effect.fn: they run on every request, where a span each costs more than the check.
     const authenticate = (headers: RequestHeaders) =>
       workspaces.authenticate(BEARER.exec(header(headers, "authorization") ?? "")?.[1] ?? "").pipe(Effect.mapError(badKey))
+
+    /** The key of a request from `address` (the socket's peer), within the per-key and per-address limits. */
+    const authenticateFrom = (address: string | undefined, headers: RequestHeaders) => limits.authenticate(address, authenticate(headers))
 
     const admit = (headers: RequestHeaders): Effect.Effect<void, PayloadTooLarge | UnsupportedMediaType> => {
       if (Number(header(headers, "content-length") ?? "0") > MAX_BODY_BYTES) return Effect.fail(tooLarge)
@@ -172,11 +181,12 @@ export class Gate extends Effect.Service<Gate>()("brein/http/Gate", {
       })
 
     return {
-      authenticate,
+      authenticateFrom,
       admit,
       sameSite,
       readBody,
       connection: (headers: RequestHeaders) => connectionId(header(headers, "x-connect-connection"), "X-Connect-Connection")
     } as const
-  })
+  }),
+  dependencies: [RateLimits.Default]
 }) {}

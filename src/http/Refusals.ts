@@ -1,6 +1,6 @@
 import { HttpApi, HttpApiBuilder, HttpApiError, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, Option, Schema } from "effect"
-import { BadRequest, InternalError, InvalidInput, MethodNotAllowed, RouteNotFound } from "../../schema/Errors.ts"
+import { BadRequest, InternalError, InvalidInput, MethodNotAllowed, RateLimited, RouteNotFound } from "../../schema/Errors.ts"
 import { BreinApi } from "../../schema/http/Api.ts"
 import { readableIssues } from "../../schema/Issues.ts"
 import { errorAnswer, type GateError } from "./Gate.ts"
@@ -48,6 +48,7 @@ const noRoute = (method: string, url: string) => {
 }
 
 const isDecodeError = Schema.is(HttpApiError.HttpApiDecodeError)
+const isRateLimited = Schema.is(RateLimited)
 
 /**
  * What the API itself would answer with its own shapes (a schema tree for a bad body, an empty 400
@@ -57,6 +58,8 @@ export const RefusalsLive = HttpApiBuilder.middleware((app) =>
   Effect.catchAllCause(app, (cause) => {
     const error = Cause.squash(cause)
     if (isDecodeError(error)) return Effect.succeed(refuse(InvalidInput.of(readableIssues(error.issues, ""))))
+    // the API's own encoding would drop the Retry-After header
+    if (isRateLimited(error)) return Effect.succeed(refuse(error))
     if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") {
       return Effect.map(HttpServerRequest.HttpServerRequest, (request) => noRoute(request.method, request.url))
     }

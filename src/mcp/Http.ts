@@ -3,7 +3,8 @@ import { type AuthInfo, createMcpHandler, type McpRequestContext } from "@modelc
 import { Cause, Effect, Either, Exit, Option, Runtime, Schema } from "effect"
 import { InternalError } from "../../schema/Errors.ts"
 import { Principal } from "../../schema/Principal.ts"
-import { type ErrorAnswer, errorAnswer, Gate, hasBody, MAX_BODY_BYTES } from "../http/Gate.ts"
+import { type ErrorAnswer, errorAnswer, Gate, type GateError, hasBody, MAX_BODY_BYTES } from "../http/Gate.ts"
+import { rateLimitedRpc } from "./RateLimitedRpc.ts"
 import { makeMcpSurface } from "./Surface.ts"
 
 type NodeHandler = (request: IncomingMessage, response: ServerResponse) => void
@@ -77,6 +78,7 @@ export const makeMcpHttp = Effect.gen(function* () {
   const runtime = yield* Effect.runtime<never>()
   const runFork = Runtime.runFork(runtime)
   const runExit = Runtime.runPromiseExit(runtime)
+  const runPromise = Runtime.runPromise(runtime)
   const factory = (ctx: McpRequestContext) => {
     const principal = ctx.authInfo?.extra?.["principal"]
     return isPrincipal(principal)
@@ -94,17 +96,24 @@ export const makeMcpHttp = Effect.gen(function* () {
     Effect.gen(function* () {
       yield* gate.sameSite(request.headers)
       yield* gate.admit(request.headers)
-      const principal = yield* gate.authenticate(request.headers)
+      const principal = yield* gate.authenticateFrom(request.socket.remoteAddress, request.headers)
       const body = hasBody(request.headers) ? yield* gate.readBody(request) : undefined
       return { principal, body }
     })
+
+  /** A refusal; over the rate limit, a JSON-RPC error that answers the request's id (its body is read for it). */
+  const refusal = (request: IncomingMessage, error: GateError): Effect.Effect<ErrorAnswer> => {
+    if (error._tag !== "RateLimited") return Effect.succeed(errorAnswer(error))
+    const body = hasBody(request.headers) ? Effect.option(gate.readBody(request)) : Effect.succeedNone
+    return Effect.map(body, (read) => rateLimitedRpc(error, Option.getOrUndefined(Option.map(read, (bytes) => bytes.toString("utf8")))))
+  }
 
   const serve = async (request: IncomingMessage, response: ServerResponse) => {
     const admitted = await runExit(admit(request))
     if (Exit.isFailure(admitted)) {
       const refused = Cause.failureOption(admitted.cause)
       if (Option.isNone(refused)) runFork(Effect.logError("MCP request failed unexpectedly", admitted.cause))
-      return sendJson(response, errorAnswer(Option.getOrElse(refused, () => InternalError.unexpected)))
+      return sendJson(response, await runPromise(refusal(request, Option.getOrElse(refused, () => InternalError.unexpected))))
     }
     const { principal, body } = admitted.value
     const text = body?.toString("utf8")

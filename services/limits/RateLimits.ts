@@ -1,0 +1,90 @@
+import { Config, ConfigError, Effect, Either, Option } from "effect"
+import { RateLimited } from "../../schema/Errors.ts"
+import type { Principal } from "../../schema/Principal.ts"
+import { type Limit, SlidingWindows } from "./SlidingWindows.ts"
+import { sourceOf } from "./Source.ts"
+
+export const DEFAULT_KEY_LIMIT = "6000/60s"
+export const DEFAULT_FAILURE_LIMIT = "30/60s"
+const MAX_KEYS = 10_000
+const MAX_SOURCES = 50_000
+
+const UNITS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }
+const SETTING = /^(\d+)\s*\/\s*(\d*)\s*(ms|s|m|h)$/
+
+/** `600/60s`, `20/10m`, `100/s` (units ms, s, m, h); `0` or `off` turns the limit off. */
+export const parseLimit = (text: string): Either.Either<Option.Option<Limit>, string> => {
+  const trimmed = text.trim().toLowerCase()
+  if (trimmed === "0" || trimmed === "off") return Either.right(Option.none())
+  const match = SETTING.exec(trimmed)
+  const limit = Number(match?.[1])
+  const windowMs = (match?.[2] === "" ? 1 : Number(match?.[2])) * (UNITS[match?.[3] ?? ""] ?? NaN)
+  return Number.isSafeInteger(limit) && limit > 0 && windowMs > 0
+    ? Either.right(Option.some({ limit, windowMs }))
+    : Either.left(`"${text.slice(0, 40)}" is not a rate limit: write requests/window, e.g. 600/60s, 20/10m or 100/s; 0 or off turns it off`)
+}
+
+const limitConfig = (name: string, fallback: string) =>
+  Config.string(name).pipe(
+    Config.withDefault(fallback),
+    Config.mapOrFail((text) => Either.mapLeft(parseLimit(text), (message) => ConfigError.InvalidData([name], message)))
+  )
+
+const describe = ({ limit, windowMs }: Limit) =>
+  `${limit.toLocaleString("en-US")} in ${windowMs % 1000 === 0 ? `${windowMs / 1000} s` : `${windowMs} ms`}`
+
+const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000))
+
+/**
+ * The abuse limits beneath the hourly read ceiling: requests per API key, and failed authentications
+ * per source address. Counted in this process's memory (no query per request), so N processes allow
+ * N times the limits.
+ */
+export class RateLimits extends Effect.Service<RateLimits>()("brein/limits/RateLimits", {
+  effect: Effect.gen(function* () {
+    const perKey = yield* limitConfig("BREIN_RATE_LIMIT_KEY", DEFAULT_KEY_LIMIT)
+    const perSource = yield* limitConfig("BREIN_RATE_LIMIT_FAILURES", DEFAULT_FAILURE_LIMIT)
+    const clock = yield* Effect.clock
+    const keys = Option.map(perKey, (limit) => new SlidingWindows(limit, MAX_KEYS)).pipe(Option.getOrNull)
+    const failures = Option.map(perSource, (limit) => new SlidingWindows(limit, MAX_SOURCES)).pipe(Option.getOrNull)
+
+    const keyLimited = (windows: SlidingWindows, wait: number) => {
+      const retryAfterSeconds = seconds(wait)
+      return new RateLimited({
+        message: `this API key sent more than ${describe(windows.limit)} requests; retry in ${retryAfterSeconds} s`,
+        retryAfterSeconds
+      })
+    }
+
+    const sourceLimited = (windows: SlidingWindows, wait: number) => {
+      const retryAfterSeconds = seconds(wait)
+      return new RateLimited({
+        message: `more than ${describe(windows.limit)} requests from this address had a missing, unknown or revoked API key; retry in ${retryAfterSeconds} s`,
+        retryAfterSeconds
+      })
+    }
+
+    const countFailure = (source: string) => Effect.sync(() => failures?.add(source, clock.unsafeCurrentTimeMillis()))
+
+    const charge = (principal: Principal): Effect.Effect<Principal, RateLimited> => {
+      if (keys === null) return Effect.succeed(principal)
+      const wait = keys.take(principal.keyId ?? principal.workspaceId, clock.unsafeCurrentTimeMillis())
+      return wait === 0 ? Effect.succeed(principal) : Effect.fail(keyLimited(keys, wait))
+    }
+
+    /**
+     * `attempt` (a key lookup) within the limits. An address over its failures is refused before the
+     * lookup, so a flood of bad keys costs no database work. A plain function rather than Effect.fn:
+     * it runs on every request, where a span costs more than the check.
+     */
+    const authenticate = <E>(address: string | undefined, attempt: Effect.Effect<Principal, E>): Effect.Effect<Principal, E | RateLimited> => {
+      if (failures === null) return Effect.flatMap(attempt, charge)
+      const source = sourceOf(address)
+      const wait = failures.wait(source, clock.unsafeCurrentTimeMillis())
+      if (wait > 0) return Effect.fail(sourceLimited(failures, wait))
+      return attempt.pipe(Effect.tapError(() => countFailure(source)), Effect.flatMap(charge))
+    }
+
+    return { authenticate, perKey, perSource } as const
+  })
+}) {}
