@@ -31,7 +31,7 @@ const limitConfig = (name: string, fallback: string) =>
   )
 
 const describe = ({ limit, windowMs }: Limit) =>
-  `${limit.toLocaleString("en-US")} in ${windowMs % 1000 === 0 ? `${windowMs / 1000} s` : `${windowMs} ms`}`
+  `${limit.toLocaleString("en-US")} requests in ${windowMs % 1000 === 0 ? `${windowMs / 1000} s` : `${windowMs} ms`}`
 
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000))
 
@@ -51,7 +51,7 @@ export class RateLimits extends Effect.Service<RateLimits>()("brein/limits/RateL
     const keyLimited = (windows: SlidingWindows, wait: number) => {
       const retryAfterSeconds = seconds(wait)
       return new RateLimited({
-        message: `this API key sent more than ${describe(windows.limit)} requests; retry in ${retryAfterSeconds} s`,
+        message: `this API key sent more than ${describe(windows.limit)}; retry in ${retryAfterSeconds} s`,
         retryAfterSeconds
       })
     }
@@ -59,7 +59,7 @@ export class RateLimits extends Effect.Service<RateLimits>()("brein/limits/RateL
     const sourceLimited = (windows: SlidingWindows, wait: number) => {
       const retryAfterSeconds = seconds(wait)
       return new RateLimited({
-        message: `more than ${describe(windows.limit)} requests from this address had a missing, unknown or revoked API key; retry in ${retryAfterSeconds} s`,
+        message: `this address sent more than ${describe(windows.limit)} with a missing, unknown or revoked API key; retry in ${retryAfterSeconds} s`,
         retryAfterSeconds
       })
     }

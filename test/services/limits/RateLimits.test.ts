@@ -26,7 +26,7 @@ describe("RateLimits", () => {
       assert.instanceOf(refused, RateLimited)
       // both in the bucket [0 s, 60 s): the window has slid far enough once that bucket weighs half, at 90 s
       assert.strictEqual(refused.retryAfterSeconds, 80)
-      assert.include(refused.message, "more than 2 in 60 s")
+      assert.include(refused.message, "this API key sent more than 2 requests in 60 s; retry in 80 s")
       yield* rl.authenticate("10.0.0.1", lookup("key_b"))
       yield* TestClock.adjust("79 seconds")
       assert.strictEqual((yield* Effect.flip(rl.authenticate("10.0.0.1", lookup("key_a"))))._tag, "RateLimited")
@@ -45,7 +45,7 @@ describe("RateLimits", () => {
       for (let i = 0; i < 3; i++) assert.strictEqual((yield* Effect.flip(rl.authenticate("10.0.0.1", failing)))._tag, "Unauthorized")
       const refused = yield* Effect.flip(rl.authenticate("10.0.0.1", failing))
       assert.strictEqual(refused._tag, "RateLimited")
-      assert.include(refused.message, "missing, unknown or revoked API key")
+      assert.include(refused.message, "this address sent more than 3 requests in 60 s with a missing, unknown or revoked API key")
       yield* Effect.flip(rl.authenticate("::ffff:10.0.0.1", Effect.succeed(principal("key_a"))))
       assert.strictEqual(lookups.count, 3, "refused before the lookup")
       assert.strictEqual((yield* Effect.flip(rl.authenticate("10.0.0.2", failing)))._tag, "Unauthorized", "another address is not affected")
