@@ -1,5 +1,5 @@
-import { Config, ConfigError, Effect, Either, Option } from "effect"
-import { RateLimited } from "../../schema/Errors.ts"
+import { Config, ConfigError, Effect, Either, Option, Schema } from "effect"
+import { RateLimited, Unauthorized } from "../../schema/Errors.ts"
 import type { Principal } from "../../schema/Principal.ts"
 import { type Limit, SlidingWindows } from "./SlidingWindows.ts"
 import { sourceOf } from "./Source.ts"
@@ -33,6 +33,8 @@ const limitConfig = (name: string, fallback: string) =>
 const describe = ({ limit, windowMs }: Limit) =>
   `${limit.toLocaleString("en-US")} requests in ${windowMs % 1000 === 0 ? `${windowMs / 1000} s` : `${windowMs} ms`}`
 
+const isUnauthorized = Schema.is(Unauthorized)
+
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000))
 
 /**
@@ -64,7 +66,9 @@ export class RateLimits extends Effect.Service<RateLimits>()("brein/limits/RateL
       })
     }
 
-    const countFailure = (source: string) => Effect.sync(() => failures?.add(source, clock.unsafeCurrentTimeMillis()))
+    // only a refused key counts: a lookup that failed for another reason (the database) says nothing of the sender
+    const countFailure = (source: string) => (error: unknown) =>
+      isUnauthorized(error) ? Effect.sync(() => failures?.add(source, clock.unsafeCurrentTimeMillis())) : Effect.void
 
     const charge = (principal: Principal): Effect.Effect<Principal, RateLimited> => {
       if (keys === null) return Effect.succeed(principal)
@@ -82,7 +86,7 @@ export class RateLimits extends Effect.Service<RateLimits>()("brein/limits/RateL
       const source = sourceOf(address)
       const wait = failures.wait(source, clock.unsafeCurrentTimeMillis())
       if (wait > 0) return Effect.fail(sourceLimited(failures, wait))
-      return attempt.pipe(Effect.tapError(() => countFailure(source)), Effect.flatMap(charge))
+      return attempt.pipe(Effect.tapError(countFailure(source)), Effect.flatMap(charge))
     }
 
     return { authenticate, perKey, perSource } as const

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Either, Option, TestClock } from "effect"
-import { RateLimited, Unauthorized } from "../../../schema/Errors.ts"
+import { InternalError, RateLimited, Unauthorized } from "../../../schema/Errors.ts"
 import { ApiKeyId, WorkspaceId } from "../../../schema/Ids.ts"
 import { Principal } from "../../../schema/Principal.ts"
 import { parseLimit, RateLimits } from "../../../services/limits/RateLimits.ts"
@@ -49,9 +49,11 @@ describe("RateLimits", () => {
       yield* Effect.flip(rl.authenticate("::ffff:10.0.0.1", Effect.succeed(principal("key_a"))))
       assert.strictEqual(lookups.count, 3, "refused before the lookup")
       assert.strictEqual((yield* Effect.flip(rl.authenticate("10.0.0.2", failing)))._tag, "Unauthorized", "another address is not affected")
+      for (let i = 0; i < 5; i++) yield* Effect.flip(rl.authenticate("10.0.0.3", Effect.fail(new InternalError({ message: "database down" }))))
+      assert.strictEqual((yield* Effect.flip(rl.authenticate("10.0.0.3", failing)))._tag, "Unauthorized", "only refused keys count")
       yield* TestClock.adjust("120 seconds")
       assert.strictEqual((yield* Effect.flip(rl.authenticate("10.0.0.1", failing)))._tag, "Unauthorized")
-      assert.strictEqual(lookups.count, 5)
+      assert.strictEqual(lookups.count, 6)
     }))
 
   it.effect("0 or off turns a limit off", () =>
