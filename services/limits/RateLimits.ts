@@ -35,8 +35,6 @@ const describe = ({ limit, windowMs }: Limit) =>
 
 const isUnauthorized = Schema.is(Unauthorized)
 
-const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000))
-
 /**
  * The abuse limits beneath the hourly read ceiling: requests per API key, and failed authentications
  * per source address. Counted in this process's memory (no query per request), so N processes allow
@@ -50,20 +48,9 @@ export class RateLimits extends Effect.Service<RateLimits>()("brein/limits/RateL
     const keys = Option.map(perKey, (limit) => new SlidingWindows(limit, MAX_KEYS)).pipe(Option.getOrNull)
     const failures = Option.map(perSource, (limit) => new SlidingWindows(limit, MAX_SOURCES)).pipe(Option.getOrNull)
 
-    const keyLimited = (windows: SlidingWindows, wait: number) => {
-      const retryAfterSeconds = seconds(wait)
-      return new RateLimited({
-        message: `this API key sent more than ${describe(windows.limit)}; retry in ${retryAfterSeconds} s`,
-        retryAfterSeconds
-      })
-    }
-
-    const sourceLimited = (windows: SlidingWindows, wait: number) => {
-      const retryAfterSeconds = seconds(wait)
-      return new RateLimited({
-        message: `this address sent more than ${describe(windows.limit)} with a missing, unknown or revoked API key; retry in ${retryAfterSeconds} s`,
-        retryAfterSeconds
-      })
+    const limited = (wait: number, what: (retryAfterSeconds: number) => string) => {
+      const retryAfterSeconds = Math.max(1, Math.ceil(wait / 1000))
+      return new RateLimited({ message: what(retryAfterSeconds), retryAfterSeconds })
     }
 
     // only a refused key counts: a lookup that failed for another reason (the database) says nothing of the sender
@@ -73,7 +60,9 @@ export class RateLimits extends Effect.Service<RateLimits>()("brein/limits/RateL
     const charge = (principal: Principal): Effect.Effect<Principal, RateLimited> => {
       if (keys === null) return Effect.succeed(principal)
       const wait = keys.take(principal.keyId ?? principal.workspaceId, clock.unsafeCurrentTimeMillis())
-      return wait === 0 ? Effect.succeed(principal) : Effect.fail(keyLimited(keys, wait))
+      return wait === 0
+        ? Effect.succeed(principal)
+        : Effect.fail(limited(wait, (after) => `this API key sent more than ${describe(keys.limit)}; retry in ${after} s`))
     }
 
     /**
@@ -85,7 +74,10 @@ export class RateLimits extends Effect.Service<RateLimits>()("brein/limits/RateL
       if (failures === null) return Effect.flatMap(attempt, charge)
       const source = sourceOf(address)
       const wait = failures.wait(source, clock.unsafeCurrentTimeMillis())
-      if (wait > 0) return Effect.fail(sourceLimited(failures, wait))
+      if (wait > 0) {
+        return Effect.fail(limited(wait, (after) =>
+          `this address sent more than ${describe(failures.limit)} with a missing, unknown or revoked API key; retry in ${after} s`))
+      }
       return attempt.pipe(Effect.tapError(countFailure(source)), Effect.flatMap(charge))
     }
 
