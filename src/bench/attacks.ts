@@ -8,16 +8,18 @@ import { deep } from "./attacks/Deep.ts"
 import { deletedConnection } from "./attacks/DeletedConnection.ts"
 import { hugeName } from "./attacks/HugeName.ts"
 import { nul } from "./attacks/Nul.ts"
+import { outage } from "./attacks/Outage.ts"
 import { rateLimit } from "./attacks/RateLimit.ts"
 import { sigterm } from "./attacks/Sigterm.ts"
 import { soak } from "./attacks/Soak.ts"
 import { tamper } from "./attacks/Tamper.ts"
+import { twoWriters } from "./attacks/TwoWriters.ts"
 import { wideBody } from "./attacks/WideBody.ts"
 import { sharedDatabase } from "./SharedDatabase.ts"
 
 class BadArguments extends Data.TaggedError("BadArguments")<{ readonly message: string }> {}
 
-const ATTACKS: ReadonlyArray<Attack> = [nul, hugeName, deep, badKey, wideBody, rateLimit, tamper, deletedConnection, sigterm, soak]
+const ATTACKS: ReadonlyArray<Attack> = [nul, hugeName, deep, badKey, wideBody, rateLimit, tamper, twoWriters, deletedConnection, outage, sigterm, soak]
 
 const USAGE = `usage: npm run bench:attacks -- [--only ${ATTACKS.map((a) => a.name).join(",")}] [--quick] [--duration SECONDS] [--rate REQ_PER_S]`
 

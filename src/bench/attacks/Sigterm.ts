@@ -24,6 +24,8 @@ const post = (agent: Http.Agent, port: number, key: string) =>
         res.on("error", (e) => resume(Effect.succeed({ sent: true, answer: errorCode(e) })))
       }
     )
+    // a request nobody answers must end the worker, not hang the run
+    req.setTimeout(30_000, () => req.destroy(Object.assign(new Error("no answer in 30 s"), { code: "TIMEOUT" })))
     req.on("error", (e) => {
       const code = errorCode(e)
       resume(Effect.succeed({ sent: code !== "ECONNREFUSED", answer: code }))
