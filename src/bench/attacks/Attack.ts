@@ -19,8 +19,8 @@ export interface Attack {
   readonly run: (settings: AttackSettings) => Effect.Effect<void, unknown, Requirements>
 }
 
-/** One result line: "<attack>: <attempts> sent, <outcome>". */
+/** One result line: "<attack>: <attempts> sent, <outcome>" (or what was done instead of "<attempts> sent"). */
 export const report = (attack: string, attempts: number | string, outcome: string) =>
-  Console.log(`${attack}: ${typeof attempts === "number" ? attempts.toLocaleString("en") : attempts} sent, ${outcome}`)
+  Console.log(`${attack}: ${typeof attempts === "number" ? `${attempts.toLocaleString("en")} sent` : attempts}, ${outcome}`)
 
 export const range = (n: number) => Array.from({ length: n }, (_, i) => i)

@@ -22,16 +22,17 @@ const asSuperuser = (sql: pg.Client, work: Effect.Effect<void, StageFailed>) =>
     Effect.tapError(() => query(sql, "ROLLBACK").pipe(Effect.ignore))
   )
 
-type Tampering = (sql: pg.Client, chain: string) => Effect.Effect<string, StageFailed>
+/** What was done and how many rows it touched. */
+type Tampering = (sql: pg.Client, chain: string) => Effect.Effect<readonly [string, number], StageFailed>
 
 const truncate: Tampering = (sql, chain) =>
   Effect.as(
     asSuperuser(sql, Effect.asVoid(query(sql, "DELETE FROM audit_log WHERE chain = $1 AND seq > (SELECT max(seq) - $2 FROM audit_log WHERE chain = $1)", [chain, TRUNCATED]))),
-    `last ${TRUNCATED} rows of a chain deleted`
+    [`last ${TRUNCATED} rows of a chain deleted`, TRUNCATED] as const
   )
 
 const dropChain: Tampering = (sql, chain) =>
-  Effect.as(asSuperuser(sql, Effect.asVoid(query(sql, "DELETE FROM audit_log WHERE chain = $1", [chain]))), "a whole chain deleted")
+  Effect.as(asSuperuser(sql, Effect.asVoid(query(sql, "DELETE FROM audit_log WHERE chain = $1", [chain]))), ["a whole chain deleted", CALLS_PER_WORKSPACE] as const)
 
 /** Row 2 gets another latency; it and every row after it are linked again with the public algorithm. */
 const rechain: Tampering = (sql, chain) =>
@@ -52,7 +53,7 @@ const rechain: Tampering = (sql, chain) =>
       }
     })
     yield* asSuperuser(sql, work)
-    return `row 2 rewritten and ${rows.length - 1} rows re-chained`
+    return [`row 2 rewritten and ${rows.length - 1} rows re-chained`, rows.length - 1] as const
   })
 
 const verify = (db: Database) =>
@@ -84,11 +85,13 @@ export const tamper: Attack = {
         const control = yield* verify(db)
         const sql = yield* connect(db.url)
         const chain = String((yield* query<{ chain: string }>(sql, "SELECT chain FROM audit_log GROUP BY chain ORDER BY count(*) DESC LIMIT 1")).rows[0]?.chain)
-        const done = yield* tampering(sql, chain).pipe(Effect.catchTag("StageFailed", (e) => Effect.succeed(`refused by the database (${e.message})`)))
+        const [done, touched] = yield* tampering(sql, chain).pipe(
+          Effect.catchTag("StageFailed", (e) => Effect.succeed([`refused by the database (${e.message})`, 0] as const))
+        )
         const after = yield* verify(db)
         yield* report(
           `audit tamper: ${label}`,
-          1,
+          `${touched} rows touched`,
           `${done}; audit verify ${after.exitCode === 0 ? "MISSED it" : "DETECTED it"} (exit ${after.exitCode}): ${after.said}${control.exitCode === 0 ? "" : ` [before tampering it already said: ${control.said}]`}`
         )
       })), { discard: true })
