@@ -44,7 +44,7 @@ export const nul: Attack = {
       yield* report(
         "NUL tool id",
         attempts,
-        `${o.affected} of ${o.calls} other-workspace calls affected${o.affected > 0 ? ` (${tally(o.outcomes)})` : ""}; attacker got ${tally(statuses)}`
+        `${o.affected.toLocaleString("en")} of ${o.calls.toLocaleString("en")} other-workspace calls affected${o.affected > 0 ? ` (${tally(o.outcomes)})` : ""}; attacker got ${tally(statuses)}`
       )
     })
 }

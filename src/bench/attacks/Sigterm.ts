@@ -77,7 +77,7 @@ export const sigterm: Attack = {
       yield* report(
         `SIGTERM under keep-alive load (${CONNECTIONS} connections + 1 slow client)`,
         sent.length,
-        `${answered.length} answered (${tally(answered.map((o) => o.answer))}), ${lost.length} unanswered (${tally(lost.map((o) => o.answer))}); exit ${exitCode._tag === "Some" ? `code ${exitCode.value}` : "not within 60 s"} ${seconds(tookMs)} after SIGTERM`
+        `${answered.length.toLocaleString("en")} answered (${tally(answered.map((o) => o.answer))}), ${lost.length} unanswered (${tally(lost.map((o) => o.answer))}); exit ${exitCode._tag === "Some" ? `code ${exitCode.value}` : "not within 60 s"} ${seconds(tookMs)} after SIGTERM`
       )
     })
 }

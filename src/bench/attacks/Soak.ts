@@ -48,7 +48,7 @@ export const soak: Attack = {
       yield* report(
         `bounded load (${settings.rate} req/s for ${Duration.format(settings.duration)})`,
         total,
-        `${result["2xx"].toLocaleString("en")} 2xx, ${result.non2xx} non-2xx, ${result.errors + result.timeouts} errors; RSS every 10 s (MB): ${samples.map(mb).join(" ")}; growth ${megabytes(last - first)} from start, ${megabytes(last - afterWarmup)} after the first 10 s, peak ${megabytes(Math.max(...samples))}`
+        `${(total / Duration.toSeconds(settings.duration)).toFixed(0)} req/s achieved, ${result["2xx"].toLocaleString("en")} 2xx, ${result.non2xx} non-2xx, ${result.errors + result.timeouts} errors; RSS every 10 s (MB): ${samples.map(mb).join(" ")}; growth ${megabytes(last - first)} from start, ${megabytes(last - afterWarmup)} after the first 10 s, peak ${megabytes(Math.max(...samples))}`
       )
     })
 }
