@@ -10,6 +10,7 @@ interface Watched {
   /** ms after the delete of the last answer that still served the connection (200) or failed with a 5xx */
   last: number
   served: Array<number | string>
+  refused: Array<number | string>
 }
 
 /** Two processes on one database: one deletes a connection, the other is asked for it until it refuses. */
@@ -35,7 +36,7 @@ export const deletedConnection: Attack = {
       const warm = [(yield* consultar()).status, (yield* sincronizar()).status]
       const deleted = yield* request(`${first.origin}/api/v1/connections/${id}`, { method: "DELETE", headers: { authorization: `Bearer ${key}` } })
       const start = yield* Clock.currentTimeMillis
-      const watched = { consultar: { last: -1, served: [] } as Watched, sincronizar: { last: -1, served: [] } as Watched }
+      const watched = { consultar: { last: -1, served: [], refused: [] } as Watched, sincronizar: { last: -1, served: [], refused: [] } as Watched }
       const ask = (which: keyof typeof watched, call: () => Effect.Effect<Answer, unknown>) =>
         Effect.gen(function* () {
           const status = yield* call().pipe(Effect.map((a) => a.status), Effect.catchAll(() => Effect.succeed("no answer")))
@@ -44,6 +45,8 @@ export const deletedConnection: Attack = {
           if (stale) {
             watched[which].last = now
             watched[which].served.push(status)
+          } else {
+            watched[which].refused.push(status)
           }
           return stale
         })
@@ -56,7 +59,7 @@ export const deletedConnection: Attack = {
         yield* Effect.sleep("100 millis")
       }
       const describe = (w: Watched) =>
-        w.served.length === 0 ? "refused from the first call" : `answered ${tally(w.served)} for ${seconds(w.last)} after the delete`
+        `${w.served.length === 0 ? "refused from the first call" : `answered ${tally(w.served)} for ${seconds(w.last)} after the delete`} (${tally(w.refused)})`
       yield* report(
         "deleted connection, other process",
         calls,

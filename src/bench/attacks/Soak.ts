@@ -17,7 +17,7 @@ const boundedLoad = (url: string, key: string, rate: number, duration: Duration.
         method: "POST",
         headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
         body: "{\"input\":{}}",
-        connections: 16,
+        connections: 64,
         overallRate: rate,
         duration: Duration.toSeconds(duration)
       },
