@@ -92,7 +92,7 @@ export const tamper: Attack = {
         yield* report(
           `audit tamper: ${label}`,
           `${touched} rows touched`,
-          `${done}; audit verify ${after.exitCode === 0 ? "MISSED it" : "DETECTED it"} (exit ${after.exitCode}): ${after.said}${control.exitCode === 0 ? "" : ` [before tampering it already said: ${control.said}]`}`
+          `${done}; audit verify ${touched === 0 ? "had nothing to find" : after.exitCode === 0 ? "MISSED it" : "DETECTED it"} (exit ${after.exitCode}): ${after.said}${control.exitCode === 0 ? "" : ` [before tampering it already said: ${control.said}]`}`
         )
       })), { discard: true })
 }
