@@ -7,6 +7,8 @@ declare module "autocannon" {
     readonly headers?: Readonly<Record<string, string>>
     readonly body?: string
     readonly timeout?: number
+    /** requests per second across all connections (unbounded when unset) */
+    readonly overallRate?: number
   }
   interface Instance {
     stop(): void

@@ -1,0 +1,52 @@
+import { Effect, Ref } from "effect"
+import { type Attack, range, report } from "./Attack.ts"
+import { type Answer, auditStatus, errorTag, execute, request, tally } from "./Http.ts"
+import { query, stage } from "./Stage.ts"
+
+const TERMINATE = `SELECT count(pg_terminate_backend(pid))::int AS value FROM pg_stat_activity
+  WHERE datname = current_database() AND pid <> pg_backend_pid()`
+
+/** Steady calls while the service's database connections are terminated again and again: typed 503s, or empty 500s. */
+export const outage: Attack = {
+  name: "outage",
+  run: (settings) =>
+    Effect.gen(function* () {
+      const { service, keys, sql } = yield* stage(settings.adminUrl, "outage")
+      const answers: Array<string> = []
+      const stop = yield* Ref.make(false)
+      const linesBefore = yield* service.lines
+      const describe = (what: string) => (a: Answer) =>
+        a.status === 200
+          ? `${what} 200${what === "tool" ? ` ${auditStatus(a.text)}` : ""}`
+          : a.text === ""
+          ? `${what} empty ${a.status}`
+          : `${what} ${a.status} ${errorTag(a.text) ?? "untyped"}${a.headers.has("retry-after") ? " +Retry-After" : ""}`
+      // half call a tool (audit writer), half list connections (a plain repository read)
+      const calls = [
+        () => Effect.map(execute(service.origin, keys.paid, "core.timestamp.now", {}), describe("tool")),
+        () => Effect.map(request(`${service.origin}/api/v1/connections`, { headers: { authorization: `Bearer ${keys.paid}` } }), describe("list"))
+      ] as const
+      const caller = (i: number) =>
+        Effect.gen(function* () {
+          while (!(yield* Ref.get(stop))) {
+            answers.push(yield* (i % 2 === 0 ? calls[0] : calls[1])().pipe(Effect.catchTag("RequestFailed", (e) => Effect.succeed(e.code))))
+          }
+        })
+      const callers = yield* Effect.fork(Effect.forEach(range(8), caller, { concurrency: "unbounded", discard: true }))
+      const rounds = settings.quick ? 5 : 20
+      let terminated = 0
+      for (const _ of range(rounds)) {
+        yield* Effect.sleep("500 millis")
+        terminated += Number((yield* query<{ value: number }>(sql, TERMINATE)).rows[0]?.value ?? 0)
+      }
+      yield* Effect.sleep("2 seconds")
+      yield* Ref.set(stop, true)
+      yield* callers.await
+      const lines = (yield* service.lines) - linesBefore
+      yield* report(
+        `database outage (${terminated} backends terminated in ${rounds} rounds)`,
+        answers.length,
+        `${tally(answers)}; ${lines} log line(s) meanwhile`
+      )
+    })
+}
