@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { type Array as Arr, type Cause, Duration, Effect, FiberSet, Option, Queue } from "effect"
+import { type Array as Arr, type Cause, Duration, Effect, Fiber, FiberSet, Option, Queue, Ref } from "effect"
 import { Channel, Signals } from "../Signals.ts"
 import { SyncBatch } from "./SyncBatch.ts"
 import { type ClaimedJob, SyncJobs } from "./SyncJobs.ts"
@@ -26,15 +26,17 @@ export class SyncWorker extends Effect.Service<SyncWorker>()("brein/sync/SyncWor
       })
     )
 
-    // Made before the loop starts, so a stop ends the loop first and the running batches after it.
     const running = yield* FiberSet.make()
     const semaphore = yield* Effect.makeSemaphore(settings.concurrency)
+    const stopping = yield* Ref.make(false)
     /** A batch stopped by a shutdown hands its unfinished jobs back at once, their attempt unspent. */
     const handBack = (batch: Arr.NonEmptyReadonlyArray<ClaimedJob>) =>
       Effect.forEach(batch, (job) => jobs.release(job, Duration.zero), { discard: true }).pipe(
         Effect.zipRight(Effect.logInfo("sync stopped: its unfinished jobs are queued again").pipe(
           Effect.annotateLogs({ connectionId: batch[0].connectionId })
-        ))
+        )),
+        // a scope closed without `stop` is a crash: its jobs wait for their lease, as after a kill
+        Effect.whenEffect(Ref.get(stopping))
       )
     // The worker stops only between claims: jobs it claimed are always in a batch that hands them back.
     const claimAndRun = Effect.uninterruptible(Effect.gen(function* () {
@@ -55,11 +57,20 @@ export class SyncWorker extends Effect.Service<SyncWorker>()("brein/sync/SyncWor
     })
 
     const pause = (cause: Cause.Cause<unknown>) => Effect.zipRight(Effect.logError("sync worker", cause), Effect.sleep(settings.poll))
-    if (settings.worker) {
-      yield* signals.on(Channel.syncJobs, () => Queue.offer(wake, undefined))
-      yield* Effect.forkScoped(Effect.forever(next.pipe(Effect.catchAllCause(pause))))
-    }
-    return { wake: Queue.offer(wake, undefined) }
+    const loop = settings.worker
+      ? Option.some(yield* Effect.zipRight(
+        signals.on(Channel.syncJobs, () => Queue.offer(wake, undefined)),
+        Effect.forkScoped(Effect.forever(next.pipe(Effect.catchAllCause(pause))))
+      ))
+      : Option.none()
+
+    /** A shutdown's stop: no more claims, and the running batches hand their jobs back for another worker. */
+    const stop = Effect.gen(function* () {
+      yield* Ref.set(stopping, true)
+      if (Option.isSome(loop)) yield* Fiber.interrupt(loop.value)
+      yield* FiberSet.clear(running)
+    }).pipe(Effect.withSpan("SyncWorker.stop"))
+    return { wake: Queue.offer(wake, undefined), stop }
   }),
   dependencies: [SyncJobs.Default, SyncBatch.Default, SyncSettings.Default, Signals.Default]
 }) {}

@@ -1,6 +1,7 @@
 import { Command } from "@effect/cli"
 import { Config, Console, Effect, Layer, Option, Redacted } from "effect"
 import { AppLive } from "../../layers/App.ts"
+import { SyncWorker } from "../../services/sync/SyncWorker.ts"
 import { DEMO_WORKSPACE, Workspaces } from "../../services/workspace/Workspaces.ts"
 import { HttpServerLive } from "../http/Server.ts"
 import { dataDir, port, withSettings } from "./Settings.ts"
@@ -56,7 +57,12 @@ export const announceDemo = (terminal: boolean) =>
     yield* Console.error(demoBanner(key, port))
   })
 
-export const serve = Layer.mergeAll(HttpServerLive, Layer.effectDiscard(Effect.flatMap(stderrIsTerminal, announceDemo)))
+/** Built before the server, so a shutdown stops the worker once the server has drained, and before the database goes. */
+const stopWorkerOnShutdown = Layer.scopedDiscard(Effect.flatMap(SyncWorker, (worker) => Effect.addFinalizer(() => worker.stop)))
+
+export const serve = Layer.mergeAll(HttpServerLive, Layer.effectDiscard(Effect.flatMap(stderrIsTerminal, announceDemo))).pipe(
+  Layer.provideMerge(stopWorkerOnShutdown)
+)
 
 const options = { port, dataDir }
 

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Scope } from "effect"
 import { databaseFromUrl } from "../../../layers/Database.ts"
+import { SyncWorker } from "../../../services/sync/SyncWorker.ts"
 import { allFinished, execute, rut, siiConnection, simulatedServices, waitForJobs } from "../../support/Connected.ts"
 import { monthsAgo } from "../../support/Periods.ts"
 import { freshDatabase } from "../../support/TestDatabase.ts"
@@ -11,7 +12,7 @@ const processOn = (url: Parameters<typeof databaseFromUrl>[0], settings: Readonl
   simulatedServices(settings, timeScale).pipe(Layer.provideMerge(databaseFromUrl(url)))
 
 describe("a worker that stops mid-sync", () => {
-  it.scopedLive("hands its job back at once, its attempt unspent, and the next worker runs it without waiting for the lease", () =>
+  it.scopedLive("on a shutdown's stop hands its job back at once, its attempt unspent, and the next worker runs it without waiting for the lease", () =>
     Effect.gen(function* () {
       const url = yield* freshDatabase
       const stopping = yield* Scope.make()
@@ -22,6 +23,8 @@ describe("a worker that stops mid-sync", () => {
         const connection = yield* siiConnection(principal, rut(76880001))
         yield* execute(principal, "sii.conexion.sincronizar", { periodo: yield* monthsAgo(1), perspectiva: "ventas", esperar: 0 }, connection.id)
         yield* waitForJobs(connection.id, (jobs) => jobs[0]?.state === "sincronizando")
+        // what `brein serve` does on SIGTERM once its HTTP server has drained
+        yield* Effect.flatMap(SyncWorker, (worker) => worker.stop)
         return connection.id
       }).pipe(Effect.provide(slow))
       yield* Scope.close(stopping, Exit.void)
