@@ -130,7 +130,10 @@ export const startPostgres = Effect.fn("PostgresProcess.start")(function*(option
       ChildProcess.spawn(postgresOf(options.binaries), args, {
         ...Option.getOrElse(options.runAs, () => ({})),
         env: { ...process.env, LC_MESSAGES: "C" },
-        stdio: ["ignore", "pipe", "pipe"]
+        stdio: ["ignore", "pipe", "pipe"],
+        // A group of its own: Ctrl-C or a signal to brein's group would stop PostgreSQL under the
+        // requests brein is still answering; brein stops it last, once they are answered.
+        detached: true
       })
     ),
     (child) =>

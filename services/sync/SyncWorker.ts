@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
-import { type Cause, Duration, Effect, Option, Queue } from "effect"
+import { type Array as Arr, type Cause, Duration, Effect, Fiber, FiberSet, Option, Queue, Ref } from "effect"
 import { Channel, Signals } from "../Signals.ts"
 import { SyncBatch } from "./SyncBatch.ts"
-import { SyncJobs } from "./SyncJobs.ts"
+import { type ClaimedJob, SyncJobs } from "./SyncJobs.ts"
 import { SyncSettings } from "./SyncSettings.ts"
 
 /** Runs due sync jobs: every server process runs one; jobs are claimed with SKIP LOCKED and a lease, a connection's due jobs together. */
@@ -26,26 +26,51 @@ export class SyncWorker extends Effect.Service<SyncWorker>()("brein/sync/SyncWor
       })
     )
 
-    const scope = yield* Effect.scope
+    const running = yield* FiberSet.make()
     const semaphore = yield* Effect.makeSemaphore(settings.concurrency)
+    const stopping = yield* Ref.make(false)
+    /** A batch stopped by a shutdown hands its unfinished jobs back at once, their attempt unspent. */
+    const handBack = (batch: Arr.NonEmptyReadonlyArray<ClaimedJob>) =>
+      Effect.forEach(batch, (job) => jobs.release(job, Duration.zero), { discard: true }).pipe(
+        Effect.zipRight(Effect.logInfo("sync stopped: its unfinished jobs are queued again").pipe(
+          Effect.annotateLogs({ connectionId: batch[0].connectionId })
+        )),
+        // a scope closed without `stop` is a crash: its jobs wait for their lease, as after a kill
+        Effect.whenEffect(Ref.get(stopping))
+      )
+    // The worker stops only between claims: jobs it claimed are always in a batch that hands them back.
+    const claimAndRun = Effect.uninterruptible(Effect.gen(function* () {
+      const claimed = yield* jobs.claim(settings.lease).pipe(Effect.onError(() => semaphore.release(1)))
+      if (Option.isNone(claimed)) return yield* Effect.as(semaphore.release(1), false)
+      const batch = claimed.value
+      yield* FiberSet.run(running, batches.run(batch).pipe(
+        Effect.interruptible,
+        Effect.onInterrupt(() => handBack(batch)),
+        Effect.ensuring(semaphore.release(1))
+      ))
+      return true
+    }))
     const next = Effect.gen(function* () {
       yield* semaphore.take(1)
-      const claimed = yield* jobs.claim(settings.lease).pipe(Effect.onError(() => semaphore.release(1)))
-      if (Option.isNone(claimed)) {
-        yield* semaphore.release(1)
-        yield* Effect.raceFirst(Effect.flatMap(untilNextDue, Effect.sleep), Queue.take(wake))
-        return
-      }
-      yield* batches.run(claimed.value).pipe(Effect.ensuring(semaphore.release(1)), Effect.forkIn(scope))
-      yield* Queue.offer(wake, undefined)
+      if (yield* claimAndRun) return yield* Queue.offer(wake, undefined)
+      yield* Effect.raceFirst(Effect.flatMap(untilNextDue, Effect.sleep), Queue.take(wake))
     })
 
     const pause = (cause: Cause.Cause<unknown>) => Effect.zipRight(Effect.logError("sync worker", cause), Effect.sleep(settings.poll))
-    if (settings.worker) {
-      yield* signals.on(Channel.syncJobs, () => Queue.offer(wake, undefined))
-      yield* Effect.forkScoped(Effect.forever(next.pipe(Effect.catchAllCause(pause))))
-    }
-    return { wake: Queue.offer(wake, undefined) }
+    const loop = settings.worker
+      ? Option.some(yield* Effect.zipRight(
+        signals.on(Channel.syncJobs, () => Queue.offer(wake, undefined)),
+        Effect.forkScoped(Effect.forever(next.pipe(Effect.catchAllCause(pause))))
+      ))
+      : Option.none()
+
+    /** A shutdown's stop: no more claims, and the running batches hand their jobs back for another worker. */
+    const stop = Effect.gen(function* () {
+      yield* Ref.set(stopping, true)
+      if (Option.isSome(loop)) yield* Fiber.interrupt(loop.value)
+      yield* FiberSet.clear(running)
+    }).pipe(Effect.withSpan("SyncWorker.stop"))
+    return { wake: Queue.offer(wake, undefined), stop }
   }),
   dependencies: [SyncJobs.Default, SyncBatch.Default, SyncSettings.Default, Signals.Default]
 }) {}

@@ -27,6 +27,7 @@ import { accountOn, accountPlans, monthsBetween, movements } from "./CartolaGene
 import { parseIsoDay, todayInChile } from "./CivilDate.ts"
 import { makePrng } from "./Prng.ts"
 import { scenarioOf } from "./ScriptedScenario.ts"
+import { maskRut } from "./MaskedRut.ts"
 import { makeSessionLog } from "./SessionLog.ts"
 import { jittered, scaledSleep, timeScaleConfig } from "./SimulatorClock.ts"
 
@@ -81,7 +82,7 @@ export const makeBancoSimulator = Effect.fn("BancoSimulator.make")(function*(opt
   const login = Effect.fn("BancoSimulator.login")(function*(credentials: BancoCredentials) {
     const { institution, rut } = credentials
     const user = `${institution}|${rut}`
-    yield* Effect.annotateCurrentSpan({ institution, rut })
+    yield* Effect.annotateCurrentSpan({ institution, rut: maskRut(rut) })
     const scenario = scenarioOf(BANCO_SCENARIOS, Redacted.value(credentials.clave))
     const [attempt, sessionId] = yield* Ref.modify(state, (s): readonly [readonly [number, string], SimState] => {
       const attempt = Option.getOrElse(HashMap.get(s.loginsByUser, user), () => 0) + 1

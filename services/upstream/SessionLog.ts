@@ -1,5 +1,6 @@
 import { Clock, Effect, Ref } from "effect"
 import type { UpstreamSessionEvent } from "../../schema/upstream/Session.ts"
+import { maskRut } from "./MaskedRut.ts"
 
 export interface SessionLog {
   readonly record: (event: Omit<UpstreamSessionEvent, "at">) => Effect.Effect<void>
@@ -13,7 +14,7 @@ export const makeSessionLog: Effect.Effect<SessionLog> = Effect.map(
       Clock.currentTimeMillis.pipe(
         Effect.flatMap((at) => Ref.update(ref, (events) => [...events, { ...event, at }])),
         Effect.zipRight(Effect.logDebug(`upstream session ${event.kind}`)),
-        Effect.annotateLogs({ upstream: event.upstream, sessionId: event.sessionId, rut: event.rut })
+        Effect.annotateLogs({ upstream: event.upstream, sessionId: event.sessionId, rut: maskRut(event.rut) })
       ),
     events: Ref.get(ref)
   })

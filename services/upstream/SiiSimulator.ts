@@ -15,6 +15,7 @@ import { makePrng } from "./Prng.ts"
 import { RCV_FIRST_PERIODO } from "../../schema/upstream/Rcv.ts"
 import { rcvDocuments, rcvResumen, revised } from "./RcvGenerator.ts"
 import { scenarioOf } from "./ScriptedScenario.ts"
+import { maskRut } from "./MaskedRut.ts"
 import { makeSessionLog } from "./SessionLog.ts"
 import { scaledSleep, timeScaleConfig } from "./SimulatorClock.ts"
 import {
@@ -89,7 +90,7 @@ export const makeSiiSimulator = Effect.fn("SiiSimulator.make")(function*(options
 
   const login = Effect.fn("SiiSimulator.login")(function*(credentials: SiiCredentials) {
     const rut = credentials.rut
-    yield* Effect.annotateCurrentSpan("rut", rut)
+    yield* Effect.annotateCurrentSpan("rut", maskRut(rut))
     const scenario: SiiScenario = scenarioOf(SII_SCENARIOS, Redacted.value(credentials.clave))
     const [attempt, sessionNumber] = yield* Ref.modify(state, (s): readonly [readonly [number, number], SimState] => {
       const attempt = Option.getOrElse(HashMap.get(s.loginsByRut, rut), () => 0) + 1

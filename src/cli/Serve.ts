@@ -1,7 +1,8 @@
 import { Command } from "@effect/cli"
 import { Config, Console, Effect, Layer, Option, Redacted } from "effect"
 import { AppLive } from "../../layers/App.ts"
-import { Workspaces } from "../../services/workspace/Workspaces.ts"
+import { SyncWorker } from "../../services/sync/SyncWorker.ts"
+import { DEMO_WORKSPACE, Workspaces } from "../../services/workspace/Workspaces.ts"
 import { HttpServerLive } from "../http/Server.ts"
 import { dataDir, port, withSettings } from "./Settings.ts"
 
@@ -25,17 +26,43 @@ export const demoBanner = (key: string, port: number) =>
     ""
   ].join("\n")
 
-const announceDemo = Effect.gen(function* () {
-  const workspaces = yield* Workspaces
-  const port = yield* Config.integer("PORT").pipe(Config.withDefault(8787))
-  const demo = yield* workspaces.ensureDemo()
-  if (Option.isNone(demo)) return
-  const key = Redacted.value(demo.value.key)
-  yield* Effect.logInfo("first start: created the demo workspace (paid plan) and its API key; it is shown only now")
-  yield* Console.error(demoBanner(key, port))
-})
+/** What the first start logs where no person reads stderr (a supervisor, CI, a file): never the key. */
+export const demoHint =
+  "first start: created the demo workspace (paid plan); its API key is shown only on a terminal: make one with `brein keys create --workspace demo`"
 
-export const serve = Layer.mergeAll(HttpServerLive, Layer.effectDiscard(announceDemo))
+/** Whether stderr is a person's terminal (the key may be shown) rather than a log a supervisor keeps. */
+export const stderrIsTerminal = Effect.sync(() => process.stderr.isTTY === true)
+
+/**
+ * The first start (no workspace yet) creates the paid demo workspace. On a terminal it issues its key
+ * and shows it once; elsewhere it issues none (a key nobody saw would only be a secret in a log) and
+ * says how to make one.
+ */
+export const announceDemo = (terminal: boolean) =>
+  Effect.gen(function* () {
+    const workspaces = yield* Workspaces
+    if (!terminal) {
+      if ((yield* workspaces.list()).length > 0) return
+      // another process starting at the same time may create it first, and says so itself
+      return yield* workspaces.create(DEMO_WORKSPACE, "paid").pipe(
+        Effect.zipRight(Effect.logInfo(demoHint)),
+        Effect.catchTag("WorkspaceExists", () => Effect.void)
+      )
+    }
+    const port = yield* Config.integer("PORT").pipe(Config.withDefault(8787))
+    const demo = yield* workspaces.ensureDemo()
+    if (Option.isNone(demo)) return
+    const key = Redacted.value(demo.value.key)
+    yield* Effect.logInfo("first start: created the demo workspace (paid plan) and its API key; it is shown only now")
+    yield* Console.error(demoBanner(key, port))
+  })
+
+/** Built before the server, so a shutdown stops the worker once the server has drained, and before the database goes. */
+const stopWorkerOnShutdown = Layer.scopedDiscard(Effect.flatMap(SyncWorker, (worker) => Effect.addFinalizer(() => worker.stop)))
+
+export const serve = Layer.mergeAll(HttpServerLive, Layer.effectDiscard(Effect.flatMap(stderrIsTerminal, announceDemo))).pipe(
+  Layer.provideMerge(stopWorkerOnShutdown)
+)
 
 const options = { port, dataDir }
 

@@ -5,6 +5,7 @@ import { BreinApi } from "../../schema/http/Api.ts"
 import { makeMcpHttp, mcpFirstServer } from "../mcp/Http.ts"
 import { AuthenticationLive } from "./Authentication.ts"
 import { ConnectionsLive } from "./Connections.ts"
+import { drainable, HttpDrain, shutdownGrace } from "./Drain.ts"
 import { Gate, isChunked, MAX_BODY_BYTES } from "./Gate.ts"
 import { HealthLive } from "./Health.ts"
 import { OpenApiLive } from "./OpenApi.ts"
@@ -47,7 +48,21 @@ export const HttpAppLive = Layer.mergeAll(OpenApiLive, HttpApiScalar.layer({ pat
 
 /** The listening socket: /mcp is answered on it directly, every other request goes to the HTTP app. */
 export const listen = (port: number) =>
-  Layer.unwrapScoped(Effect.map(makeMcpHttp, (mcp) => NodeHttpServer.layer(() => mcpFirstServer(mcp), { port })))
+  Layer.unwrapScoped(Effect.gen(function*() {
+    const server = mcpFirstServer(yield* makeMcpHttp)
+    const drain = yield* drainable(server)
+    return Layer.merge(NodeHttpServer.layer(() => server, { port }), Layer.succeed(HttpDrain, drain))
+  }))
+
+/**
+ * Built after the server, so released before it: a shutdown drains the socket while the request
+ * handlers and every service they use are still there, and only then takes them down.
+ */
+const drainOnShutdown = Layer.scopedDiscard(Effect.gen(function*() {
+  const { drain } = yield* HttpDrain
+  const grace = yield* shutdownGrace
+  yield* Effect.addFinalizer(() => drain(grace))
+}))
 
 /** REST and /mcp on the given server, behind one gate (which needs Workspaces). */
 export const serveOn = <A, E, R>(server: Layer.Layer<A, E, R>) =>
@@ -58,6 +73,7 @@ export const serveOn = <A, E, R>(server: Layer.Layer<A, E, R>) =>
     Layer.provideMerge(Gate.Default)
   )
 
-export const HttpServerLive = serveOn(
-  Layer.unwrapEffect(Effect.map(Config.integer("PORT").pipe(Config.withDefault(8787)), listen))
-).pipe(HttpServer.withLogAddress)
+export const HttpServerLive = drainOnShutdown.pipe(
+  Layer.provideMerge(serveOn(Layer.unwrapEffect(Effect.map(Config.integer("PORT").pipe(Config.withDefault(8787)), listen)))),
+  HttpServer.withLogAddress
+)

@@ -1,0 +1,88 @@
+import { IncomingMessage, type Server, ServerResponse } from "node:http"
+import type { Socket } from "node:net"
+import { Config, ConfigError, Context, Deferred, Duration, Effect, Either, Exit } from "effect"
+
+/** How long a shutdown waits for the requests it accepted before it closes the sockets still open. */
+export const shutdownGrace = Config.integer("BREIN_SHUTDOWN_GRACE_MS").pipe(
+  Config.mapOrFail((ms) =>
+    ms >= 0 ? Either.right(Duration.millis(ms)) : Either.left(ConfigError.InvalidData([], `BREIN_SHUTDOWN_GRACE_MS must be 0 or more (got ${ms})`))
+  ),
+  Config.withDefault(Duration.seconds(10))
+)
+
+export interface Drainable {
+  /**
+   * Stops accepting connections, closes the idle ones and answers every request already accepted,
+   * each with `Connection: close`; once `grace` is over, closes the sockets still open.
+   */
+  readonly drain: (grace: Duration.Duration) => Effect.Effect<void>
+}
+
+export class HttpDrain extends Context.Tag("brein/http/HttpDrain")<HttpDrain, Drainable>() {}
+
+const closing = (response: ServerResponse) => {
+  if (!response.headersSent) response.setHeader("connection", "close")
+}
+
+/**
+ * Watches every request `server` receives (whichever listener answers it) so that a shutdown can
+ * drain it. A socket keeps its request listeners while it drains: a request that reaches a kept-alive
+ * socket after the shutdown began is answered too, never left without a reply.
+ */
+export const drainable = (server: Server) =>
+  Effect.sync((): Drainable => {
+    // the latest response on each socket that has one in progress
+    const latest = new Map<Socket, ServerResponse>()
+    let draining = false
+
+    const track = (request: IncomingMessage, response: ServerResponse) => {
+      const socket = request.socket
+      const earlier = latest.get(socket)
+      // a request pipelined behind another must be answered: only the last one on the socket closes it
+      if (draining && earlier !== undefined && !earlier.headersSent) earlier.removeHeader("connection")
+      if (draining) closing(response)
+      latest.set(socket, response)
+      response.once("close", () => {
+        if (latest.get(socket) === response) latest.delete(socket)
+        if (draining) server.closeIdleConnections()
+      })
+    }
+
+    const emit = server.emit.bind(server)
+    server.emit = (event: string, ...args: Array<unknown>) => {
+      const [request, response] = args
+      if (event === "request" && request instanceof IncomingMessage && response instanceof ServerResponse) track(request, response)
+      return emit(event, ...args)
+    }
+
+    const drain = Effect.fn("HttpServer.drain")(function*(grace: Duration.Duration) {
+      const closed = yield* Deferred.make<void>()
+      const inFlight = yield* Effect.sync(() => {
+        draining = true
+        for (const response of latest.values()) closing(response)
+        server.close(() => Deferred.unsafeDone(closed, Exit.void))
+        server.closeIdleConnections()
+        return latest.size
+      })
+      yield* Effect.logInfo("shutting down: accepting no new connections, answering the requests in flight").pipe(
+        Effect.annotateLogs({ inFlight, graceMs: Duration.toMillis(grace) })
+      )
+      // a shutdown runs this as a finalizer, uninterruptible: only an interruptible wait can time out
+      const [took, inTime] = yield* Deferred.await(closed).pipe(
+        Effect.interruptible,
+        Effect.timeoutTo({ duration: grace, onSuccess: () => true, onTimeout: () => false }),
+        Effect.timed
+      )
+      if (inTime) {
+        return yield* Effect.logInfo("every accepted request was answered").pipe(Effect.annotateLogs({ ms: Duration.toMillis(took) }))
+      }
+      const left = latest.size
+      server.closeAllConnections()
+      yield* Effect.logWarning("shutdown grace period over: closed the connections still open").pipe(
+        Effect.annotateLogs({ requestsCut: left, graceMs: Duration.toMillis(grace) })
+      )
+      yield* Deferred.await(closed)
+    })
+
+    return { drain }
+  })
