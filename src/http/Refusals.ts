@@ -37,6 +37,10 @@ const routes: ReadonlyArray<Route> = (() => {
 const noRoute = (method: string, url: string) => {
   const path = url.split("?")[0] ?? url
   const allowed = [...new Set(routes.filter((route) => route.pattern.test(path)).map((route) => route.method))]
+  // the router matches no parameter over 100 characters: no id is that long, so nothing is there
+  if (allowed.includes(method)) {
+    return refuse(new RouteNotFound({ message: `nothing at ${JSON.stringify(path.slice(0, 200))}: no id is that long` }))
+  }
   return allowed.length === 0
     ? refuse(new RouteNotFound({
       message: `no route ${method} ${path.slice(0, 200)}`,
