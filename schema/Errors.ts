@@ -48,8 +48,9 @@ export class InvalidInput extends Schema.TaggedError<InvalidInput>()(
   { message: Schema.String, issues: Schema.Array(InputIssue).annotations({ description: `At most ${MAX_ISSUES}; the message counts the rest` }) },
   HttpApiSchema.annotations({ status: 422 })
 ) {
-  static of(issues: ReadonlyArray<Issue>) {
-    return new InvalidInput({ message: summary(issues), issues: issues.slice(0, MAX_ISSUES) })
+  /** At most MAX_ISSUES issues; `total` (when more were found than are listed) is counted in the message. */
+  static of(issues: ReadonlyArray<Issue>, total: number = issues.length) {
+    return new InvalidInput({ message: summary(issues, Math.max(total, issues.length)), issues: issues.slice(0, MAX_ISSUES) })
   }
 }
 

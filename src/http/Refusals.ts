@@ -60,7 +60,7 @@ const isDecodeError = Schema.is(HttpApiError.HttpApiDecodeError)
 export const RefusalsLive = HttpApiBuilder.middleware((app) =>
   Effect.catchAllCause(app, (cause) => {
     const error = Cause.squash(cause)
-    if (isDecodeError(error)) return Effect.succeed(refuse(InvalidInput.of(readableIssues(error.issues, ""))))
+    if (isDecodeError(error)) return Effect.succeed(refuse(InvalidInput.of(readableIssues(error.issues, ""), error.issues.length)))
     if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") {
       return Effect.map(HttpServerRequest.HttpServerRequest, (request) => noRoute(request.method, request.url))
     }

@@ -1,11 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Either, Schema } from "effect"
 import { Esperar } from "../../schema/connectors/Sync.ts"
-import { issuesOf, summary } from "../../schema/Issues.ts"
+import { MAX_ISSUES, issuesOf, summary } from "../../schema/Issues.ts"
 
 const issues = <A, I>(schema: Schema.Schema<A, I>, value: unknown) => {
   const decoded = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })(value)
-  return Either.isLeft(decoded) ? issuesOf(decoded.left, "input") : []
+  return Either.isLeft(decoded) ? issuesOf(decoded.left, "input").issues : []
 }
 
 describe("readable issues", () => {
@@ -25,5 +25,36 @@ describe("readable issues", () => {
     assert.deepStrictEqual(issues(Input, { n: "z".repeat(100_000) }), [{ path: "input.n", message: "must be number, got a string of 100,000 characters" }])
     assert.deepStrictEqual(issues(Input, { extra: 1 }), [{ path: "input.extra", message: "is not a field this input accepts" }])
     assert.strictEqual(summary(issues(Input, { esperar: 60, n: "1" })), "input.esperar must be between 0 and 55 seconds, got 60; input.n must be number, got \"1\"")
+  })
+
+  it("never echo the value of a field named like a secret, in any issue or the summary", () => {
+    const Input = Schema.Struct({
+      credentials: Schema.Struct({ rut: Schema.String, clave: Schema.String.pipe(Schema.minLength(4)) }),
+      Password: Schema.optional(Schema.Number),
+      access_token: Schema.optional(Schema.Literal("a", "b")),
+      clientSecret: Schema.optional(Schema.Struct({ value: Schema.String }))
+    })
+    const found = issues(Input, {
+      credentials: { rut: 1, clave: 918273645 },
+      Password: "hunter2-very-secret",
+      access_token: "tok-4711",
+      clientSecret: { value: 5551234 }
+    })
+    const text = JSON.stringify(found) + summary(found)
+    for (const secret of ["918273645", "hunter2", "4711", "5551234"]) assert.notInclude(text, secret)
+    assert.deepInclude(found, { path: "input.credentials.clave", message: "must be string (the value sent is not shown)" })
+    assert.deepInclude(found, { path: "input.credentials.rut", message: "must be string, got 1" })
+  })
+
+  it("format the first issues only and count the rest", () => {
+    const Input = Schema.Struct({ n: Schema.Number })
+    const wide = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${i}`, i]))
+    const decoded = Schema.decodeUnknownEither(Input, { errors: "all", onExcessProperty: "error" })(wide)
+    assert.isTrue(Either.isLeft(decoded))
+    if (Either.isLeft(decoded)) {
+      const { issues: first, total } = issuesOf(decoded.left, "input")
+      assert.isAtMost(first.length, MAX_ISSUES * 4)
+      assert.strictEqual(total, 10_001)
+    }
   })
 })

@@ -1,9 +1,44 @@
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
-import { Effect, Schema } from "effect"
+import { Effect, Layer, Schema } from "effect"
+import { servicesWith } from "../../../layers/App.ts"
 import { MAX_DEPTH } from "../../../schema/Depth.ts"
-import { issueKey, McpTest } from "./McpTestServer.ts"
+import { CoreConnector, EchoConnector } from "../../../services/connectors/Core.ts"
+import { connector } from "../../../services/tools/Source.ts"
+import { action } from "../../../services/tools/Tool.ts"
+import { listen, serveOn } from "../../../src/http/Server.ts"
+import { TestDatabase } from "../../support/TestDatabase.ts"
+import { issueKey } from "./McpTestServer.ts"
 import { raw, type RawAnswer } from "./RawHttp.ts"
+
+/** A tool whose input names secrets: what a wrong value of them answers must not contain it. */
+const LockerConnector = connector({
+  id: "locker",
+  label: "Locker",
+  plan: "free",
+  requiresConnection: false,
+  tools: [
+    action({
+      id: "locker.door.open",
+      family: "locker",
+      label: "Abrir",
+      description: "Opens a locker with its pin and token",
+      plan: "free",
+      hints: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+      cost: { kind: "free" },
+      level: 0,
+      stages: [],
+      input: Schema.Struct({ pin: Schema.String.pipe(Schema.pattern(/^\d{4}$/)), apiToken: Schema.Literal("t1", "t2") }),
+      output: Schema.Struct({ open: Schema.Boolean }),
+      handler: () => Effect.succeed({ open: true })
+    })
+  ]
+})
+
+const EdgeTest = serveOn(listen(0)).pipe(
+  Layer.provideMerge(servicesWith([CoreConnector, EchoConnector, LockerConnector])),
+  Layer.provideMerge(TestDatabase)
+)
 
 const ErrorBody = Schema.parseJson(Schema.Struct(
   { _tag: Schema.String, message: Schema.String, issues: Schema.optional(Schema.Array(Schema.Struct({ path: Schema.String, message: Schema.String }))) },
@@ -39,7 +74,7 @@ const auditRows = Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ n: number }
 
 const nested = (levels: number) => `${"[".repeat(levels)}${"]".repeat(levels)}`
 
-layer(McpTest, { excludeTestServices: true })("the edge refuses malformed ids and input before the executor", (it) => {
+layer(EdgeTest, { excludeTestServices: true })("the edge refuses malformed ids and input before the executor", (it) => {
   it.effect("a tool id that is not a tool id's shape is a 404 (REST) or -32602 (MCP), bounded and escaped, and leaves no audit row", () =>
     Effect.gen(function*() {
       const key = yield* issueKey("edge-ids", "free")
@@ -109,5 +144,82 @@ layer(McpTest, { excludeTestServices: true })("the edge refuses malformed ids an
       assert.oneOf((yield* errorBody(unclosed))._tag, ["BadRequest", "InvalidInput"])
       const ok = yield* execute(key, "echo.message.reflect", `{"input":{"message":"hi"}}`)
       assert.strictEqual(ok.status, 200, "a shallow input still runs")
+    }))
+
+  it.effect("a secret sent with the wrong type or shape is never echoed in a 422, over REST and MCP", () =>
+    Effect.gen(function*() {
+      const key = yield* issueKey("edge-secrets", "paid")
+      const headers = { ...json, authorization: `Bearer ${key}` }
+      const bodies = [
+        { connector: "sii", credentials: { rut: "12345678-5", clave: 918273645 } },
+        { connector: "sii", credentials: { rut: "12345678-5", clave: ["hunter2-clave"] } },
+        { connector: "sii", credentials: { rut: "12345678-5", clave: "" } },
+        { connector: "sii", credentials: { rut: "12345678-5", clave: { value: "hunter2-clave" } }, password: 55512345 }
+      ]
+      for (const body of bodies) {
+        const answer = yield* raw({ method: "POST", path: "/api/v1/connections", headers, body: JSON.stringify(body) })
+        assert.strictEqual(answer.status, 422, JSON.stringify(body))
+        for (const secret of ["918273645", "hunter2", "55512345"]) assert.notInclude(answer.text, secret)
+      }
+      const patched = yield* raw({ method: "PATCH", path: "/api/v1/connections/conn_abc", headers, body: `{"credentials":{"rut":"12345678-5","clave":918273645}}` })
+      assert.notInclude(patched.text, "918273645")
+      const input = { pin: "12-hunter2", apiToken: "tok-55512345" }
+      const rest = yield* execute(key, "locker.door.open", JSON.stringify({ input }))
+      assert.strictEqual(rest.status, 422)
+      const mcp = rpcOf(yield* toolsCall(key, "locker.door.open", input))
+      assert.isTrue(mcp.result?.isError)
+      for (const text of [rest.text, JSON.stringify(mcp)]) {
+        for (const secret of ["hunter2", "55512345"]) assert.notInclude(text, secret)
+        assert.include(text, "input.pin")
+      }
+    }))
+
+  it.effect("a body with 60,000 unknown fields is refused by a count: a small 422, and /health answers meanwhile", () =>
+    Effect.gen(function*() {
+      const key = yield* issueKey("edge-wide", "free")
+      const wide = JSON.stringify({ input: Object.fromEntries(Array.from({ length: 60_000 }, (_, i) => [`k${i}`, i])) })
+      const [answers, health] = yield* Effect.all([
+        Effect.all(Array.from({ length: 8 }, () => execute(key, "core.timestamp.now", wide)), { concurrency: "unbounded" }),
+        raw({ method: "GET", path: "/health" })
+      ], { concurrency: "unbounded" })
+      assert.strictEqual(health.status, 200)
+      for (const answer of answers) {
+        assert.strictEqual(answer.status, 422)
+        assert.isBelow(answer.text.length, 8 * 1024)
+        const body = yield* errorBody(answer)
+        assert.include(body.message, "and 59,997 more")
+        assert.isAtMost(body.issues?.length ?? 0, 20)
+      }
+      const mcp = yield* toolsCall(key, "core.timestamp.now", JSON.parse(wide).input)
+      assert.isBelow(mcp.text.length, 8 * 1024)
+    }))
+
+  it.effect("REST and MCP parse Authorization alike: Bearer (any case), one space, a b64token", () =>
+    Effect.gen(function*() {
+      const key = yield* issueKey("edge-bearer", "free")
+      const table: ReadonlyArray<readonly [string, boolean]> = [
+        [`Bearer ${key}`, true],
+        [`bearer ${key}`, true],
+        [`BEARER ${key}`, true],
+        [`Bearer  ${key}`, false],
+        [`Bearer\t${key}`, false],
+        [`Bearer ${key} extra`, false],
+        [`Bearer ${key},x`, false],
+        [`Basic ${key}`, false],
+        [key, false],
+        ["Bearer", false]
+      ]
+      for (const [authorization, accepted] of table) {
+        const headers = { ...json, authorization, "mcp-protocol-version": "2025-06-18" }
+        const rest = yield* raw({ method: "POST", path: "/api/v1/tools/core.timestamp.now/execute", headers, body: `{"input":{}}` })
+        const mcp = yield* raw({
+          method: "POST",
+          path: "/mcp",
+          headers,
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "core.timestamp.now", arguments: {} } })
+        })
+        assert.strictEqual(rest.status, accepted ? 200 : 401, `REST ${JSON.stringify(authorization.replace(key, "KEY"))}`)
+        assert.strictEqual(mcp.status, accepted ? 200 : 401, `MCP ${JSON.stringify(authorization.replace(key, "KEY"))}`)
+      }
     }))
 })
