@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Either, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
+import { action } from "../../services/tools/Tool.ts"
 import { Esperar } from "../../schema/connectors/Sync.ts"
 import { MAX_ISSUES, issuesOf, summary } from "../../schema/Issues.ts"
 
@@ -57,4 +58,32 @@ describe("readable issues", () => {
       assert.strictEqual(total, 10_001)
     }
   })
+})
+
+describe("a tool's input with many unknown fields", () => {
+  it.effect("is refused by a count, without the schema decoding any field", () =>
+    Effect.gen(function*() {
+      let checked = 0
+      const tool = action({
+        id: "wide.input.check",
+        family: "wide",
+        label: "Wide",
+        description: "Counts how often its schema runs",
+        plan: "free",
+        hints: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+        cost: { kind: "free" },
+        level: 0,
+        stages: [],
+        input: Schema.Struct({ n: Schema.Number.pipe(Schema.filter(() => (checked++, true))) }),
+        output: Schema.Struct({}),
+        handler: () => Effect.succeed({})
+      })
+      const wide = { n: 1, ...Object.fromEntries(Array.from({ length: 60_000 }, (_, i) => [`k${i}`, i])) }
+      const error = yield* Effect.flip(tool.prepare(wide))
+      assert.strictEqual(checked, 0, "the schema never ran")
+      assert.strictEqual(error.issues.length, MAX_ISSUES)
+      assert.match(error.message, /; and 59,997 more$/)
+      yield* tool.prepare({ n: 1, extra: 2 }).pipe(Effect.flip)
+      assert.strictEqual(checked, 1, "a few unknown fields are reported by the schema, with the others")
+    }))
 })
