@@ -19,7 +19,7 @@ const MAX_MESSAGE = 200
 const MAX_RAW = MAX_ISSUES * 4
 
 /** A field named like a secret: its value is never echoed in an error (only what was expected of it). */
-export const SECRET_FIELD = /clave|pass(word|wd|phrase)?$|passw|pwd|pin$|token|secret|api_?key|private_?key|credential_?value/i
+export const SECRET_FIELD = /clave|passw|passphrase|^pass$|pwd|^pin$|token|secret|api_?key|private_?key/i
 
 const isSecretPath = (path: ReadonlyArray<PropertyKey>) => path.some((part) => typeof part === "string" && SECRET_FIELD.test(part))
 

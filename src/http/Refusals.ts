@@ -2,6 +2,7 @@ import { HttpApi, HttpApiBuilder, HttpApiError, HttpServerError, HttpServerReque
 import { Cause, Effect, Option, Schema } from "effect"
 import { BadRequest, InternalError, InvalidInput, MethodNotAllowed, RouteNotFound } from "../../schema/Errors.ts"
 import { BreinApi } from "../../schema/http/Api.ts"
+import { MAX_DEPTH } from "../../schema/Depth.ts"
 import { readableIssues } from "../../schema/Issues.ts"
 import { errorAnswer, type GateError } from "./Gate.ts"
 
@@ -66,6 +67,10 @@ export const RefusalsLive = HttpApiBuilder.middleware((app) =>
     }
     if (HttpServerError.isServerError(error) && error._tag === "RequestError" && error.reason === "Decode") {
       return Effect.succeed(refuse(new BadRequest({ message: "the request body is not valid JSON" })))
+    }
+    // a body nested deep enough to overflow the stack while the API decodes it (the tools' input is checked before)
+    if (error instanceof RangeError && error.message.includes("call stack")) {
+      return Effect.succeed(refuse(InvalidInput.of([{ path: "body", message: `nests deeper than ${MAX_DEPTH} levels (objects and arrays)` }])))
     }
     if (Cause.isFailType(cause) || Cause.isInterruptedOnly(cause) || Option.isSome(Cause.failureOption(cause))) return Effect.failCause(cause)
     return Effect.logError("request failed unexpectedly", cause).pipe(Effect.as(refuse(InternalError.unexpected)))

@@ -138,7 +138,22 @@ layer(EdgeTest, { excludeTestServices: true })("the edge refuses malformed ids a
         assert.isTrue(rpc.result?.isError, `${levels} levels over MCP`)
         assert.include(rpc.result?.content[0]?.text ?? "", "InvalidInput")
       }
+      const deepRpc = yield* raw({
+        method: "POST",
+        path: "/mcp",
+        headers: { ...json, authorization: `Bearer ${key}`, "mcp-protocol-version": "2025-06-18" },
+        body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo.message.reflect","arguments":{"message":${nested(100_000)}}}}`
+      })
+      assert.strictEqual(deepRpc.status, 200, "100,000 levels over MCP")
+      assert.include(rpcOf(deepRpc).result?.content[0]?.text ?? "", "InvalidInput")
       assert.strictEqual(yield* auditRows, before, "refused before the executor")
+      const credentials = yield* raw({
+        method: "POST",
+        path: "/api/v1/connections",
+        headers: { ...json, authorization: `Bearer ${key}` },
+        body: `{"connector":"sii","credentials":{"rut":"12345678-5","clave":${nested(100_000)}}}`
+      })
+      assert.oneOf(credentials.status, [400, 403, 422], "a deep body elsewhere is a typed refusal too")
       const unclosed = yield* execute(key, "echo.message.reflect", "[".repeat(500_000))
       assert.oneOf(unclosed.status, [400, 422])
       assert.oneOf((yield* errorBody(unclosed))._tag, ["BadRequest", "InvalidInput"])
