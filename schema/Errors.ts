@@ -1,6 +1,9 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+import { TOOL_ID_MAX } from "./Ids.ts"
 import { type Issue, MAX_ISSUES, summary } from "./Issues.ts"
+
+const MAX_ID_SHOWN = 64
 import { NextAction } from "./tools/Response.ts"
 
 export const HttpAction = Schema.Struct({
@@ -25,8 +28,16 @@ export class ToolNotFound extends Schema.TaggedError<ToolNotFound>()(
   { toolId: Schema.String, message: Schema.String },
   HttpApiSchema.annotations({ status: 404 })
 ) {
+  /** The id as sent, escaped (JSON) and clipped: a malformed id is named, never echoed whole. */
   static of(toolId: string) {
-    return new ToolNotFound({ toolId, message: `no tool with id "${toolId}"` })
+    const shown = toolId.length > MAX_ID_SHOWN ? `${toolId.slice(0, MAX_ID_SHOWN)}…` : toolId
+    const quoted = JSON.stringify(shown)
+    return new ToolNotFound({
+      toolId: shown,
+      message: toolId.length > MAX_ID_SHOWN
+        ? `no tool with id ${quoted} (${toolId.length.toLocaleString("en-US")} characters; a tool id is at most ${TOOL_ID_MAX})`
+        : `no tool with id ${quoted}`
+    })
   }
 }
 
@@ -37,8 +48,9 @@ export class InvalidInput extends Schema.TaggedError<InvalidInput>()(
   { message: Schema.String, issues: Schema.Array(InputIssue).annotations({ description: `At most ${MAX_ISSUES}; the message counts the rest` }) },
   HttpApiSchema.annotations({ status: 422 })
 ) {
-  static of(issues: ReadonlyArray<Issue>) {
-    return new InvalidInput({ message: summary(issues), issues: issues.slice(0, MAX_ISSUES) })
+  /** At most MAX_ISSUES issues; `total` (when more were found than are listed) is counted in the message. */
+  static of(issues: ReadonlyArray<Issue>, total: number = issues.length) {
+    return new InvalidInput({ message: summary(issues, Math.max(total, issues.length)), issues: issues.slice(0, MAX_ISSUES) })
   }
 }
 

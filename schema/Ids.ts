@@ -1,16 +1,35 @@
 import { Schema } from "effect"
 
-export const ToolId = Schema.String.pipe(Schema.minLength(1), Schema.brand("ToolId"))
+/** Every tool id has this shape: dot-separated snake_case words (`core.timestamp.now`, `companies_search`). */
+export const TOOL_ID_PATTERN = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$/
+export const TOOL_ID_MAX = 128
+
+export const ToolId = Schema.String.pipe(
+  Schema.maxLength(TOOL_ID_MAX),
+  Schema.pattern(TOOL_ID_PATTERN, { message: () => "a tool id looks like core.timestamp.now" }),
+  Schema.brand("ToolId")
+)
 export type ToolId = typeof ToolId.Type
+
+/** The edge's check, without a Schema decode on the hot path: the length first, so a huge name costs nothing. */
+export const isToolId = (raw: unknown): raw is ToolId =>
+  typeof raw === "string" && raw.length <= TOOL_ID_MAX && TOOL_ID_PATTERN.test(raw)
 
 export const WorkspaceId = Schema.String.pipe(Schema.pattern(/^ws_[A-Za-z0-9]+$/), Schema.brand("WorkspaceId"))
 export type WorkspaceId = typeof WorkspaceId.Type
 
+export const CONNECTION_ID_MAX = 64
+
 export const ConnectionId = Schema.String.pipe(
+  Schema.maxLength(CONNECTION_ID_MAX),
   Schema.pattern(/^conn_[A-Za-z0-9]+$/, { message: () => "a connection id looks like conn_…" }),
   Schema.brand("ConnectionId")
 )
 export type ConnectionId = typeof ConnectionId.Type
+
+const CONNECTION_ID_PATTERN = /^conn_[A-Za-z0-9]+$/
+export const isConnectionId = (raw: unknown): raw is ConnectionId =>
+  typeof raw === "string" && raw.length <= CONNECTION_ID_MAX && CONNECTION_ID_PATTERN.test(raw)
 
 export const ApiKeyId = Schema.String.pipe(Schema.pattern(/^key_[A-Za-z0-9]+$/), Schema.brand("ApiKeyId"))
 export type ApiKeyId = typeof ApiKeyId.Type

@@ -15,6 +15,19 @@ export const MAX_ISSUES = 20
 const MAX_SHOWN = 40
 const MAX_MESSAGE = 200
 
+/** Raw issues read past the cap are counted, never formatted: their cost stays bounded whatever was sent. */
+const MAX_RAW = MAX_ISSUES * 4
+
+/** A field named like a secret: its value is never echoed in an error (only what was expected of it). */
+export const SECRET_FIELD = /clave|passw|passphrase|^pass$|pwd|^pin$|token|secret|api_?key|private_?key/i
+
+const isSecretPath = (path: ReadonlyArray<PropertyKey>) => path.some((part) => typeof part === "string" && SECRET_FIELD.test(part))
+
+const redacted = (message: string) => {
+  const at = message.indexOf(", got ")
+  return at < 0 ? message : `${message.slice(0, at)} (the value sent is not shown)`
+}
+
 const count = (n: number) => n.toLocaleString("en-US")
 
 const parseString = (text: string) => {
@@ -60,8 +73,9 @@ const pathOf = (root: string, path: ReadonlyArray<PropertyKey>) =>
   [root, ...path.map(String)].filter((part) => part !== "").join(".") || "body"
 
 /** Readable issues: one sentence per field (alternatives of one field merged), long values described by their size. */
-export const readableIssues = (raw: ReadonlyArray<RawIssue>, root: string): ReadonlyArray<Issue> => {
-  const merged: Array<{ path: string; expected: Array<string>; actual?: string; text: string }> = []
+export const readableIssues = (all: ReadonlyArray<RawIssue>, root: string): ReadonlyArray<Issue> => {
+  const raw = all.length > MAX_RAW ? all.slice(0, MAX_RAW) : all
+  const merged: Array<{ path: string; secret: boolean; expected: Array<string>; actual?: string; text: string }> = []
   // an optional field's "or undefined" says nothing the other alternatives do not
   const paths = new Map<string, number>()
   for (const issue of raw) paths.set(pathOf(root, issue.path), (paths.get(pathOf(root, issue.path)) ?? 0) + 1)
@@ -75,9 +89,9 @@ export const readableIssues = (raw: ReadonlyArray<RawIssue>, root: string): Read
       last.text = `must be ${clip(last.expected.join(" or "), MAX_MESSAGE)}, got ${shown(actual ?? "")}`
       continue
     }
-    merged.push({ path, expected: expected === undefined ? [] : [expected], ...(actual === undefined ? {} : { actual }), text })
+    merged.push({ path, secret: isSecretPath(issue.path), expected: expected === undefined ? [] : [expected], ...(actual === undefined ? {} : { actual }), text })
   }
-  return merged.map(({ path, text }) => ({ path, message: text }))
+  return merged.map(({ path, secret, text }) => ({ path: clip(path, MAX_MESSAGE), message: secret ? redacted(text) : text }))
 }
 
 const describeNumber = (value: unknown) => (typeof value === "number" ? String(value) : shown(JSON.stringify(value) ?? "nothing"))
@@ -104,6 +118,7 @@ const hasMessage = (issue: ParseResult.ParseIssue) => "ast" in issue && Option.i
 
 /** Like Effect's ArrayFormatter (whose messages it keeps), with declared bounds said from the value's size. */
 const collect = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey>, out: Array<RawIssue>): void => {
+  if (out.length >= MAX_RAW) return
   if (!hasMessage(issue)) {
     switch (issue._tag) {
       case "Pointer":
@@ -123,10 +138,34 @@ const collect = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey>
   for (const formatted of ParseResult.ArrayFormatter.formatIssueSync(issue)) out.push({ path: [...path, ...formatted.path], message: formatted.message })
 }
 
+/** How many leaf issues a tree holds, without formatting any (iterative: a tree may be deep). */
+export const leafCount = (root: ParseResult.ParseIssue): number => {
+  let n = 0
+  const stack: Array<ParseResult.ParseIssue> = [root]
+  for (let issue = stack.pop(); issue !== undefined; issue = stack.pop()) {
+    switch (issue._tag) {
+      case "Pointer":
+      case "Transformation":
+      case "Refinement":
+        stack.push(issue.issue)
+        break
+      case "Composite":
+        if (Array.isArray(issue.issues)) stack.push(...(issue.issues as ReadonlyArray<ParseResult.ParseIssue>))
+        else stack.push(issue.issues as ParseResult.ParseIssue)
+        break
+      default:
+        n++
+    }
+  }
+  return n
+}
+
+/** The first issues (formatted, at most MAX_RAW read) and how many the error holds in all. */
 export const issuesOf = (error: ParseResult.ParseError, root: string) => {
   const raw: Array<RawIssue> = []
   collect(error.issue, [], raw)
-  return readableIssues(raw, root)
+  const issues = readableIssues(raw, root)
+  return { issues, total: raw.length < MAX_RAW ? issues.length : Math.max(issues.length, leafCount(error.issue)) }
 }
 
 /** One line for all issues: the first few, then how many more. */

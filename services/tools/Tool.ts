@@ -1,6 +1,6 @@
 import { Effect, ParseResult, Schema, SchemaAST } from "effect"
 import { InvalidInput, ToolFailed } from "../../schema/Errors.ts"
-import { issuesOf } from "../../schema/Issues.ts"
+import { issuesOf, MAX_ISSUES, summary } from "../../schema/Issues.ts"
 import type { Cost, Hints, Level, Plan, Plane, Stage } from "../../schema/tools/Definition.ts"
 import type { EnvelopeExtras } from "../../schema/tools/Envelope.ts"
 import type { HandlerError } from "../../schema/tools/ToolError.ts"
@@ -76,11 +76,39 @@ type NoUpstream<Id extends string, R> = Id extends `${string}.consultar`
     : { readonly ".consultar tools read the cache and must not require an upstream client": never }
   : unknown
 
-export const invalidInput = (error: ParseResult.ParseError) => InvalidInput.of(issuesOf(error, "input"))
+export const invalidInput = (error: ParseResult.ParseError) => {
+  const { issues, total } = issuesOf(error, "input")
+  return InvalidInput.of(issues, total)
+}
 
 const NoFields = Schema.Record({ key: Schema.String, value: Schema.Never })
 const isEmptyStruct = (ast: SchemaAST.AST) =>
   SchemaAST.isTypeLiteral(ast) && ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0
+
+/** The field names an input accepts, when its schema is a closed object (after refinements and transformations). */
+const fieldsOf = (ast: SchemaAST.AST): ReadonlySet<string> | undefined => {
+  if (SchemaAST.isRefinement(ast) || SchemaAST.isTransformation(ast)) return fieldsOf(ast.from)
+  if (!SchemaAST.isTypeLiteral(ast) || ast.indexSignatures.length > 0) return undefined
+  return new Set(ast.propertySignatures.map((p) => String(p.name)))
+}
+
+/**
+ * Many unknown fields are refused by a count before the schema sees them: decoding them one issue
+ * each (errors: "all") would cost time and memory in proportion to what the sender chose to send.
+ */
+const tooManyUnknown = (fields: ReadonlySet<string> | undefined, raw: unknown): InvalidInput | undefined => {
+  if (fields === undefined || typeof raw !== "object" || raw === null || Array.isArray(raw)) return undefined
+  const shown: Array<string> = []
+  let unknown = 0
+  for (const key in raw) {
+    if (!Object.hasOwn(raw, key) || fields.has(key)) continue
+    unknown++
+    if (shown.length < MAX_ISSUES) shown.push(key)
+  }
+  if (unknown <= MAX_ISSUES) return undefined
+  const issues = shown.map((key) => ({ path: `input.${key.length > 60 ? `${key.slice(0, 59)}…` : key}`, message: "is not a field this input accepts" }))
+  return new InvalidInput({ message: summary(issues, unknown), issues })
+}
 
 const make = <I, II, O, OI, E extends HandlerError, R, C>(
   plane: Plane,
@@ -91,7 +119,13 @@ const make = <I, II, O, OI, E extends HandlerError, R, C>(
   const decodeInput = Schema.decodeUnknown(input, { errors: "all", onExcessProperty: "error" })
   // Schema.Struct({}) accepts any non-nullish value; a tool without fields takes only an empty object.
   const closed = isEmptyStruct(input.ast) ? Schema.decodeUnknown(NoFields, { errors: "all" }) : Effect.succeed
-  const decode = (raw: unknown) => Effect.zipRight(closed(raw), decodeInput(raw))
+  const fields = fieldsOf(input.ast)
+  const decode = (raw: unknown) => {
+    const refused = tooManyUnknown(fields, raw)
+    return refused === undefined
+      ? Effect.zipRight(closed(raw), decodeInput(raw)).pipe(Effect.mapError(invalidInput))
+      : Effect.fail(refused)
+  }
   const encode = Schema.encode(output)
   return {
     spec: { ...rest, plane, quoted: quote !== undefined },
@@ -99,7 +133,6 @@ const make = <I, II, O, OI, E extends HandlerError, R, C>(
     output,
     prepare: (raw) =>
       decode(raw).pipe(
-        Effect.mapError(invalidInput),
         Effect.map((decoded) => (info, persist) =>
           context(info, persist).pipe(
             Effect.flatMap((ctx) => handler(decoded, ctx)),

@@ -1,5 +1,5 @@
 import { SqlClient, type Statement } from "@effect/sql"
-import { Array as Arr, Duration, Effect, Option, Redacted, Schema } from "effect"
+import { Array as Arr, Cache, Cause, Duration, Effect, Exit, Option, Redacted, Schema } from "effect"
 import { Unauthorized } from "../../schema/Errors.ts"
 import { ApiKeyId, WorkspaceId } from "../../schema/Ids.ts"
 import { Principal } from "../../schema/Principal.ts"
@@ -11,6 +11,10 @@ import { Channel, Signals } from "../Signals.ts"
 export const KEY_PREFIX = "brein_sk_"
 export const DEMO_WORKSPACE = "demo"
 const KEY_TTL = Duration.seconds(30)
+/** How long a well-formed key that matched no active key is answered 401 without a lookup. */
+const UNKNOWN_KEY_TTL = Duration.seconds(5)
+/** Keys are issued as the prefix and 24 random bytes in base64url. */
+const KEY_SHAPE = /^brein_sk_[A-Za-z0-9_-]{32}$/
 const KEY_CACHE_SIZE = 10_000
 // last_used_at is written at most once per key per interval: a write per request would double the cost of a call.
 const LAST_USED_EVERY = Duration.minutes(1)
@@ -91,9 +95,12 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
       const workspace = yield* ensureWorkspace(options.workspace, options.plan)
       const id = yield* newId("key")
       const key = yield* newSecret(KEY_PREFIX)
-      yield* sql`INSERT INTO api_keys (id, workspace_id, prefix, key_hash) VALUES (${id}, ${workspace.id}, ${key.slice(0, 14)}, ${sha256(key)})`.pipe(
+      const hash = sha256(key)
+      yield* sql`INSERT INTO api_keys (id, workspace_id, prefix, key_hash) VALUES (${id}, ${workspace.id}, ${key.slice(0, 14)}, ${hash})`.pipe(
         Effect.orDie
       )
+      // no process may go on answering this key as unknown
+      yield* forget(hash).pipe(Effect.zipRight(signals.publish(Channel.keys, hash)))
       return { workspace, key: Redacted.make(key) } satisfies IssuedKey
     })
 
@@ -116,14 +123,19 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
       )
 
     // A key lookup per request would cost a query per call: a known key is trusted until a signal says it
-    // changed (every process hears a revocation at once) or, should signals be lost, for KEY_TTL at most.
-    // Unknown keys are never remembered.
-    const known = new Map<string, { readonly principal: Principal; readonly until: number }>()
-    const remember = (hash: string, principal: Principal, now: number) => {
-      if (known.size >= KEY_CACHE_SIZE) known.delete(known.keys().next().value ?? "")
-      known.set(hash, { principal, until: now + Duration.toMillis(KEY_TTL) })
-    }
-    yield* signals.on(Channel.keys, (hash) => Effect.sync(() => void known.delete(hash)))
+    // changed (every process hears a revocation or a new key at once) or, should signals be lost, for
+    // KEY_TTL at most. An unknown key is remembered as unknown for UNKNOWN_KEY_TTL, so that repeating a bad
+    // key costs no query; a failed lookup (the database, not the key) is not remembered at all.
+    const keys = yield* Cache.makeWith({
+      capacity: KEY_CACHE_SIZE,
+      lookup: lookup,
+      timeToLive: Exit.match({
+        onSuccess: () => KEY_TTL,
+        onFailure: (cause) => (Cause.isFailType(cause) ? UNKNOWN_KEY_TTL : Duration.zero)
+      })
+    })
+    const forget = (hash: string) => keys.invalidate(hash)
+    yield* signals.on(Channel.keys, forget)
 
     const usedAt = new Map<string, number>()
     const markUsed = (keyId: string | null, now: number) => {
@@ -137,26 +149,19 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
       )
     }
 
+    // A plain function rather than Effect.fn: it runs on every request. A key not of the shape keys are
+    // issued in is refused without a lookup.
     const authenticate = (key: string) =>
-      key.startsWith(KEY_PREFIX)
-        ? Effect.clockWith((clock) => {
-          const hash = sha256(key)
-          const now = clock.unsafeCurrentTimeMillis()
-          const hit = known.get(hash)
-          const principal = hit !== undefined && hit.until > now
-            ? Effect.succeed(hit.principal)
-            : Effect.tap(lookup(hash), (principal) => Effect.sync(() => remember(hash, principal, now)))
-          return Effect.tap(principal, (p) => markUsed(p.keyId, now))
-        })
+      KEY_SHAPE.test(key)
+        ? Effect.flatMap(keys.get(sha256(key)), (principal) =>
+          Effect.clockWith((clock) => Effect.as(markUsed(principal.keyId, clock.unsafeCurrentTimeMillis()), principal)))
         : Effect.fail(unauthorized)
 
     const revokeWhere = (condition: Statement.Fragment) =>
       Effect.gen(function* () {
         const rows = yield* sql<{ readonly keyHash: string }>`UPDATE api_keys SET revoked_at = now()
                                                               WHERE ${condition} AND revoked_at IS NULL RETURNING key_hash`
-        yield* Effect.forEach(rows, (row) => Effect.sync(() => known.delete(row.keyHash)).pipe(
-          Effect.zipRight(signals.publish(Channel.keys, row.keyHash))
-        ))
+        yield* Effect.forEach(rows, (row) => forget(row.keyHash).pipe(Effect.zipRight(signals.publish(Channel.keys, row.keyHash))))
         return rows.length
       }).pipe(sql.withTransaction, Effect.orDie)
 

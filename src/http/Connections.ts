@@ -1,10 +1,21 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
+import { ConnectionNotFound } from "../../schema/connections/Connection.ts"
 import { BreinApi } from "../../schema/http/Api.ts"
 import { CurrentPrincipal } from "../../schema/http/Security.ts"
+import { type ConnectionId, isConnectionId } from "../../schema/Ids.ts"
 import { ConnectionCredentials } from "../../services/connections/ConnectionCredentials.ts"
 import { Connections } from "../../services/connections/Connections.ts"
 import { SyncJobs, toView } from "../../services/sync/SyncJobs.ts"
+
+/** A path id that is not a connection id names no connection: a 404 here, never a query with it (a NUL byte fails one). */
+const wellFormed = (id: string): Effect.Effect<ConnectionId, ConnectionNotFound> =>
+  isConnectionId(id)
+    ? Effect.succeed(id)
+    : Effect.fail(new ConnectionNotFound({
+      connectionId: id.slice(0, 64),
+      message: `no connection ${JSON.stringify(id.slice(0, 64))} in this workspace: a connection id looks like conn_…`
+    }))
 
 export const ConnectionsLive = HttpApiBuilder.group(BreinApi, "connections", (handlers) =>
   Effect.gen(function* () {
@@ -16,14 +27,18 @@ export const ConnectionsLive = HttpApiBuilder.group(BreinApi, "connections", (ha
       .handle("list", () =>
         Effect.flatMap(CurrentPrincipal, (principal) => Effect.map(connections.list(principal), (all) => ({ connections: all })))
       )
-      .handle("get", ({ path }) => Effect.flatMap(CurrentPrincipal, (principal) => connections.get(principal, path.id)))
-      .handle("updateCredentials", ({ path, payload }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) => credentials.replace(principal, path.id, payload, "http"))
+      .handle("get", ({ path }) =>
+        Effect.flatMap(wellFormed(path.id), (id) => Effect.flatMap(CurrentPrincipal, (principal) => connections.get(principal, id)))
       )
-      .handle("remove", ({ path }) => Effect.flatMap(CurrentPrincipal, (principal) => connections.remove(principal, path.id)))
+      .handle("updateCredentials", ({ path, payload }) =>
+        Effect.flatMap(wellFormed(path.id), (id) => Effect.flatMap(CurrentPrincipal, (principal) => credentials.replace(principal, id, payload, "http")))
+      )
+      .handle("remove", ({ path }) =>
+        Effect.flatMap(wellFormed(path.id), (id) => Effect.flatMap(CurrentPrincipal, (principal) => connections.remove(principal, id)))
+      )
       .handle("jobs", ({ path, urlParams }) =>
         Effect.gen(function* () {
-          const connection = yield* connections.get(yield* CurrentPrincipal, path.id)
+          const connection = yield* connections.get(yield* CurrentPrincipal, yield* wellFormed(path.id))
           const rows = yield* jobs.list(connection.id, urlParams.limit ?? 50)
           return { jobs: rows.map(toView) }
         })

@@ -13,6 +13,7 @@ import {
   Unauthorized,
   UnsupportedMediaType
 } from "../../schema/Errors.ts"
+import { depthIssue } from "../../schema/Depth.ts"
 import { ConnectionId } from "../../schema/Ids.ts"
 import { RateLimits } from "../../services/limits/RateLimits.ts"
 import { Workspaces } from "../../services/workspace/Workspaces.ts"
@@ -68,7 +69,13 @@ export const tooLarge = new PayloadTooLarge({
   limitBytes: MAX_BODY_BYTES
 })
 
-const BEARER = /^Bearer\s+(\S+)\s*$/i
+/** RFC 6750: the scheme (any case), one space, a b64token; Node has already trimmed the header's outer whitespace. */
+const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i
+
+/** The one parser of `Authorization` for REST and MCP: the token, or "" when the header is missing or malformed. */
+export const bearerToken = (authorization: string | undefined): string =>
+  authorization === undefined || authorization.length > MAX_AUTHORIZATION ? "" : (BEARER.exec(authorization)?.[1] ?? "")
+const MAX_AUTHORIZATION = 512
 const JSON_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]", "::1"])
 
@@ -88,6 +95,12 @@ export const connectionId = (raw: unknown, path: string): Effect.Effect<Connecti
       onNone: () => Effect.fail(InvalidInput.of([{ path, message: "must be a connection id like conn_…" }])),
       onSome: Effect.succeed
     })
+
+/** Input nested deeper than MAX_DEPTH is refused (422, with the path to the deep point) before it is decoded or digested. */
+export const shallow = (value: unknown, root: string): Effect.Effect<void, InvalidInput> => {
+  const issue = depthIssue(value, root)
+  return issue === undefined ? Effect.void : Effect.fail(InvalidInput.of([issue]))
+}
 
 export const hasBody = (headers: RequestHeaders) =>
   header(headers, "transfer-encoding") !== undefined || Number(header(headers, "content-length") ?? "0") > 0
@@ -126,7 +139,7 @@ export class Gate extends Effect.Service<Gate>()("brein/http/Gate", {
 
     // Plain functions rather than Effect.fn: they run on every request, where a span each costs more than the check.
     const authenticate = (headers: RequestHeaders) =>
-      workspaces.authenticate(BEARER.exec(header(headers, "authorization") ?? "")?.[1] ?? "").pipe(Effect.mapError(badKey))
+      workspaces.authenticate(bearerToken(header(headers, "authorization"))).pipe(Effect.mapError(badKey))
 
     /** The key of a request from `address` (the socket's peer), within the per-key and per-address limits. */
     const authenticateFrom = (address: string | undefined, headers: RequestHeaders) => limits.authenticate(address, authenticate(headers))

@@ -2,6 +2,7 @@ import { HttpApi, HttpApiBuilder, HttpApiError, HttpServerError, HttpServerReque
 import { Cause, Effect, Option, Schema } from "effect"
 import { BadRequest, InternalError, InvalidInput, MethodNotAllowed, RateLimited, RouteNotFound } from "../../schema/Errors.ts"
 import { BreinApi } from "../../schema/http/Api.ts"
+import { MAX_DEPTH } from "../../schema/Depth.ts"
 import { readableIssues } from "../../schema/Issues.ts"
 import { errorAnswer, type GateError } from "./Gate.ts"
 
@@ -37,6 +38,10 @@ const routes: ReadonlyArray<Route> = (() => {
 const noRoute = (method: string, url: string) => {
   const path = url.split("?")[0] ?? url
   const allowed = [...new Set(routes.filter((route) => route.pattern.test(path)).map((route) => route.method))]
+  // the router matches no parameter over 100 characters: no id is that long, so nothing is there
+  if (allowed.includes(method)) {
+    return refuse(new RouteNotFound({ message: `nothing at ${JSON.stringify(path.slice(0, 200))}: no id is that long` }))
+  }
   return allowed.length === 0
     ? refuse(new RouteNotFound({
       message: `no route ${method} ${path.slice(0, 200)}`,
@@ -57,7 +62,7 @@ const isRateLimited = Schema.is(RateLimited)
 export const RefusalsLive = HttpApiBuilder.middleware((app) =>
   Effect.catchAllCause(app, (cause) => {
     const error = Cause.squash(cause)
-    if (isDecodeError(error)) return Effect.succeed(refuse(InvalidInput.of(readableIssues(error.issues, ""))))
+    if (isDecodeError(error)) return Effect.succeed(refuse(InvalidInput.of(readableIssues(error.issues, ""), error.issues.length)))
     // the API's own encoding would drop the Retry-After header
     if (isRateLimited(error)) return Effect.succeed(refuse(error))
     if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") {
@@ -65,6 +70,10 @@ export const RefusalsLive = HttpApiBuilder.middleware((app) =>
     }
     if (HttpServerError.isServerError(error) && error._tag === "RequestError" && error.reason === "Decode") {
       return Effect.succeed(refuse(new BadRequest({ message: "the request body is not valid JSON" })))
+    }
+    // a body nested deep enough to overflow the stack while the API decodes it (the tools' input is checked before)
+    if (error instanceof RangeError && error.message.includes("call stack")) {
+      return Effect.succeed(refuse(InvalidInput.of([{ path: "body", message: `nests deeper than ${MAX_DEPTH} levels (objects and arrays)` }])))
     }
     if (Cause.isFailType(cause) || Cause.isInterruptedOnly(cause) || Option.isSome(Cause.failureOption(cause))) return Effect.failCause(cause)
     return Effect.logError("request failed unexpectedly", cause).pipe(Effect.as(refuse(InternalError.unexpected)))

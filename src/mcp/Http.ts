@@ -3,7 +3,7 @@ import { type AuthInfo, createMcpHandler, type McpRequestContext } from "@modelc
 import { Cause, Effect, Either, Exit, Option, Runtime, Schema } from "effect"
 import { InternalError } from "../../schema/Errors.ts"
 import { Principal } from "../../schema/Principal.ts"
-import { type ErrorAnswer, errorAnswer, Gate, type GateError, hasBody, MAX_BODY_BYTES } from "../http/Gate.ts"
+import { bearerToken, type ErrorAnswer, errorAnswer, Gate, type GateError, hasBody, MAX_BODY_BYTES } from "../http/Gate.ts"
 import { rateLimitedRpc } from "./RateLimitedRpc.ts"
 import { makeMcpSurface } from "./Surface.ts"
 
@@ -124,7 +124,7 @@ export const makeMcpHttp = Effect.gen(function* () {
       // with a parsed body the SDK reads nothing from the request; otherwise it answers the bad body itself
       ...(text !== undefined && Option.isNone(parsed) ? { body: text } : {})
     })
-    const authInfo = authInfoFor(principal, request.headers.authorization?.replace(/^Bearer\s+/i, "") ?? "")
+    const authInfo = authInfoFor(principal, bearerToken(request.headers.authorization))
     await reply(response, await handler.fetch(web, Option.isSome(parsed) ? { authInfo, parsedBody: parsed.value } : { authInfo }))
   }
 

@@ -8,13 +8,14 @@ import {
   type ServerContext
 } from "@modelcontextprotocol/server"
 import { Cause, Data, Effect, Exit, Option, Runtime } from "effect"
-import type { ToolNotFound } from "../../schema/Errors.ts"
+import { ToolNotFound } from "../../schema/Errors.ts"
+import { isToolId } from "../../schema/Ids.ts"
 import type { CallContext, Principal } from "../../schema/Principal.ts"
 import { Executor } from "../../services/pipeline/Executor.ts"
 import { SyncJobs } from "../../services/sync/SyncJobs.ts"
 import { Registry } from "../../services/tools/Registry.ts"
 import { makeCatalog } from "./Catalog.ts"
-import { connectionId as validConnection } from "../http/Gate.ts"
+import { shallow, connectionId as validConnection } from "../http/Gate.ts"
 import { packageVersion } from "../PackageVersion.ts"
 import { failure, success } from "./Results.ts"
 import { SEARCH_DOCS } from "./SearchDocs.ts"
@@ -79,6 +80,7 @@ export const makeMcpSurface = Effect.gen(function* () {
   const execute = (principal: Principal, params: CallParams, ctx: ServerContext) =>
     Effect.gen(function* () {
       const args = params.arguments ?? {}
+      yield* shallow(args, "input")
       const { connection, ...rest } = args
       const viaArgument = connection !== undefined && catalog.entries.get(params.name)?.acceptsConnection === true
       const connectionId = viaArgument
@@ -91,8 +93,11 @@ export const makeMcpSurface = Effect.gen(function* () {
       )
     }).pipe(Effect.catchIf((error) => error._tag !== "ToolNotFound", (error) => Effect.succeed(failure(error))))
 
+  // A malformed name never reaches the executor (nor, through it, the audit log): -32602, as for an unknown tool.
   const call = (principal: Principal, params: CallParams, ctx: ServerContext): Effect.Effect<CallToolResult, ToolNotFound | McpCallDied> =>
-    (params.name === SEARCH_DOCS ? searchDocs(params) : execute(principal, params, ctx)).pipe(
+    (params.name === SEARCH_DOCS
+      ? searchDocs(params)
+      : isToolId(params.name) ? execute(principal, params, ctx) : Effect.fail(ToolNotFound.of(params.name))).pipe(
       Effect.catchAllDefect((defect) =>
         Effect.logError("MCP tools/call died", defect).pipe(Effect.zipRight(Effect.fail(new McpCallDied())))
       )

@@ -1,11 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Either, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
+import { action } from "../../services/tools/Tool.ts"
 import { Esperar } from "../../schema/connectors/Sync.ts"
-import { issuesOf, summary } from "../../schema/Issues.ts"
+import { MAX_ISSUES, issuesOf, summary } from "../../schema/Issues.ts"
 
 const issues = <A, I>(schema: Schema.Schema<A, I>, value: unknown) => {
   const decoded = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })(value)
-  return Either.isLeft(decoded) ? issuesOf(decoded.left, "input") : []
+  return Either.isLeft(decoded) ? issuesOf(decoded.left, "input").issues : []
 }
 
 describe("readable issues", () => {
@@ -26,4 +27,63 @@ describe("readable issues", () => {
     assert.deepStrictEqual(issues(Input, { extra: 1 }), [{ path: "input.extra", message: "is not a field this input accepts" }])
     assert.strictEqual(summary(issues(Input, { esperar: 60, n: "1" })), "input.esperar must be between 0 and 55 seconds, got 60; input.n must be number, got \"1\"")
   })
+
+  it("never echo the value of a field named like a secret, in any issue or the summary", () => {
+    const Input = Schema.Struct({
+      credentials: Schema.Struct({ rut: Schema.String, clave: Schema.String.pipe(Schema.minLength(4)) }),
+      Password: Schema.optional(Schema.Number),
+      access_token: Schema.optional(Schema.Literal("a", "b")),
+      clientSecret: Schema.optional(Schema.Struct({ value: Schema.String }))
+    })
+    const found = issues(Input, {
+      credentials: { rut: 1, clave: 918273645 },
+      Password: "hunter2-very-secret",
+      access_token: "tok-4711",
+      clientSecret: { value: 5551234 }
+    })
+    const text = JSON.stringify(found) + summary(found)
+    for (const secret of ["918273645", "hunter2", "4711", "5551234"]) assert.notInclude(text, secret)
+    assert.deepInclude(found, { path: "input.credentials.clave", message: "must be string (the value sent is not shown)" })
+    assert.deepInclude(found, { path: "input.credentials.rut", message: "must be string, got 1" })
+  })
+
+  it("format the first issues only and count the rest", () => {
+    const Input = Schema.Struct({ n: Schema.Number })
+    const wide = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${i}`, i]))
+    const decoded = Schema.decodeUnknownEither(Input, { errors: "all", onExcessProperty: "error" })(wide)
+    assert.isTrue(Either.isLeft(decoded))
+    if (Either.isLeft(decoded)) {
+      const { issues: first, total } = issuesOf(decoded.left, "input")
+      assert.isAtMost(first.length, MAX_ISSUES * 4)
+      assert.strictEqual(total, 10_001)
+    }
+  })
+})
+
+describe("a tool's input with many unknown fields", () => {
+  it.effect("is refused by a count, without the schema decoding any field", () =>
+    Effect.gen(function*() {
+      let checked = 0
+      const tool = action({
+        id: "wide.input.check",
+        family: "wide",
+        label: "Wide",
+        description: "Counts how often its schema runs",
+        plan: "free",
+        hints: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+        cost: { kind: "free" },
+        level: 0,
+        stages: [],
+        input: Schema.Struct({ n: Schema.Number.pipe(Schema.filter(() => (checked++, true))) }),
+        output: Schema.Struct({}),
+        handler: () => Effect.succeed({})
+      })
+      const wide = { n: 1, ...Object.fromEntries(Array.from({ length: 60_000 }, (_, i) => [`k${i}`, i])) }
+      const error = yield* Effect.flip(tool.prepare(wide))
+      assert.strictEqual(checked, 0, "the schema never ran")
+      assert.strictEqual(error.issues.length, MAX_ISSUES)
+      assert.match(error.message, /; and 59,997 more$/)
+      yield* tool.prepare({ n: 1, extra: 2 }).pipe(Effect.flip)
+      assert.strictEqual(checked, 1, "a few unknown fields are reported by the schema, with the others")
+    }))
 })

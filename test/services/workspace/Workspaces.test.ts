@@ -1,6 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Effect, Option, Redacted } from "effect"
+import { Clock, Effect, Option, Redacted, Tracer } from "effect"
+import { Channel } from "../../../services/Signals.ts"
+import { waitUntil } from "../../support/Eventually.ts"
 import { createHash } from "node:crypto"
 import { DEMO_WORKSPACE, KEY_PREFIX, Workspaces } from "../../../services/workspace/Workspaces.ts"
 import { ServicesTest, uniqueName } from "../../support/TestLayers.ts"
@@ -53,6 +55,45 @@ layer(ServicesTest)("Workspaces", (it) => {
       assert.strictEqual(yield* unauthorizedWith(`${KEY_PREFIX}notakeyatall`), "Unauthorized")
       assert.strictEqual(yield* unauthorizedWith("sk_live_elsewhere"), "Unauthorized")
       assert.strictEqual(yield* unauthorizedWith(""), "Unauthorized")
+    }))
+
+  it.effect("a repeated unknown key costs one lookup, not one per request; a malformed key costs none", () =>
+    Effect.gen(function* () {
+      const workspaces = yield* Workspaces
+      const base = yield* Effect.tracer
+      let statements = 0
+      const counting = Tracer.make({
+        span: (name, ...rest) => {
+          if (name === "sql.execute") statements++
+          return base.span(name, ...rest)
+        },
+        context: (f, fiber) => base.context(f, fiber)
+      })
+      const unknown = `${KEY_PREFIX}${"u".repeat(32)}`
+      const tries = Effect.forEach(Array.from({ length: 1_000 }), () => Effect.flip(workspaces.authenticate(unknown)), { discard: true })
+      yield* Effect.withTracer(tries, counting)
+      assert.strictEqual(statements, 1, "one lookup for a thousand tries")
+      yield* Effect.withTracer(Effect.flip(workspaces.authenticate(`${KEY_PREFIX}short`)), counting)
+      assert.strictEqual(statements, 1, "a key of the wrong shape is refused without a lookup")
+    }))
+
+  it.effect("an unknown key remembered as unknown works as soon as a key with it is created (the keys signal clears it)", () =>
+    Effect.gen(function* () {
+      const workspaces = yield* Workspaces
+      const sql = yield* SqlClient.SqlClient
+      const issued = yield* workspaces.issueKey({ workspace: uniqueName("later"), plan: Option.some("free") })
+      const key = `${KEY_PREFIX}${"n".repeat(32)}`
+      assert.strictEqual(yield* unauthorizedWith(key), "Unauthorized")
+      // another process creates a key with this hash and publishes it, as issueKey does
+      yield* sql`INSERT INTO api_keys (id, workspace_id, prefix, key_hash)
+                 SELECT 'key_later', workspace_id, ${key.slice(0, 14)}, ${sha256(key)} FROM api_keys LIMIT 1`
+      yield* sql`SELECT pg_notify(${Channel.keys}, ${sha256(key)})`
+      // the signal arrives in real time, whatever clock the test runs on
+      const principal = yield* waitUntil(workspaces.authenticate(key).pipe(Effect.option), Option.isSome, { what: "the new key authenticates" }).pipe(
+        Effect.withClock(Clock.make())
+      )
+      assert.strictEqual(Option.getOrThrow(principal).keyId, "key_later")
+      assert.isOk(issued)
     }))
 
   it.effect("a revoked key is Unauthorized at once, even after it was used", () =>
