@@ -5,7 +5,8 @@ import { UpstreamCredentialsInvalid, type UpstreamError } from "../../schema/ups
 import { Connections, type Ended, sessionKey } from "../connections/Connections.ts"
 import { Persist } from "../pipeline/Persist.ts"
 import { ConnectorSyncs, type SyncResult, type SyncSession } from "./ConnectorSync.ts"
-import { SessionLock } from "./SessionLock.ts"
+import { currentSessionGuard } from "../upstream/SessionGuard.ts"
+import { type SessionLeaseLost, SessionLock } from "./SessionLock.ts"
 import { type ClaimedJob, SyncJobs } from "./SyncJobs.ts"
 import { SyncSettings } from "./SyncSettings.ts"
 
@@ -125,12 +126,19 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
         }
         const held = yield* lock.tryAcquire(sessionKey(login.connector, login.institution, login.credentials.rut))
         if (Option.isNone(held)) return yield* Effect.fail(new SessionBusy())
-        const session = yield* sync.login(login)
-        for (const job of batch.slice(1)) yield* jobs.report(job, { done: 1, total: sync.steps, step: "en espera" })
-        for (const job of batch) yield* runJob(session, job)
+        const lease = held.value
+        // Losing the lease interrupts the session wherever it is; the guard holds back any step about to start.
+        yield* Effect.raceFirst(
+          Effect.gen(function* () {
+            const session = yield* sync.login(login)
+            for (const job of batch.slice(1)) yield* jobs.report(job, { done: 1, total: sync.steps, step: "en espera" })
+            for (const job of batch) yield* runJob(session, job)
+          }).pipe(Effect.locally(currentSessionGuard, lease.check)),
+          lease.lost
+        )
       }).pipe(Effect.scoped)
 
-    const onLoginFailure = (batch: Arr.NonEmptyReadonlyArray<ClaimedJob>, cause: Cause.Cause<UpstreamError | SessionBusy>) => {
+    const onLoginFailure = (batch: Arr.NonEmptyReadonlyArray<ClaimedJob>, cause: Cause.Cause<UpstreamError | SessionBusy | SessionLeaseLost>) => {
       const connectionId = Arr.headNonEmpty(batch).connectionId
       const error = Cause.failureOption(cause)
       if (Option.isNone(error)) {
@@ -142,6 +150,10 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
       const failed = error.value
       // Another sync holds this user's upstream session: wait for it without spending an attempt.
       if (failed._tag === "SessionBusy") {
+        return settle(connectionId, Effect.as(Effect.forEach(batch, (job) => jobs.release(job, Duration.millis(250))), stillOpen(null)))
+      }
+      // The database could not confirm the session lease: the session stopped; try again soon without spending an attempt.
+      if (failed._tag === "SessionLeaseLost") {
         return settle(connectionId, Effect.as(Effect.forEach(batch, (job) => jobs.release(job, Duration.millis(250))), stillOpen(null)))
       }
       // One transaction: now() is the same for every job, so jobs retried together are claimed together again.
