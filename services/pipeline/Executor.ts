@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Cause, Clock, Effect, Exit, Option } from "effect"
-import { AuditUnavailable, ToolFailed, ToolNotFound } from "../../schema/Errors.ts"
+import { AuditUnavailable, ServiceUnavailable, ToolFailed, ToolNotFound } from "../../schema/Errors.ts"
+import { isTransient } from "../Database.ts"
 import type { CallContext } from "../../schema/Principal.ts"
 import type { EnvelopeExtras } from "../../schema/tools/Envelope.ts"
 import type { AuditStatus, ToolResponse } from "../../schema/tools/Response.ts"
@@ -77,8 +78,12 @@ export class Executor extends Effect.Service<Executor>()("brein/pipeline/Executo
         }
         const handler = (persist: Option.Option<PersistApi>) =>
           prepared(info, Option.getOrNull(persist)).pipe(
-            Effect.catchAllDefect((defect) =>
-              Effect.logError("tool handler died", defect).pipe(
+            Effect.catchAllDefect((defect): Effect.Effect<never, ServiceUnavailable | ToolFailed> =>
+              isTransient(defect)
+                ? Effect.logWarning("database unavailable: the call answers ServiceUnavailable", defect).pipe(
+                  Effect.zipRight(Effect.fail(ServiceUnavailable.database))
+                )
+                : Effect.logError("tool handler died", defect).pipe(
                 Effect.zipRight(Effect.fail(new ToolFailed({ toolId, message: "the tool failed unexpectedly" })))
               )
             )

@@ -9,6 +9,7 @@ import {
   MethodNotAllowed,
   PayloadTooLarge,
   RouteNotFound,
+  ServiceUnavailable,
   Unauthorized,
   UnsupportedMediaType
 } from "../../schema/Errors.ts"
@@ -28,7 +29,8 @@ const GATE_ERRORS = [
   BadRequest,
   RouteNotFound,
   MethodNotAllowed,
-  InternalError
+  InternalError,
+  ServiceUnavailable
 ] as const
 export const GateError = Schema.Union(...GATE_ERRORS)
 export type GateError = typeof GateError.Type
@@ -48,7 +50,9 @@ export const errorAnswer = (error: GateError): ErrorAnswer => ({
   body: encodeGateError(error),
   headers: error._tag === "Unauthorized"
     ? { "www-authenticate": "Bearer realm=\"brein\"" }
-    : error._tag === "PayloadTooLarge" ? { connection: "close" } : {}
+    : error._tag === "PayloadTooLarge"
+    ? { connection: "close" }
+    : error._tag === "ServiceUnavailable" ? { "retry-after": String(error.retryAfterSeconds) } : {}
 })
 
 export type RequestHeaders = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>

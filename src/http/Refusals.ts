@@ -1,6 +1,7 @@
 import { HttpApi, HttpApiBuilder, HttpApiError, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, Option, Schema } from "effect"
-import { BadRequest, InternalError, InvalidInput, MethodNotAllowed, RouteNotFound } from "../../schema/Errors.ts"
+import { BadRequest, InternalError, InvalidInput, MethodNotAllowed, RouteNotFound, ServiceUnavailable } from "../../schema/Errors.ts"
+import { transientIn } from "../../services/Database.ts"
 import { BreinApi } from "../../schema/http/Api.ts"
 import { readableIssues } from "../../schema/Issues.ts"
 import { errorAnswer, type GateError } from "./Gate.ts"
@@ -62,6 +63,11 @@ export const RefusalsLive = HttpApiBuilder.middleware((app) =>
     }
     if (HttpServerError.isServerError(error) && error._tag === "RequestError" && error.reason === "Decode") {
       return Effect.succeed(refuse(new BadRequest({ message: "the request body is not valid JSON" })))
+    }
+    if (error instanceof ServiceUnavailable) return Effect.succeed(refuse(error))
+    // The database went away under the request: a typed 503 the client can retry, not an empty 500.
+    if (Option.isSome(transientIn(cause))) {
+      return Effect.logWarning("database unavailable: answering 503", cause).pipe(Effect.as(refuse(ServiceUnavailable.database)))
     }
     if (Cause.isFailType(cause) || Cause.isInterruptedOnly(cause) || Option.isSome(Cause.failureOption(cause))) return Effect.failCause(cause)
     return Effect.logError("request failed unexpectedly", cause).pipe(Effect.as(refuse(InternalError.unexpected)))

@@ -8,7 +8,8 @@ import {
   type ServerContext
 } from "@modelcontextprotocol/server"
 import { Cause, Data, Effect, Exit, Option, Runtime } from "effect"
-import type { ToolNotFound } from "../../schema/Errors.ts"
+import { ServiceUnavailable, type ToolNotFound } from "../../schema/Errors.ts"
+import { isTransient } from "../../services/Database.ts"
 import type { CallContext, Principal } from "../../schema/Principal.ts"
 import { Executor } from "../../services/pipeline/Executor.ts"
 import { SyncJobs } from "../../services/sync/SyncJobs.ts"
@@ -94,7 +95,11 @@ export const makeMcpSurface = Effect.gen(function* () {
   const call = (principal: Principal, params: CallParams, ctx: ServerContext): Effect.Effect<CallToolResult, ToolNotFound | McpCallDied> =>
     (params.name === SEARCH_DOCS ? searchDocs(params) : execute(principal, params, ctx)).pipe(
       Effect.catchAllDefect((defect) =>
-        Effect.logError("MCP tools/call died", defect).pipe(Effect.zipRight(Effect.fail(new McpCallDied())))
+        isTransient(defect)
+          ? Effect.logWarning("database unavailable: the MCP call answers ServiceUnavailable", defect).pipe(
+            Effect.as(failure(ServiceUnavailable.database))
+          )
+          : Effect.logError("MCP tools/call died", defect).pipe(Effect.zipRight(Effect.fail(new McpCallDied())))
       )
     )
 
