@@ -105,7 +105,11 @@ export class Executor extends Effect.Service<Executor>()("brein/pipeline/Executo
           const exit = yield* Effect.exit(handler(persist))
           if (Exit.isSuccess(exit)) yield* record(exit, connectionId, true)
           return yield* exit
-        }).pipe(sql.withTransaction, Effect.catchTag("SqlError", () => Effect.fail(new AuditUnavailable({ message: "the call could not be committed" }))))
+        }).pipe(sql.withTransaction, Effect.catchTag("SqlError", (error): Effect.Effect<never, ServiceUnavailable | AuditUnavailable> =>
+          isTransient(error)
+            ? Effect.zipRight(Effect.logWarning("database unavailable: the call answers ServiceUnavailable", error), Effect.fail(ServiceUnavailable.database))
+            : Effect.fail(new AuditUnavailable({ message: "the call could not be committed" }))
+        ))
         return { data, status: "recorded" as const }
       })
 
