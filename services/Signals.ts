@@ -73,7 +73,8 @@ export class Signals extends Effect.Service<Signals>()("brein/Signals", {
       yield* Effect.forEach(reopened, (forgetAll) => forgetAll, { discard: true })
       yield* Ref.set(live, true)
       yield* Deferred.succeed(firstReady, undefined)
-      yield* hears(Channel.keys, 25).pipe(
+      // A generous second for the probe: a busy server must not look deaf.
+      yield* hears(Channel.keys, 50).pipe(
         Effect.filterOrFail((ok) => ok, () => "the LISTEN connection stopped answering"),
         Effect.repeat(Schedule.spaced(check)),
         Effect.withClock(real)
