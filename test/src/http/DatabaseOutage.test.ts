@@ -29,6 +29,7 @@ describe("a database outage", () => {
   it.scopedLive("REST and MCP answer a typed 503 with Retry-After (never an empty 500), and a running sync still completes", () =>
     Effect.gen(function* () {
       const url = yield* freshDatabase
+      // A claim whose answer is lost with its connection is taken over later and spends an attempt: allow for those.
       const app = yield* Layer.build(
         serveOn(listen(0)).pipe(
           Layer.provideMerge(simulatedServices({ BREIN_SYNC_CONCURRENCY: "2", BREIN_SYNC_MAX_ATTEMPTS: "10" }, 0.01)),
@@ -52,7 +53,6 @@ describe("a database outage", () => {
       for (const periodo of PERIODOS) {
         assert.strictEqual(yield* rest("/api/v1/tools/sii.conexion.sincronizar/execute", { input: { periodo, esperar: 0 } }).pipe(Effect.provide(app)), "ok")
       }
-      // A claim whose answer is lost with its connection is taken over later and spends an attempt: allow for them.
       // Requests keep coming while every backend of the database is terminated, again and again.
       const traffic = yield* Effect.all([rest("/api/v1/tools/sii.rcv.consultar/execute", consultar), mcp], { concurrency: 2 }).pipe(
         Effect.repeat(Schedule.recurs(40)),
