@@ -9,12 +9,18 @@ import { ConnectorSyncs } from "../services/sync/ConnectorSync.ts"
 import { SyncJobs } from "../services/sync/SyncJobs.ts"
 import { SyncSettings } from "../services/sync/SyncSettings.ts"
 import { SyncWorker } from "../services/sync/SyncWorker.ts"
+import { BancoUpstream, guardedBanco } from "../services/upstream/BancoUpstream.ts"
+import { guardedSii, SiiUpstream } from "../services/upstream/SiiUpstream.ts"
 import { UpstreamsLive } from "./Upstreams.ts"
 import { VaultKeyLive } from "./Vault.ts"
 
 const ConnectorSyncsLive = Layer.effect(
   ConnectorSyncs,
-  Effect.map(Effect.all([makeSiiSync, makeBancoSync]), (syncs) => new Map(syncs.map((s) => [s.connector, s])))
+  Effect.map(Effect.all([makeSiiSync, makeBancoSync]), (syncs) => new Map(syncs.map((s) => [s.connector, s]))).pipe(
+    // Every upstream step of a sync first checks that the sync still holds its session lease.
+    Effect.provideServiceEffect(SiiUpstream, Effect.map(SiiUpstream, guardedSii)),
+    Effect.provideServiceEffect(BancoUpstream, Effect.map(BancoUpstream, guardedBanco))
+  )
 )
 
 /**

@@ -181,3 +181,17 @@ export class BadRequest extends Schema.TaggedError<BadRequest>()(
   { message: Schema.String },
   HttpApiSchema.annotations({ status: 400 })
 ) {}
+
+export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()(
+  "ServiceUnavailable",
+  {
+    message: Schema.String,
+    retryAfterSeconds: Schema.Int.annotations({ description: "Try again after this many seconds (also sent as Retry-After)" })
+  },
+  HttpApiSchema.annotations({ status: 503 })
+) {
+  static readonly database = new ServiceUnavailable({
+    message: "the database is unreachable or restarting; nothing was changed by this request: try again shortly",
+    retryAfterSeconds: 2
+  })
+}

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Clock, Deferred, Duration, Effect, Schedule, Stream } from "effect"
+import { Clock, Config, Deferred, Duration, Effect, Ref, Schedule, Stream } from "effect"
 import { newId } from "./Ids.ts"
 
 /** Channels other processes of the same database hear: an API key or a connection changed, a job is due. */
@@ -15,19 +15,26 @@ type Handler = (payload: string) => Effect.Effect<void>
 
 // Our own probe comes back on the channel once LISTEN is in place; consumers never see it.
 const PROBE = "~probe:"
+// Waiting for the server is real time even when the caller's clock is a test's.
+const real = Clock.make()
 
 /**
  * Cross-process signals over PostgreSQL LISTEN/NOTIFY. A signal sent inside a transaction is delivered
- * when it commits. Delivery is best effort (a dropped listening connection loses signals), so every
- * consumer keeps a slower fallback: a cache TTL, a polling interval.
+ * when it commits. The listening connection can die without a word (the driver swallows its error), so
+ * this process sends itself a probe every `BREIN_SIGNALS_CHECK_SECONDS`; when one does not come back it
+ * reopens LISTEN on a fresh connection, and until it hears its probe again `live` is false: consumers
+ * must not trust what they cached on the strength of signals, which may have been missed meanwhile.
  */
 export class Signals extends Effect.Service<Signals>()("brein/Signals", {
   scoped: Effect.gen(function*() {
     const pg = yield* PgClient.PgClient
     const sql = yield* SqlClient.SqlClient
-    const scope = yield* Effect.scope
+    const check = Duration.seconds(yield* Config.number("BREIN_SIGNALS_CHECK_SECONDS").pipe(Config.withDefault(5)))
     const handlers = new Map<string, Set<Handler>>()
+    const reopened = new Set<Effect.Effect<void>>()
     const probes = new Map<string, Deferred.Deferred<void>>()
+    const live = yield* Ref.make(false)
+    const firstReady = yield* Deferred.make<void>()
 
     const dispatch = (channel: string) => (payload: string) => {
       if (!payload.startsWith(PROBE)) return Effect.forEach(handlers.get(channel) ?? [], (handler) => handler(payload), { discard: true })
@@ -35,32 +42,53 @@ export class Signals extends Effect.Service<Signals>()("brein/Signals", {
       return probe === undefined ? Effect.void : Deferred.succeed(probe, undefined)
     }
 
-    const send = (channel: Channel, payload: string) =>
-      sql`SELECT pg_notify(${channel}, ${payload})`.pipe(Effect.orDie, Effect.asVoid)
+    const send = (channel: Channel, payload: string) => sql`SELECT pg_notify(${channel}, ${payload})`.pipe(Effect.asVoid)
 
-    // Waits until this process hears its own probe: afterwards no signal on the channel is missed.
-    const listen = Effect.fn("Signals.listen")(function*(channel: Channel) {
-      yield* pg.listen(channel).pipe(
-        Stream.runForEach(dispatch(channel)),
-        Effect.catchAllCause((cause) => Effect.logWarning(`stopped listening on ${channel}`, cause)),
-        Effect.forkIn(scope)
-      )
+    /** Whether this process hears its own probe on `channel` within `tries` × 20 ms. */
+    const hears = Effect.fn("Signals.hears")(function*(channel: Channel, tries: number) {
       const nonce = `${PROBE}${yield* newId("probe")}`
       const heard = yield* Deferred.make<void>()
       probes.set(nonce, heard)
-      // Waiting for the server is real time even when the caller's clock is a test's.
-      const ready = yield* send(channel, nonce).pipe(
+      return yield* send(channel, nonce).pipe(
         Effect.zipRight(Deferred.await(heard).pipe(Effect.timeout(Duration.millis(20)))),
-        Effect.retry(Schedule.recurs(100)),
+        Effect.retry(Schedule.recurs(tries)),
         Effect.isSuccess,
-        Effect.withClock(Clock.make()),
+        Effect.withClock(real),
         Effect.ensuring(Effect.sync(() => probes.delete(nonce)))
       )
-      if (!ready) yield* Effect.logWarning(`LISTEN ${channel} is not answering: changes from other processes arrive by polling`)
     })
 
-    // One by one: the channels share one connection, which runs one statement at a time.
-    yield* Effect.forEach(Object.values(Channel), listen, { discard: true })
+    const channels = Object.values(Channel)
+    // One LISTEN connection for every channel, held for as long as this scope lives; it ends (and the
+    // driver closes the connection) when the check finds it deaf.
+    const session = Effect.scoped(Effect.gen(function*() {
+      // One by one: the channels share one connection, which runs one statement at a time.
+      for (const channel of channels) {
+        yield* pg.listen(channel).pipe(Stream.runForEach(dispatch(channel)), Effect.forkScoped)
+      }
+      for (const channel of channels) {
+        if (!(yield* hears(channel, 100))) return yield* Effect.fail(`LISTEN ${channel} is not answering`)
+      }
+      // Signals sent while nobody listened are lost: whoever cached on the strength of them starts over.
+      yield* Effect.forEach(reopened, (forgetAll) => forgetAll, { discard: true })
+      yield* Ref.set(live, true)
+      yield* Deferred.succeed(firstReady, undefined)
+      // A generous second for the probe: a busy server must not look deaf.
+      yield* hears(Channel.keys, 50).pipe(
+        Effect.filterOrFail((ok) => ok, () => "the LISTEN connection stopped answering"),
+        Effect.repeat(Schedule.spaced(check)),
+        Effect.withClock(real)
+      )
+    })).pipe(Effect.ensuring(Ref.set(live, false)))
+
+    yield* session.pipe(
+      Effect.catchAllCause((cause) => Effect.logWarning("lost the LISTEN connection: reopening it; until then cached keys and connections are checked in the database", cause)),
+      Effect.repeat(Schedule.spaced(Duration.millis(500))),
+      Effect.withClock(real),
+      Effect.forkScoped
+    )
+    const ready = yield* Deferred.await(firstReady).pipe(Effect.timeout(Duration.seconds(3)), Effect.withClock(real), Effect.isSuccess)
+    if (!ready) yield* Effect.logWarning("LISTEN is not answering: changes from other processes arrive by polling")
 
     /** Runs `handler` for every signal on `channel` while the caller's scope is open. */
     const on = Effect.fn("Signals.on")(function*(channel: Channel, handler: Handler) {
@@ -69,11 +97,16 @@ export class Signals extends Effect.Service<Signals>()("brein/Signals", {
       yield* Effect.acquireRelease(Effect.sync(() => set.add(handler)), () => Effect.sync(() => set.delete(handler)))
     })
 
-    /** Signals every process listening on `channel`, this one included (on commit, inside a transaction). */
-    const publish = Effect.fn("Signals.publish")(function*(channel: Channel, payload: string) {
-      yield* send(channel, payload)
+    /** Runs `forgetAll` each time LISTEN is reopened (signals may have been missed), while the caller's scope is open. */
+    const onReopen = Effect.fn("Signals.onReopen")(function*(forgetAll: Effect.Effect<void>) {
+      yield* Effect.acquireRelease(Effect.sync(() => reopened.add(forgetAll)), () => Effect.sync(() => reopened.delete(forgetAll)))
     })
 
-    return { on, publish }
+    /** Signals every process listening on `channel`, this one included (on commit, inside a transaction). */
+    const publish = Effect.fn("Signals.publish")(function*(channel: Channel, payload: string) {
+      yield* send(channel, payload).pipe(Effect.orDie)
+    })
+
+    return { on, onReopen, publish, live: Ref.get(live) }
   })
 }) {}

@@ -1,6 +1,7 @@
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import {
+  ServiceUnavailable,
   AuditUnavailable,
   BadRequest,
   Forbidden,
@@ -60,6 +61,7 @@ export class ToolsGroup extends HttpApiGroup.make("tools")
       .addError(IndicadorValueNotFound)
       .addError(PayloadTooLarge)
       .addError(BadRequest)
+      .addError(ServiceUnavailable)
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "Run a tool through the executor; every call is audited")
   ) {}

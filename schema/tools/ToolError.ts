@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { AuditUnavailable, Forbidden, InvalidInput, RateLimited, ToolFailed, ToolNotFound } from "../Errors.ts"
+import { AuditUnavailable, Forbidden, InvalidInput, RateLimited, ServiceUnavailable, ToolFailed, ToolNotFound } from "../Errors.ts"
 import { IndicadorValueNotFound, UpstreamUnavailable } from "../upstream/Errors.ts"
 
 /** Every error a tool call may end with, on any surface. Handlers may fail only with these. */
@@ -11,7 +11,8 @@ export const ToolError = Schema.Union(
   AuditUnavailable,
   ToolFailed,
   UpstreamUnavailable,
-  IndicadorValueNotFound
+  IndicadorValueNotFound,
+  ServiceUnavailable
 )
 export type ToolError = typeof ToolError.Type
 

@@ -13,11 +13,12 @@ export class ConnectionLookup extends Effect.Service<ConnectionLookup>()("brein/
   scoped: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const signals = yield* Signals
-    // Who owns a connection never changes; a deleted one is forgotten when its signal arrives (TTL if it is lost).
+    // Who owns a connection never changes; a deleted one is forgotten when its signal arrives; all are when LISTEN is reopened.
     const known = new Map<string, { readonly ref: ConnectionRef; readonly until: number }>()
     const drop = (id: string) => Effect.sync(() => void known.delete(id))
     yield* signals.on(Channel.connections, drop)
-    const load = (id: string, now: number) =>
+    yield* signals.onReopen(Effect.sync(() => known.clear()))
+    const load = (id: string, now: number, remember: boolean) =>
       sql`SELECT id, workspace_id, connector FROM connections WHERE id = ${id}`.pipe(
         Effect.flatMap(decode),
         Effect.orDie,
@@ -25,17 +26,20 @@ export class ConnectionLookup extends Effect.Service<ConnectionLookup>()("brein/
         Effect.tap(Option.match({
           onNone: () => Effect.void,
           onSome: (ref) => Effect.sync(() => {
+            if (!remember) return
             if (known.size >= 10_000) known.delete(known.keys().next().value ?? "")
             known.set(id, { ref, until: now + TTL_MS })
           })
         }))
       )
+    // Without a live LISTEN a deletion elsewhere would go unheard: then every lookup asks the database.
     const find = (id: string) =>
-      Effect.clockWith((clock) => {
-        const now = clock.unsafeCurrentTimeMillis()
-        const hit = known.get(id)
-        return hit !== undefined && hit.until > now ? Effect.succeed(Option.some(hit.ref)) : load(id, now)
-      })
+      Effect.flatMap(signals.live, (live) =>
+        Effect.clockWith((clock) => {
+          const now = clock.unsafeCurrentTimeMillis()
+          const hit = known.get(id)
+          return live && hit !== undefined && hit.until > now ? Effect.succeed(Option.some(hit.ref)) : load(id, now, live)
+        }))
     /** Forgets the connection here at once and in every other process when the caller's transaction commits. */
     const forget = Effect.fn("ConnectionLookup.forget")(function* (id: string) {
       yield* drop(id)

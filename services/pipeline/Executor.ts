@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Cause, Clock, Effect, Exit, Option } from "effect"
-import { AuditUnavailable, ToolFailed, ToolNotFound } from "../../schema/Errors.ts"
+import { AuditUnavailable, ServiceUnavailable, ToolFailed, ToolNotFound } from "../../schema/Errors.ts"
+import { isTransient } from "../Database.ts"
 import type { CallContext } from "../../schema/Principal.ts"
 import type { EnvelopeExtras } from "../../schema/tools/Envelope.ts"
 import type { AuditStatus, ToolResponse } from "../../schema/tools/Response.ts"
@@ -77,8 +78,12 @@ export class Executor extends Effect.Service<Executor>()("brein/pipeline/Executo
         }
         const handler = (persist: Option.Option<PersistApi>) =>
           prepared(info, Option.getOrNull(persist)).pipe(
-            Effect.catchAllDefect((defect) =>
-              Effect.logError("tool handler died", defect).pipe(
+            Effect.catchAllDefect((defect): Effect.Effect<never, ServiceUnavailable | ToolFailed> =>
+              isTransient(defect)
+                ? Effect.logWarning("database unavailable: the call answers ServiceUnavailable", defect).pipe(
+                  Effect.zipRight(Effect.fail(ServiceUnavailable.database))
+                )
+                : Effect.logError("tool handler died", defect).pipe(
                 Effect.zipRight(Effect.fail(new ToolFailed({ toolId, message: "the tool failed unexpectedly" })))
               )
             )
@@ -100,7 +105,11 @@ export class Executor extends Effect.Service<Executor>()("brein/pipeline/Executo
           const exit = yield* Effect.exit(handler(persist))
           if (Exit.isSuccess(exit)) yield* record(exit, connectionId, true)
           return yield* exit
-        }).pipe(sql.withTransaction, Effect.catchTag("SqlError", () => Effect.fail(new AuditUnavailable({ message: "the call could not be committed" }))))
+        }).pipe(sql.withTransaction, Effect.catchTag("SqlError", (error): Effect.Effect<never, ServiceUnavailable | AuditUnavailable> =>
+          isTransient(error)
+            ? Effect.zipRight(Effect.logWarning("database unavailable: the call answers ServiceUnavailable", error), Effect.fail(ServiceUnavailable.database))
+            : Effect.fail(new AuditUnavailable({ message: "the call could not be committed" }))
+        ))
         return { data, status: "recorded" as const }
       })
 

@@ -1,22 +1,85 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
+import { Clock, Config, Data, Deferred, Duration, Effect, Option, Ref } from "effect"
+import { newId } from "../Ids.ts"
+
+/** The holder could not renew its session lease in time, or found it taken: it stopped talking to the upstream. */
+export class SessionLeaseLost extends Data.TaggedError("SessionLeaseLost")<{ readonly key: string; readonly message: string }> {}
+
+/** A held session lease: `check` runs before every upstream step; `lost` fails once the lease is gone. */
+export interface SessionLease {
+  readonly check: Effect.Effect<void>
+  readonly lost: Effect.Effect<never, SessionLeaseLost>
+}
+
+// Lease arithmetic is real time, like the database clock it is measured against, whatever clock the caller runs on.
+const real = Clock.make()
 
 /**
- * One upstream session per institution user across every process: a PostgreSQL advisory lock held
- * on a reserved connection for as long as the session lives (BCI permits one live session per user;
- * SII limits concurrent sessions per RUT). If the process dies, PostgreSQL releases the lock.
+ * One upstream session per institution user across every process (BCI permits one live session per
+ * user; SII limits concurrent sessions per RUT): a lease row whose expiry is set by the database clock.
+ * The holder renews it every `renew`; it stops `renew` before the lease could have run out since its last
+ * confirmed renewal, so it has logged out before anyone else can take the lease. A lost database
+ * connection loses nothing: the lease lives in the table, not in a session.
  */
 export class SessionLock extends Effect.Service<SessionLock>()("brein/sync/SessionLock", {
-  effect: Effect.map(SqlClient.SqlClient, (sql) => ({
-    /** Some(void) while held in the caller's scope; None if another session holds it now. */
-    tryAcquire: Effect.fn("SessionLock.tryAcquire")(function* (key: string) {
-      const connection = yield* sql.reserve
-      const [row] = yield* connection.executeValues("SELECT pg_try_advisory_lock(hashtextextended($1, 7))", [key])
-      if (row?.[0] !== true) return Option.none()
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const ttl = Duration.seconds(yield* Config.number("BREIN_SESSION_LEASE_SECONDS").pipe(Config.withDefault(30)))
+    const renew = Duration.seconds(yield* Config.number("BREIN_SESSION_LEASE_RENEW_SECONDS").pipe(Config.withDefault(5)))
+    if (Duration.greaterThanOrEqualTo(Duration.times(renew, 2), ttl)) {
+      return yield* Effect.dieMessage("BREIN_SESSION_LEASE_RENEW_SECONDS must be less than half of BREIN_SESSION_LEASE_SECONDS")
+    }
+    const interval = `${Duration.toMillis(ttl)} milliseconds`
+    // How long after a renewal was sent the holder may still act on it.
+    const trust = Duration.toMillis(ttl) - Duration.toMillis(renew)
+
+    /** Some(lease) while held in the caller's scope; None if another session holds it now. */
+    const tryAcquire = Effect.fn("SessionLock.tryAcquire")(function* (key: string) {
+      const holder = yield* newId("lease")
+      const sent = real.unsafeCurrentTimeMillis()
+      // clock_timestamp(), not now(): a statement that waited on the row judges expiry when it runs.
+      const taken = yield* sql`INSERT INTO session_leases (key, holder, expires_at) VALUES (${key}, ${holder}, clock_timestamp() + ${interval}::interval)
+                               ON CONFLICT (key) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
+                               WHERE session_leases.expires_at <= clock_timestamp()
+                               RETURNING holder`.pipe(Effect.orDie)
+      if (taken.length === 0) return Option.none<SessionLease>()
+      // Added first, so it runs last: after the session logged out and the renewals stopped.
       yield* Effect.addFinalizer(() =>
-        connection.executeValues("SELECT pg_advisory_unlock(hashtextextended($1, 7))", [key]).pipe(Effect.ignore)
+        sql`DELETE FROM session_leases WHERE key = ${key} AND holder = ${holder}`.pipe(Effect.ignore)
       )
-      return Option.some(undefined)
-    }, Effect.orDie)
-  }))
+      const validUntil = yield* Ref.make(sent + trust)
+      const lostSignal = yield* Deferred.make<never, SessionLeaseLost>()
+      const lose = (message: string) =>
+        Effect.zipRight(
+          Effect.logWarning(`session lease lost: ${message}; the upstream session stops now`).pipe(Effect.annotateLogs({ lease: key })),
+          Deferred.fail(lostSignal, new SessionLeaseLost({ key, message }))
+        ).pipe(Effect.whenEffect(Effect.map(Deferred.isDone(lostSignal), (done) => !done)), Effect.asVoid)
+
+      const renewOnce = Effect.gen(function* () {
+        const at = real.unsafeCurrentTimeMillis()
+        const rows = yield* sql`UPDATE session_leases SET expires_at = clock_timestamp() + ${interval}::interval
+                                WHERE key = ${key} AND holder = ${holder} AND expires_at > clock_timestamp() RETURNING key`
+        if (rows.length === 0) return yield* lose("another holder has it, or it ran out")
+        yield* Ref.set(validUntil, at + trust)
+      }).pipe(Effect.catchTag("SqlError", (error) =>
+        Effect.logWarning("session lease not renewed; trying again", error).pipe(Effect.annotateLogs({ lease: key }))
+      ))
+      // Renewal may hang on a dead connection: the deadline is watched on its own.
+      const watchdog = Effect.gen(function* () {
+        while (true) {
+          const left = (yield* Ref.get(validUntil)) - real.unsafeCurrentTimeMillis()
+          if (left <= 0) return yield* lose("it could not be renewed in time")
+          yield* Effect.sleep(Duration.millis(left))
+        }
+      })
+      yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(renew), renewOnce)).pipe(Effect.withClock(real)))
+      yield* Effect.forkScoped(watchdog.pipe(Effect.withClock(real)))
+      const check = Effect.gen(function* () {
+        if (real.unsafeCurrentTimeMillis() >= (yield* Ref.get(validUntil))) yield* lose("it could not be renewed in time")
+        if (yield* Deferred.isDone(lostSignal)) return yield* Effect.never
+      })
+      return Option.some<SessionLease>({ check, lost: Deferred.await(lostSignal) })
+    })
+    return { tryAcquire }
+  })
 }) {}

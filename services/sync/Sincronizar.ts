@@ -1,4 +1,5 @@
 import { Duration, Effect, Option } from "effect"
+import { Forbidden } from "../../schema/Errors.ts"
 import { type JobState, TERMINAL } from "../../schema/connections/SyncJob.ts"
 import type { SyncOutput } from "../../schema/connectors/Sync.ts"
 import { Connections, hintFor } from "../connections/Connections.ts"
@@ -58,7 +59,7 @@ export const sincronizar = (connector: string, scopes: ReadonlyArray<Readonly<Re
     const done = Option.isSome(waited)
       ? waited.value
       : yield* Effect.flatMap(jobs.enqueue(target, scopes, settings.maxAttempts, steps, "with-caller"), jobs.byIds)
-    const connection = yield* connections.get(ctx.principal, connectionId).pipe(Effect.orDie)
+    const connection = yield* connections.get(ctx.principal, connectionId)
     const estado = overallState(done)
     const todo = hintFor(connectionId, connection.reason)
     if (todo !== null && estado === "error") ctx.annotate({ hint: todo })
@@ -77,4 +78,10 @@ export const sincronizar = (connector: string, scopes: ReadonlyArray<Readonly<Re
       trabajos: done.map(toView),
       conexion: { id: connection.id, estado: connection.state, motivo: connection.reason }
     } satisfies SyncOutput
-  })
+  }).pipe(
+    // Deleted meanwhile (here or in another process): refused like any connection not in the workspace.
+    Effect.catchTags({
+      ConnectionGone: (gone) => Effect.fail(Forbidden.connectionNotInWorkspace(gone.connectionId)),
+      ConnectionNotFound: (missing) => Effect.fail(Forbidden.connectionNotInWorkspace(missing.connectionId))
+    })
+  )

@@ -5,7 +5,9 @@ import { UpstreamCredentialsInvalid, type UpstreamError } from "../../schema/ups
 import { Connections, type Ended, sessionKey } from "../connections/Connections.ts"
 import { Persist } from "../pipeline/Persist.ts"
 import { ConnectorSyncs, type SyncResult, type SyncSession } from "./ConnectorSync.ts"
-import { SessionLock } from "./SessionLock.ts"
+import { retryTransient, transientIn } from "../Database.ts"
+import { currentSessionGuard } from "../upstream/SessionGuard.ts"
+import { type SessionLeaseLost, SessionLock } from "./SessionLock.ts"
 import { type ClaimedJob, SyncJobs } from "./SyncJobs.ts"
 import { SyncSettings } from "./SyncSettings.ts"
 
@@ -47,6 +49,18 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
         const { ended, whileOpen } = yield* body
         yield* connections.settle(connectionId, ended, whileOpen)
       }).pipe(sql.withTransaction, Effect.orDie)
+
+    // While the database is away: try again until the jobs' claim would run out anyway.
+    const untilBack = Schedule.exponential(Duration.millis(100)).pipe(Schedule.union(Schedule.spaced(Duration.seconds(2))), Schedule.upTo(settings.lease))
+
+    /** The database failed under these jobs, not their sync: hand them back without spending their attempt. */
+    const requeue = (connectionId: string, batch: ReadonlyArray<ClaimedJob>, cause: Cause.Cause<unknown>) =>
+      Effect.zipRight(
+        Effect.logWarning("sync interrupted by a database failure: the jobs will run again without spending an attempt", cause).pipe(
+          Effect.annotateLogs({ connectionId, jobs: batch.length })
+        ),
+        retryTransient(settle(connectionId, Effect.as(Effect.forEach(batch, (job) => jobs.release(job, Duration.millis(250))), stillOpen(null))), untilBack)
+      ).pipe(Effect.catchAllDefect((defect) => Effect.logError("sync jobs could not be handed back; their claim will run out and they run again", defect)))
 
     const fail = (job: ClaimedJob, error: JobError) =>
       Effect.as(jobs.finish(job, "error", {}, Option.some(error)), { ended: { state: "error", reason: error.reason }, whileOpen: null } as const)
@@ -107,6 +121,7 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
         if (Exit.isSuccess(exit)) return
         const upstream = Cause.failureOption(exit.cause)
         if (Option.isSome(upstream)) return yield* settle(job.connectionId, failure(job, upstream.value))
+        if (Option.isSome(transientIn(exit.cause))) return yield* requeue(job.connectionId, [job], exit.cause)
         yield* died(job, exit.cause)
       }).pipe(annotated(job))
 
@@ -125,14 +140,22 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
         }
         const held = yield* lock.tryAcquire(sessionKey(login.connector, login.institution, login.credentials.rut))
         if (Option.isNone(held)) return yield* Effect.fail(new SessionBusy())
-        const session = yield* sync.login(login)
-        for (const job of batch.slice(1)) yield* jobs.report(job, { done: 1, total: sync.steps, step: "en espera" })
-        for (const job of batch) yield* runJob(session, job)
+        const lease = held.value
+        // Losing the lease interrupts the session wherever it is; the guard holds back any step about to start.
+        yield* Effect.raceFirst(
+          Effect.gen(function* () {
+            const session = yield* sync.login(login)
+            for (const job of batch.slice(1)) yield* jobs.report(job, { done: 1, total: sync.steps, step: "en espera" })
+            for (const job of batch) yield* runJob(session, job)
+          }).pipe(Effect.locally(currentSessionGuard, lease.check)),
+          lease.lost
+        )
       }).pipe(Effect.scoped)
 
-    const onLoginFailure = (batch: Arr.NonEmptyReadonlyArray<ClaimedJob>, cause: Cause.Cause<UpstreamError | SessionBusy>) => {
+    const onLoginFailure = (batch: Arr.NonEmptyReadonlyArray<ClaimedJob>, cause: Cause.Cause<UpstreamError | SessionBusy | SessionLeaseLost>) => {
       const connectionId = Arr.headNonEmpty(batch).connectionId
       const error = Cause.failureOption(cause)
+      if (Option.isNone(error) && Option.isSome(transientIn(cause))) return requeue(connectionId, batch, cause)
       if (Option.isNone(error)) {
         return Effect.zipRight(
           Effect.logError("sync batch died", cause),
@@ -142,6 +165,10 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
       const failed = error.value
       // Another sync holds this user's upstream session: wait for it without spending an attempt.
       if (failed._tag === "SessionBusy") {
+        return settle(connectionId, Effect.as(Effect.forEach(batch, (job) => jobs.release(job, Duration.millis(250))), stillOpen(null)))
+      }
+      // The database could not confirm the session lease: the session stopped; try again soon without spending an attempt.
+      if (failed._tag === "SessionLeaseLost") {
         return settle(connectionId, Effect.as(Effect.forEach(batch, (job) => jobs.release(job, Duration.millis(250))), stillOpen(null)))
       }
       // One transaction: now() is the same for every job, so jobs retried together are claimed together again.
@@ -159,6 +186,8 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
       }
       if (!Arr.isNonEmptyReadonlyArray(runnable)) return
       const heartbeat = yield* Effect.forEach(runnable, (job) => jobs.renew(job, settings.lease)).pipe(
+        // A renewal lost to a database failure is not the end of the heartbeat.
+        Effect.catchAllDefect((defect) => Effect.logWarning("sync job lease not renewed; trying again", defect)),
         Effect.repeat(Schedule.spaced(Duration.times(settings.lease, 1 / 3))),
         Effect.fork
       )

@@ -1,11 +1,15 @@
 import { SqlClient, type SqlError, type Statement } from "@effect/sql"
-import { Array as Arr, Clock, Duration, Effect, Option, Schema } from "effect"
+import { Array as Arr, Clock, Data, Duration, Effect, Option, Schema } from "effect"
 import { type JobError, type JobState, MissingPart, type Progress, type SyncJobView, TERMINAL } from "../../schema/connections/SyncJob.ts"
 import { ConnectionId, WorkspaceId } from "../../schema/Ids.ts"
 import { newId } from "../Ids.ts"
+import { sqlState } from "../Database.ts"
 import { Channel } from "../Signals.ts"
 
 const POLL_MS = 100
+
+/** The job's connection no longer exists. */
+export class ConnectionGone extends Data.TaggedError("ConnectionGone")<{ readonly connectionId: string }> {}
 
 const JobRow = Schema.Struct({
   id: Schema.String,
@@ -106,14 +110,17 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
          FROM unnest($6::text[], $7::text[], $8::text[]) WITH ORDINALITY AS u(id, scope_key, scope, n) ORDER BY u.n
          ON CONFLICT (connection_id, scope_key) WHERE state IN ('en_cola', 'sincronizando') DO NOTHING`,
         [target.connectionId, target.workspaceId, target.connector, maxAttempts, JSON.stringify({ done: 0, total: steps }), fresh, keys, scopes.map((s) => JSON.stringify(s))]
-      ))
+      )).pipe(
+        // The connection was deleted (by another process, too recently for its cache to have heard).
+        Effect.catchIf((error) => sqlState(error) === "23503", () => Effect.fail(new ConnectionGone({ connectionId: target.connectionId })))
+      )
       const latest = yield* run(sql`SELECT DISTINCT ON (scope_key) scope_key AS key, id FROM sync_jobs
                                     WHERE connection_id = ${target.connectionId} AND scope_key IN ${sql.in(keys)}
                                     ORDER BY scope_key, (state IN ('en_cola', 'sincronizando')) DESC, created_at DESC`).pipe(Effect.flatMap(decodeLatest))
       const ids = keys.flatMap((key) => latest.filter((row) => row.key === key).map((row) => row.id))
       yield* run(sql`SELECT pg_notify(${Channel.syncJobs}, ${target.connectionId})`)
       return ids
-    }, Effect.scoped, Effect.orDie)
+    }, Effect.scoped, Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
 
     /** The jobs in the order of `ids` (the order of the scopes asked for). */
     const byIds = (ids: ReadonlyArray<string>) =>

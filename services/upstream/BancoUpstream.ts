@@ -1,5 +1,5 @@
-import { Context, Schema } from "effect"
-import type { Effect, Scope } from "effect"
+import { Context, Effect, Schema } from "effect"
+import type { Scope } from "effect"
 import type { Account, AccountId } from "../../schema/upstream/Banco.ts"
 import { InstitutionId, type Movement } from "../../schema/upstream/Banco.ts"
 import type {
@@ -16,6 +16,7 @@ import type {
 import type { Fecha } from "../../schema/upstream/Fecha.ts"
 import { Rut } from "../../schema/upstream/Rut.ts"
 import type { ScriptedScenario } from "./ScriptedScenario.ts"
+import { guarded } from "./SessionGuard.ts"
 
 export const BancoCredentials = Schema.Struct({
   institution: InstitutionId,
@@ -54,6 +55,17 @@ export class BancoUpstream extends Context.Tag("brein/upstream/BancoUpstream")<
 >() {
   declare readonly "brein/UpstreamClient": true
 }
+
+/** The same client with the session guard checked before every login and request. */
+export const guardedBanco = (upstream: BancoUpstream["Type"]): BancoUpstream["Type"] =>
+  BancoUpstream.of({
+    login: (credentials) =>
+      guarded(upstream.login(credentials)).pipe(Effect.map((session): BancoSession => ({
+        ...session,
+        cuentas: () => guarded(session.cuentas()),
+        movimientos: (accountId, desde, hasta) => guarded(session.movimientos(accountId, desde, hasta))
+      })))
+  })
 
 /** Failure modes of the simulator, chosen by the exact `clave`; any other clave logs in normally. */
 export const BANCO_SCENARIOS = [

@@ -1,5 +1,5 @@
-import { Context, Schema } from "effect"
-import type { Effect, Scope } from "effect"
+import { Context, Effect, Schema } from "effect"
+import type { Scope } from "effect"
 import type {
   RcvPeriodOutOfRange,
   UpstreamCredentialsInvalid,
@@ -12,6 +12,7 @@ import type {
 import type { Perspectiva, Periodo, RcvDocumento, RcvResumen, TipoDte } from "../../schema/upstream/Rcv.ts"
 import { Rut } from "../../schema/upstream/Rut.ts"
 import type { ScriptedScenario } from "./ScriptedScenario.ts"
+import { guarded } from "./SessionGuard.ts"
 
 export const SiiCredentials = Schema.Struct({
   rut: Rut,
@@ -44,6 +45,17 @@ export class SiiUpstream extends Context.Tag("brein/upstream/SiiUpstream")<
 >() {
   declare readonly "brein/UpstreamClient": true
 }
+
+/** The same client with the session guard checked before every login and request. */
+export const guardedSii = (upstream: SiiUpstream["Type"]): SiiUpstream["Type"] =>
+  SiiUpstream.of({
+    login: (credentials) =>
+      guarded(upstream.login(credentials)).pipe(Effect.map((session): SiiSession => ({
+        ...session,
+        resumen: (periodo, perspectiva) => guarded(session.resumen(periodo, perspectiva)),
+        detalle: (periodo, perspectiva, tipoDte) => guarded(session.detalle(periodo, perspectiva, tipoDte))
+      })))
+  })
 
 /** Failure modes of the simulator, chosen by the exact `clave`; any other clave logs in normally. */
 export const SII_SCENARIOS = [

@@ -10,6 +10,7 @@ import {
   PayloadTooLarge,
   RateLimited,
   RouteNotFound,
+  ServiceUnavailable,
   Unauthorized,
   UnsupportedMediaType
 } from "../../schema/Errors.ts"
@@ -32,7 +33,8 @@ const GATE_ERRORS = [
   BadRequest,
   RouteNotFound,
   MethodNotAllowed,
-  InternalError
+  InternalError,
+  ServiceUnavailable
 ] as const
 export const GateError = Schema.Union(...GATE_ERRORS)
 export type GateError = typeof GateError.Type
@@ -53,7 +55,7 @@ export const errorAnswer = (error: GateError): ErrorAnswer => ({
   headers: error._tag === "Unauthorized"
     ? { "www-authenticate": "Bearer realm=\"brein\"" }
     : error._tag === "PayloadTooLarge" ? { connection: "close" }
-    : error._tag === "RateLimited" ? { "retry-after": String(error.retryAfterSeconds) }
+    : error._tag === "RateLimited" || error._tag === "ServiceUnavailable" ? { "retry-after": String(error.retryAfterSeconds) }
     : {}
 })
 

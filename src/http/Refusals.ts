@@ -1,6 +1,7 @@
 import { HttpApi, HttpApiBuilder, HttpApiError, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, Option, Schema } from "effect"
-import { BadRequest, InternalError, InvalidInput, MethodNotAllowed, RateLimited, RouteNotFound } from "../../schema/Errors.ts"
+import { AuditUnavailable, BadRequest, InternalError, InvalidInput, MethodNotAllowed, RateLimited, RouteNotFound, ServiceUnavailable } from "../../schema/Errors.ts"
+import { transientIn } from "../../services/Database.ts"
 import { BreinApi } from "../../schema/http/Api.ts"
 import { MAX_DEPTH } from "../../schema/Depth.ts"
 import { readableIssues } from "../../schema/Issues.ts"
@@ -54,13 +55,20 @@ const noRoute = (method: string, url: string) => {
 
 const isDecodeError = Schema.is(HttpApiError.HttpApiDecodeError)
 const isRateLimited = Schema.is(RateLimited)
+const encodeAuditUnavailable = Schema.encodeSync(AuditUnavailable)
+
+// Every 503 (the database or the audit log is away) tells the client when to try again.
+const withRetryAfter = (response: HttpServerResponse.HttpServerResponse) =>
+  response.status === 503 && response.headers["retry-after"] === undefined
+    ? HttpServerResponse.setHeader(response, "retry-after", String(ServiceUnavailable.database.retryAfterSeconds))
+    : response
 
 /**
  * What the API itself would answer with its own shapes (a schema tree for a bad body, an empty 400
  * for malformed JSON, an empty 404 for an unknown route) answered with the project's typed errors.
  */
 export const RefusalsLive = HttpApiBuilder.middleware((app) =>
-  Effect.catchAllCause(app, (cause) => {
+  Effect.catchAllCause(Effect.map(app, withRetryAfter), (cause) => {
     const error = Cause.squash(cause)
     if (isDecodeError(error)) return Effect.succeed(refuse(InvalidInput.of(readableIssues(error.issues, ""), error.issues.length)))
     // the API's own encoding would drop the Retry-After header
@@ -74,6 +82,12 @@ export const RefusalsLive = HttpApiBuilder.middleware((app) =>
     // a body nested deep enough to overflow the stack while the API decodes it (the tools' input is checked before)
     if (error instanceof RangeError && error.message.includes("call stack")) {
       return Effect.succeed(refuse(InvalidInput.of([{ path: "body", message: `nests deeper than ${MAX_DEPTH} levels (objects and arrays)` }])))
+    }
+    if (error instanceof ServiceUnavailable) return Effect.succeed(refuse(error))
+    if (error instanceof AuditUnavailable) return Effect.succeed(withRetryAfter(HttpServerResponse.unsafeJson(encodeAuditUnavailable(error), { status: 503 })))
+    // The database went away under the request: a typed 503 the client can retry, not an empty 500.
+    if (Option.isSome(transientIn(cause))) {
+      return Effect.logWarning("database unavailable: answering 503", cause).pipe(Effect.as(refuse(ServiceUnavailable.database)))
     }
     if (Cause.isFailType(cause) || Cause.isInterruptedOnly(cause) || Option.isSome(Cause.failureOption(cause))) return Effect.failCause(cause)
     return Effect.logError("request failed unexpectedly", cause).pipe(Effect.as(refuse(InternalError.unexpected)))

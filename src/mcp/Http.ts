@@ -1,7 +1,8 @@
 import { createServer, IncomingMessage, ServerResponse } from "node:http"
 import { type AuthInfo, createMcpHandler, type McpRequestContext } from "@modelcontextprotocol/server"
 import { Cause, Effect, Either, Exit, Option, Runtime, Schema } from "effect"
-import { InternalError } from "../../schema/Errors.ts"
+import { InternalError, ServiceUnavailable } from "../../schema/Errors.ts"
+import { transientIn } from "../../services/Database.ts"
 import { Principal } from "../../schema/Principal.ts"
 import { bearerToken, type ErrorAnswer, errorAnswer, Gate, type GateError, hasBody, MAX_BODY_BYTES } from "../http/Gate.ts"
 import { rateLimitedRpc } from "./RateLimitedRpc.ts"
@@ -112,8 +113,10 @@ export const makeMcpHttp = Effect.gen(function* () {
     const admitted = await runExit(admit(request))
     if (Exit.isFailure(admitted)) {
       const refused = Cause.failureOption(admitted.cause)
-      if (Option.isNone(refused)) runFork(Effect.logError("MCP request failed unexpectedly", admitted.cause))
-      return sendJson(response, await runPromise(refusal(request, Option.getOrElse(refused, () => InternalError.unexpected))))
+      const unavailable = Option.isNone(refused) && Option.isSome(transientIn(admitted.cause))
+      if (unavailable) runFork(Effect.logWarning("database unavailable: answering 503", admitted.cause))
+      else if (Option.isNone(refused)) runFork(Effect.logError("MCP request failed unexpectedly", admitted.cause))
+      return sendJson(response, await runPromise(refusal(request, Option.getOrElse(refused, (): GateError => unavailable ? ServiceUnavailable.database : InternalError.unexpected))))
     }
     const { principal, body } = admitted.value
     const text = body?.toString("utf8")

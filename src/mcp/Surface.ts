@@ -8,8 +8,9 @@ import {
   type ServerContext
 } from "@modelcontextprotocol/server"
 import { Cause, Data, Effect, Exit, Option, Runtime } from "effect"
-import { ToolNotFound } from "../../schema/Errors.ts"
+import { ServiceUnavailable, ToolNotFound } from "../../schema/Errors.ts"
 import { isToolId } from "../../schema/Ids.ts"
+import { isTransient } from "../../services/Database.ts"
 import type { CallContext, Principal } from "../../schema/Principal.ts"
 import { Executor } from "../../services/pipeline/Executor.ts"
 import { SyncJobs } from "../../services/sync/SyncJobs.ts"
@@ -99,7 +100,11 @@ export const makeMcpSurface = Effect.gen(function* () {
       ? searchDocs(params)
       : isToolId(params.name) ? execute(principal, params, ctx) : Effect.fail(ToolNotFound.of(params.name))).pipe(
       Effect.catchAllDefect((defect) =>
-        Effect.logError("MCP tools/call died", defect).pipe(Effect.zipRight(Effect.fail(new McpCallDied())))
+        isTransient(defect)
+          ? Effect.logWarning("database unavailable: the MCP call answers ServiceUnavailable", defect).pipe(
+            Effect.as(failure(ServiceUnavailable.database))
+          )
+          : Effect.logError("MCP tools/call died", defect).pipe(Effect.zipRight(Effect.fail(new McpCallDied())))
       )
     )
 

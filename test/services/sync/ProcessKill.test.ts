@@ -27,6 +27,9 @@ const serve = (url: Redacted.Redacted<string>, settings: Readonly<Record<string,
           LOG_LEVEL: "Debug",
           BREIN_SECRET_KEY: SECRET_KEY,
           BREIN_SYNC_LEASE_SECONDS: "1",
+          // The killed process's session lease (one login per user) must run out before the next one logs in.
+          BREIN_SESSION_LEASE_SECONDS: "2",
+          BREIN_SESSION_LEASE_RENEW_SECONDS: "0.5",
           BREIN_SYNC_POLL_MS: "20",
           ...settings
         })

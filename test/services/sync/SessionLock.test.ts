@@ -12,7 +12,7 @@ import { issuePrincipal } from "../../support/TestLayers.ts"
 const PERIODOS = ["2026-05", "2026-06", "2026-07", "2026-08"]
 
 describe("two processes syncing the same upstream user", () => {
-  it.scopedLive("never hold two sessions at once (one advisory lock per connector + institution + rut)", () =>
+  it.scopedLive("never hold two sessions at once (one session lease per connector + institution + rut)", () =>
     Effect.gen(function* () {
       const url = yield* freshDatabase
       // Two service graphs = two processes: own pool, own worker, own simulator (its own session log).

@@ -1,0 +1,74 @@
+import type { SqlError } from "@effect/sql"
+import { Cause, Effect, Option, type Schedule } from "effect"
+import { ServiceUnavailable } from "../schema/Errors.ts"
+
+const TRANSIENT_CODES = new Set(["57P01", "57P02", "57P03", "40001", "40P01", "53300"])
+const TRANSIENT_MESSAGES = /Connection terminated|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable|Connection error/i
+
+const causes = (error: unknown): ReadonlyArray<unknown> => {
+  const chain: Array<unknown> = []
+  let current: unknown = error
+  while (current !== undefined && current !== null && chain.length < 5) {
+    chain.push(current)
+    current = typeof current === "object" && "cause" in current ? current.cause : undefined
+  }
+  return chain
+}
+
+/** The SQLSTATE behind a failure, if the server sent one. */
+export const sqlState = (error: unknown): string | undefined => {
+  for (const c of causes(error)) {
+    if (typeof c === "object" && c !== null && "code" in c && typeof c.code === "string" && /^[0-9A-Z]{5}$/.test(c.code)) return c.code
+  }
+  return undefined
+}
+
+/**
+ * A failure that goes away by itself: the connection was lost or refused, the server is shutting down
+ * or starting (57P01-3, class 08), too many connections (53300), a serialization failure or deadlock (40001, 40P01).
+ */
+export const isTransient = (error: unknown): boolean => {
+  const code = sqlState(error)
+  if (code !== undefined) return TRANSIENT_CODES.has(code) || code.startsWith("08")
+  return causes(error).some((c) => {
+    if (typeof c === "object" && c !== null && "code" in c && typeof c.code === "string" && /^E[A-Z]+$/.test(c.code)) return true
+    return c instanceof Error && TRANSIENT_MESSAGES.test(c.message)
+  })
+}
+
+/** The transient database failure inside a defect, if that is what it is. */
+export const transientIn = (cause: Cause.Cause<unknown>): Option.Option<unknown> =>
+  Option.orElse(
+    Cause.dieOption(cause).pipe(Option.filter(isTransient)),
+    () => Cause.failureOption(cause).pipe(Option.filter(isTransient))
+  )
+
+/**
+ * At a request-path repository edge: a transient SQL failure becomes a typed `ServiceUnavailable`
+ * (503 with Retry-After) and one log line; any other SQL failure stays a defect.
+ */
+export const orUnavailable = <A, R>(effect: Effect.Effect<A, SqlError.SqlError, R>): Effect.Effect<A, ServiceUnavailable, R> =>
+  Effect.catchAll(effect, (error) =>
+    isTransient(error)
+      ? Effect.zipRight(
+        Effect.logWarning("database unavailable: answering 503", error).pipe(Effect.annotateLogs({ sqlState: sqlState(error) ?? "connection" })),
+        Effect.fail(ServiceUnavailable.database)
+      )
+      : Effect.die(error))
+
+/** A transient database failure carried as a defect, made retryable for the time of `retrying`. */
+class Transient {
+  readonly _tag = "Transient"
+  constructor(readonly defect: unknown) {}
+}
+
+/**
+ * Runs `effect` again on `schedule` while it dies of a transient database failure (its repository
+ * edges `orDie`); dies with the last one if the schedule gives up first.
+ */
+export const retryTransient = <A, R, Out, RS>(effect: Effect.Effect<A, never, R>, schedule: Schedule.Schedule<Out, unknown, RS>) =>
+  effect.pipe(
+    Effect.catchAllDefect((defect) => (isTransient(defect) ? Effect.fail(new Transient(defect)) : Effect.die(defect))),
+    Effect.retry(schedule),
+    Effect.catchAll((e) => Effect.die(e.defect))
+  )
