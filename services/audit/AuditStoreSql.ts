@@ -113,7 +113,7 @@ export const AuditStoreSql = Layer.effect(
     const checkpoint = (chains: ReadonlyArray<string>, sign: (checkpoint: UnsignedCheckpoint) => string) =>
       Effect.gen(function* () {
         yield* sql.unsafe(CHECKPOINT_LOCK)
-        const last = yield* sql`SELECT seq::text AS seq, signature FROM audit_checkpoint ORDER BY seq DESC LIMIT 1`.pipe(
+        const last = yield* sql`SELECT seq::text AS seq, signature FROM audit_checkpoint ORDER BY audit_checkpoint.seq DESC LIMIT 1`.pipe(
           Effect.flatMap(decodeLast),
           Effect.map(Arr.head)
         )
@@ -129,7 +129,12 @@ export const AuditStoreSql = Layer.effect(
         yield* sql`INSERT INTO audit_checkpoint (seq, at, heads, prev_signature, signature)
           VALUES (${signed.seq}, ${signed.at}, ${JSON.stringify(signed.heads)}::jsonb, ${signed.prevSignature}, ${signed.signature})`
         return Option.some(signed)
-      }).pipe(sql.withTransaction, Effect.mapError(fail))
+      }).pipe(
+        sql.withTransaction,
+        // The lock serializes the writers of checkpoints; the sequence's key would refuse a second one anyway.
+        Effect.retry({ times: 10, while: (error) => error._tag === "SqlError" && isRace(error) }),
+        Effect.mapError(fail)
+      )
 
     const checkpoints = (afterSeq: number, limit: number) =>
       sql`SELECT seq, at, heads, prev_signature, signature FROM audit_checkpoint WHERE seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`.pipe(

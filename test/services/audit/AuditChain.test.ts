@@ -9,6 +9,7 @@ import { AuditVerify } from "../../../services/audit/AuditVerify.ts"
 import { Executor } from "../../../services/pipeline/Executor.ts"
 import { AuditStoreSql } from "../../../services/audit/AuditStoreSql.ts"
 import { auditKeyInTemp } from "../../support/TestAuditKey.ts"
+import { tamper, where } from "./Support.ts"
 import { freshDatabase, TestDatabase } from "../../support/TestDatabase.ts"
 import { callContext, issuePrincipal, servicesWith } from "../../support/TestLayers.ts"
 import { createScratchTables, FixtureRegistry } from "../pipeline/Fixtures.ts"
@@ -23,13 +24,7 @@ const callNumber = (principal: Principal, i: number) =>
       ? executor.call("note_write", { text: `note ${i}` }, callContext(principal))
       : executor.call("echo.message.reflect", { message: `call ${i}` }, callContext(principal, { surface: i % 2 === 0 ? "http" : "mcp" })))
 
-/** As an attacker with the owner's or a superuser's rights would: the append-only triggers switched off. */
-export const tamper = (statement: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql.withTransaction(Effect.zipRight(sql.unsafe("SET LOCAL session_replication_role = replica"), sql.unsafe(statement))))
-
 const summary = (report: VerifyReport) => ({ ok: report.ok, chains: report.chains, rows: report.rows, firstBreak: report.firstBreak })
-const where = (report: VerifyReport) => report.firstBreak && [report.firstBreak.chain, report.firstBreak.seq, report.firstBreak.reason]
 
 const chainShape = Effect.flatMap(SqlClient.SqlClient, (sql) =>
   sql<{ chain: string; rows: number; first: number; last: number }>`
