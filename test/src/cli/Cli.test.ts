@@ -205,10 +205,25 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
       const intact = yield* brein("audit", "verify")
       assert.strictEqual(intact.exitCode, 0, intact.stderr)
       assert.match(intact.stdout, /intact: 3 rows in 1 chains/)
+      assert.include(intact.stdout, "3 rows after the last checkpoint not yet covered")
+
+      const first = responses[0]
+      const receipt = yield* brein("audit", "verify", "--receipt", `${first?.meta.request_id}:${first?.meta.receipt?.digest}`)
+      assert.strictEqual(receipt.exitCode, 0, receipt.stderr)
+      assert.include(receipt.stdout, `receipt ${first?.meta.request_id}: recorded at chain ${principal.workspaceId} seq 1`)
+      const forged = yield* brein("audit", "verify", "--receipt", `${first?.meta.request_id}:${"a".repeat(64)}`)
+      assert.strictEqual(forged.exitCode, 1, forged.stderr)
+      assert.include(forged.stdout, "DIFFERS")
+      const malformed = yield* brein("audit", "verify", "--receipt", "nodigest")
+      assert.strictEqual(malformed.exitCode, 2)
+      assert.include(malformed.stderr, "REQUEST_ID:DIGEST")
 
       const tampered = responses[1]?.meta.request_id ?? ""
       const sql = yield* SqlClient.SqlClient
-      yield* sql`UPDATE audit_log SET output_digest = ${"0".repeat(64)} WHERE request_id = ${tampered}`
+      yield* sql.withTransaction(Effect.zipRight(
+        sql`SET LOCAL session_replication_role = replica`,
+        sql`UPDATE audit_log SET output_digest = ${"0".repeat(64)} WHERE request_id = ${tampered}`
+      ))
       const broken = yield* brein("audit", "verify")
       assert.strictEqual(broken.exitCode, 1, broken.stderr)
       assert.include(broken.stdout, `seq 2 (request ${tampered})`)
