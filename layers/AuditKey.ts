@@ -20,7 +20,7 @@ const none: typeof WitnessFile.Type = {}
 const KEEP = 64
 
 /** The audit key from BREIN_AUDIT_KEY if given, else dir/audit.key; the witness in dir/audit.witness. */
-export const auditKeyIn = (configured: Option.Option<Redacted.Redacted<string>>, dir: string) =>
+export const auditKeyIn = (configured: Option.Option<Redacted.Redacted<string>>, dir: string, signs = true) =>
   Layer.effect(
     AuditKey,
     Effect.gen(function* () {
@@ -53,6 +53,7 @@ export const auditKeyIn = (configured: Option.Option<Redacted.Redacted<string>>,
             onSome: Effect.succeed,
             onNone: () => Effect.zipRight(generate, Effect.flatMap(read, (key) => Effect.orDie(key)))
           })),
+          Effect.map(Option.some),
           Effect.orDie
         )
       )
@@ -74,15 +75,21 @@ export const auditKeyIn = (configured: Option.Option<Redacted.Redacted<string>>,
           yield* fs.writeFileString(temporary, JSON.stringify(next), { mode: 0o600 })
           yield* fs.rename(temporary, witnessFile)
         }).pipe(Effect.catchAll((error) => Effect.logWarning("the audit witness file could not be written", error)))
-      return AuditKey.of({ forVerify: Effect.orDie(read), forSigning, readWitness, writeWitness })
+      return AuditKey.of({ forVerify: Effect.orDie(read), forSigning: signs ? forSigning : Effect.succeedNone, readWitness, writeWitness })
     })
   ).pipe(Layer.provide(NodeContext.layer))
 
+const fromConfig = (signs: boolean) =>
+  Layer.unwrapEffect(
+    Effect.gen(function* () {
+      const configured = yield* Config.option(Config.redacted("BREIN_AUDIT_KEY"))
+      const dir = yield* Config.string("BREIN_DATA_DIR").pipe(Config.withDefault(".brein"))
+      return auditKeyIn(configured, dir, signs)
+    }).pipe(Effect.orDie)
+  )
+
 /** BREIN_AUDIT_KEY if set; otherwise a key generated once and kept in BREIN_DATA_DIR/audit.key. */
-export const AuditKeyLive = Layer.unwrapEffect(
-  Effect.gen(function* () {
-    const configured = yield* Config.option(Config.redacted("BREIN_AUDIT_KEY"))
-    const dir = yield* Config.string("BREIN_DATA_DIR").pipe(Config.withDefault(".brein"))
-    return auditKeyIn(configured, dir)
-  }).pipe(Effect.orDie)
-)
+export const AuditKeyLive = fromConfig(true)
+
+/** The same key for checking only: operator commands write audit rows but leave the checkpoints to the service. */
+export const AuditKeyVerifyOnly = fromConfig(false)

@@ -110,11 +110,11 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
 
     const checkpoint = Effect.fn("AuditLog.checkpoint")(function* () {
       const chains = new Set([...dirty, ...previous])
-      if (chains.size === 0) return Option.none()
+      const signing = yield* key.forSigning
+      if (chains.size === 0 || Option.isNone(signing)) return Option.none()
       const written = dirty
       dirty = new Set()
-      const signing = yield* key.forSigning
-      const signed = yield* store.checkpoint([...chains], (unsigned) => signCheckpoint(Redacted.value(signing), unsigned)).pipe(
+      const signed = yield* store.checkpoint([...chains], (unsigned) => signCheckpoint(Redacted.value(signing.value), unsigned)).pipe(
         Effect.tapError(() => Effect.sync(() => written.forEach((c) => dirty.add(c))))
       )
       previous = written

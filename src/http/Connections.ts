@@ -2,17 +2,36 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { BreinApi } from "../../schema/http/Api.ts"
 import { CurrentPrincipal } from "../../schema/http/Security.ts"
+import type { Principal } from "../../schema/Principal.ts"
+import { ChangeAudit, type Change } from "../../services/audit/ChangeAudit.ts"
 import { ConnectionCredentials } from "../../services/connections/ConnectionCredentials.ts"
 import { Connections } from "../../services/connections/Connections.ts"
 import { SyncJobs, toView } from "../../services/sync/SyncJobs.ts"
+
+/** The audit row of a connection's change: its digests never cover the credentials. */
+const connectionChange = (principal: Principal, toolId: string, connectionId: string, input: unknown, output: unknown): Change => ({
+  workspaceId: principal.workspaceId,
+  principal: principal.keyId ?? "in-process:http",
+  surface: "http",
+  toolId,
+  connectionId,
+  input,
+  output
+})
 
 export const ConnectionsLive = HttpApiBuilder.group(BreinApi, "connections", (handlers) =>
   Effect.gen(function* () {
     const connections = yield* Connections
     const jobs = yield* SyncJobs
     const credentials = yield* ConnectionCredentials
+    const changes = yield* ChangeAudit
     return handlers
-      .handle("create", ({ payload }) => Effect.flatMap(CurrentPrincipal, (principal) => connections.create(principal, payload)))
+      .handle("create", ({ payload }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) =>
+          changes.audited(connections.create(principal, payload), (view) => connectionChange(principal, "connections.create", view.id, {
+            connector: payload.connector,
+            institution: payload.institution ?? null
+          }, view))))
       .handle("list", () =>
         Effect.flatMap(CurrentPrincipal, (principal) => Effect.map(connections.list(principal), (all) => ({ connections: all })))
       )
@@ -20,7 +39,9 @@ export const ConnectionsLive = HttpApiBuilder.group(BreinApi, "connections", (ha
       .handle("updateCredentials", ({ path, payload }) =>
         Effect.flatMap(CurrentPrincipal, (principal) => credentials.replace(principal, path.id, payload, "http"))
       )
-      .handle("remove", ({ path }) => Effect.flatMap(CurrentPrincipal, (principal) => connections.remove(principal, path.id)))
+      .handle("remove", ({ path }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) =>
+          changes.audited(connections.remove(principal, path.id), () => connectionChange(principal, "connections.delete", path.id, { id: path.id }, null))))
       .handle("jobs", ({ path, urlParams }) =>
         Effect.gen(function* () {
           const connection = yield* connections.get(yield* CurrentPrincipal, path.id)
