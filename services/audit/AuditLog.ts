@@ -1,8 +1,8 @@
-import { Config, Context, Deferred, Duration, Effect, Exit, Option, Queue, Redacted, Schedule } from "effect"
+import { Cause, Clock, Config, Context, Deferred, Duration, Effect, Exit, Option, Queue, Redacted, Schedule } from "effect"
 import type { AuditEntry, AuditRow } from "../../schema/audit/AuditRow.ts"
 import { AuditUnavailable } from "../../schema/Errors.ts"
 import { AuditKey } from "./AuditKey.ts"
-import { AuditStore, type ChainHead } from "./AuditStore.ts"
+import { AuditStore, type ChainHead, refusedByDatabase } from "./AuditStore.ts"
 import { boundEntry } from "./Bound.ts"
 import { chainEntries, GENESIS, signCheckpoint } from "./Chain.ts"
 
@@ -95,7 +95,8 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
       if (Exit.isSuccess(result)) return answer(batch, result.value)
       yield* forget(batch)
       yield* Effect.logError("audit append failed", result.cause)
-      if (batch.length === 1) return answer(batch, [])
+      const refused = Cause.failureOption(result.cause).pipe(Option.exists((e) => e._tag === "AuditStoreFailed" && refusedByDatabase(e)))
+      if (batch.length === 1 || !refused) return answer(batch, [])
       // Something in the batch was refused: only the row at fault may fail its caller.
       for (const p of batch) {
         const alone = yield* Effect.exit(append([p.entry]))
@@ -127,8 +128,11 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
     const checkpointQuietly = checkpoint().pipe(
       Effect.catchAllCause((cause) => Effect.logWarning("audit checkpoint failed; the next one retries", cause))
     )
+    // Checkpoints keep real time: a test clock moved years ahead must not replay every period in between.
     yield* Effect.forkScoped(
-      Effect.mapInputContext(Effect.repeat(checkpointQuietly, Schedule.spaced(every)), (_: Context.Context<never>) => context)
+      Effect.mapInputContext(Effect.repeat(checkpointQuietly, Schedule.spaced(every)), (_: Context.Context<never>) => context).pipe(
+        Effect.withClock(Clock.make())
+      )
     )
     yield* Effect.addFinalizer(() => Effect.mapInputContext(Effect.asVoid(checkpointQuietly), (_: Context.Context<never>) => context))
 

@@ -5,6 +5,21 @@ import type { UnsignedCheckpoint } from "./Chain.ts"
 
 export class AuditStoreFailed extends Data.TaggedError("AuditStoreFailed")<{ readonly cause: unknown }> {}
 
+const sqlStateOf = (cause: unknown, depth = 0): string | null => {
+  if (typeof cause !== "object" || cause === null || depth > 4) return null
+  if ("code" in cause && typeof cause.code === "string" && /^[0-9A-Z]{5}$/.test(cause.code)) return cause.code
+  return "cause" in cause ? sqlStateOf(cause.cause, depth + 1) : null
+}
+
+/**
+ * The database answered and refused the statement (a bad value, a constraint), as opposed to being
+ * unreachable (no SQLSTATE, connection exceptions, shutdown): only then is one row worth isolating.
+ */
+export const refusedByDatabase = (error: AuditStoreFailed) => {
+  const state = sqlStateOf(error.cause)
+  return state !== null && !state.startsWith("08") && !state.startsWith("57")
+}
+
 /**
  * Another writer took a sequence number first, or the database broke a deadlock or a serialization
  * conflict between writers: re-read the chain's head and chain again.
