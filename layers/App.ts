@@ -5,6 +5,7 @@ import { Executor } from "../services/pipeline/Executor.ts"
 import { Registry } from "../services/tools/Registry.ts"
 import type { Source } from "../services/tools/Source.ts"
 import { Workspaces } from "../services/workspace/Workspaces.ts"
+import { AuditKeyLive } from "./AuditKey.ts"
 import { ConnectedLive } from "./Connected.ts"
 import { DatabaseLive } from "./Database.ts"
 import { IndicadoresLive } from "./Indicadores.ts"
@@ -20,7 +21,7 @@ export const servicesOver = <const S extends ReadonlyArray<Source>, E>(
   Layer.mergeAll(Executor.Default, Workspaces.Default, AuditVerify.Default).pipe(
     Layer.provideMerge(Registry.layer(all)),
     Layer.provideMerge(connected),
-    Layer.provide(AuditStoreSql)
+    Layer.provide(Layer.mergeAll(AuditStoreSql, AuditKeyLive))
   )
 
 /** The services over a registry of the given sources; the database is provided by the caller. */

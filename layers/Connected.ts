@@ -1,4 +1,5 @@
 import { Effect, Layer } from "effect"
+import { ChangeAudit } from "../services/audit/ChangeAudit.ts"
 import { ConnectionCredentials } from "../services/connections/ConnectionCredentials.ts"
 import { Connections } from "../services/connections/Connections.ts"
 import { BancoCache } from "../services/connectors/banco/BancoCache.ts"
@@ -28,7 +29,7 @@ const ConnectorSyncsLive = Layer.effect(
  * Needs SqlClient; the upstream clients come from `upstreams` (simulators by default).
  */
 export const connectedWith = <E, R>(upstreams: Layer.Layer<Layer.Layer.Success<typeof UpstreamsLive>, E, R>) =>
-  Layer.mergeAll(SyncWorker.Default, RcvCache.Default, BancoCache.Default, ConnectionCredentials.Default).pipe(
+  Layer.mergeAll(SyncWorker.Default, RcvCache.Default, BancoCache.Default, ConnectionCredentials.Default, ChangeAudit.Default).pipe(
     Layer.provideMerge(ConnectorSyncsLive),
     Layer.provideMerge(Layer.mergeAll(Connections.Default, SyncJobs.Default, SyncSettings.Default)),
     Layer.provideMerge(upstreams),

@@ -4,6 +4,7 @@ import banco from "./0003_banco.ts"
 import rcvTotals from "./0004_rcv_totals.ts"
 import syncJobParts from "./0005_sync_job_parts.ts"
 import keyLastUsed from "./0006_key_last_used.ts"
+import auditAppendOnly from "./0007_audit_append_only.ts"
 import sessionLeases from "./0008_session_leases.ts"
 
 export const migrations = {
@@ -13,5 +14,6 @@ export const migrations = {
   "0004_rcv_totals": rcvTotals,
   "0005_sync_job_parts": syncJobParts,
   "0006_key_last_used": keyLastUsed,
+  "0007_audit_append_only": auditAppendOnly,
   "0008_session_leases": sessionLeases
 }

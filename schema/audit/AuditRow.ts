@@ -33,17 +33,41 @@ export const AuditRow = Schema.Struct({
 })
 export type AuditRow = typeof AuditRow.Type
 
+export const BreakReason = Schema.Literal(
+  "digest_mismatch",
+  "prev_digest_mismatch",
+  "sequence_gap",
+  "chain_truncated",
+  "chain_deleted",
+  "rechained",
+  "checkpoint_forged",
+  "checkpoint_missing"
+)
+export type BreakReason = typeof BreakReason.Type
+
 export const ChainBreak = Schema.Struct({
+  /** The chain, or `audit_checkpoint` for a break in the checkpoints themselves. */
   chain: Schema.String,
   seq: Schema.Number,
-  requestId: Schema.String,
-  reason: Schema.Literal("digest_mismatch", "prev_digest_mismatch", "sequence_gap")
+  requestId: Schema.NullOr(Schema.String),
+  reason: BreakReason,
+  detail: Schema.String
 })
+export type ChainBreak = typeof ChainBreak.Type
+
+export const CheckpointReport = Schema.Struct({
+  count: Schema.Number,
+  signatures: Schema.Literal("verified", "unchecked"),
+  witness: Schema.Literal("matched", "absent"),
+  uncovered: Schema.Number
+})
+export type CheckpointReport = typeof CheckpointReport.Type
 
 export const VerifyReport = Schema.Struct({
   ok: Schema.Boolean,
   chains: Schema.Number,
   rows: Schema.Number,
-  firstBreak: Schema.NullOr(ChainBreak)
+  firstBreak: Schema.NullOr(ChainBreak),
+  checkpoints: CheckpointReport
 })
 export type VerifyReport = typeof VerifyReport.Type

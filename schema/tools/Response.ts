@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { Receipt } from "../audit/Checkpoint.ts"
 import { Plane } from "./Definition.ts"
 
 export const AuditStatus = Schema.Literal("recorded", "failed").annotations({
@@ -11,7 +12,8 @@ export const ResponseMeta = Schema.Struct({
   tool_id: Schema.String,
   plane: Plane,
   latency_ms: Schema.Number,
-  audit_status: AuditStatus
+  audit_status: AuditStatus,
+  receipt: Schema.optional(Receipt)
 })
 export type ResponseMeta = typeof ResponseMeta.Type
 

@@ -1,8 +1,10 @@
-import { Context, Deferred, Effect, Exit, Queue, Schedule } from "effect"
+import { Cause, Clock, Config, Context, Deferred, Duration, Effect, Exit, Option, Queue, Redacted, Schedule } from "effect"
 import type { AuditEntry, AuditRow } from "../../schema/audit/AuditRow.ts"
 import { AuditUnavailable } from "../../schema/Errors.ts"
-import { AuditStore, type ChainHead } from "./AuditStore.ts"
-import { chainEntries, GENESIS } from "./Chain.ts"
+import { AuditKey } from "./AuditKey.ts"
+import { AuditStore, type ChainHead, refusedByDatabase } from "./AuditStore.ts"
+import { boundEntry } from "./Bound.ts"
+import { chainEntries, GENESIS, signCheckpoint } from "./Chain.ts"
 
 interface Pending {
   readonly entry: AuditEntry
@@ -11,8 +13,12 @@ interface Pending {
 
 const MAX_BATCH = 1000
 const unavailable = new AuditUnavailable({ message: "the audit log could not be written" })
-// (chain, seq) is unique: a writer that lost a race re-reads the head and chains again.
-const raceRetry = Schedule.recurs(8)
+/**
+ * A writer that lost a race (another process, a deadlock the database broke) re-reads the heads and
+ * chains again, for as long as the database answers: giving up would lose a row that nothing is
+ * wrong with. Each attempt waits on the winner's commit, so no pause is added.
+ */
+const raceRetry = Schedule.forever.pipe(Schedule.upTo("2 minutes"))
 
 /**
  * Group commit: one writer fiber takes whatever is queued (any workspace), chains it in process
@@ -20,34 +26,44 @@ const raceRetry = Schedule.recurs(8)
  * commit. The next flush starts as soon as the previous one ends, so under load batches grow
  * instead of requests queueing on a lock. Another process (or a call writing its row inside its
  * own transaction) may take a sequence number first: the INSERT then fails as a whole, the writer
- * forgets those heads and appends that batch under the chains' locks.
+ * forgets those heads and appends that batch under the chains' locks. A batch that fails for any
+ * other reason is written again row by row, so one bad row fails only its own caller.
+ *
+ * Every few seconds, and when the scope closes, the heads of the chains written since are signed
+ * into a checkpoint with a key the database does not hold.
  */
 export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog", {
   scoped: Effect.gen(function* () {
     const store = yield* AuditStore
+    const key = yield* AuditKey
+    const every = yield* Config.integer("BREIN_AUDIT_CHECKPOINT_MS").pipe(Config.withDefault(5000), Config.map(Duration.millis))
     // The writer outlives the call that wakes it: it must not inherit that call's context (its transaction).
     const context = yield* Effect.context<never>()
     const heads = new Map<string, ChainHead>()
+    // Chains written since the last checkpoint; those of the previous round are signed once more,
+    // since a row written inside a caller's transaction commits after it was counted.
+    let dirty = new Set<string>()
+    let previous = new Set<string>()
     const queue = yield* Effect.acquireRelease(Queue.unbounded<Pending>(), Queue.shutdown)
 
     const chain = (entries: ReadonlyArray<AuditEntry>) =>
       Effect.gen(function* () {
-        const chains = [...new Set(entries.map((e) => e.workspaceId))]
+        const chains = [...new Set(entries.map((e) => e.workspaceId))].sort()
         const unknown = chains.filter((c) => !heads.has(c))
         if (unknown.length > 0) {
           const found = yield* store.heads(unknown)
           for (const c of unknown) heads.set(c, found.get(c) ?? { seq: 0, digest: GENESIS })
         }
-        const rows: Array<AuditRow> = []
-        for (const c of chains) {
-          const linked = chainEntries(c, heads.get(c)!, entries.filter((e) => e.workspaceId === c))
-          rows.push(...linked)
-        }
-        return rows
+        return chains.flatMap((c) => chainEntries(c, heads.get(c) ?? { seq: 0, digest: GENESIS }, entries.filter((e) => e.workspaceId === c)))
       })
 
     const remember = (rows: ReadonlyArray<AuditRow>) =>
-      Effect.sync(() => rows.forEach((r) => heads.set(r.chain, { seq: r.seq, digest: r.digest })))
+      Effect.sync(() =>
+        rows.forEach((r) => {
+          heads.set(r.chain, { seq: r.seq, digest: r.digest })
+          dirty.add(r.chain)
+        })
+      )
 
     // Fast: one INSERT chained from the remembered heads. If someone else took a sequence number
     // first, forget those heads and append under the chains' locks, which cannot lose.
@@ -56,29 +72,73 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
         Effect.catchTag("AuditChainMoved", (moved) =>
           Effect.sync(() => moved.chains.forEach((c) => heads.delete(c))).pipe(
             Effect.zipRight(store.appendLocked(entries)),
+            Effect.tapError((e) => Effect.sync(() => e._tag === "AuditChainMoved" && e.chains.forEach((c) => heads.delete(c)))),
             Effect.retry({ schedule: raceRetry, while: (e) => e._tag === "AuditChainMoved" })
           )
         ),
         Effect.tap(remember)
       )
 
+    const answer = (batch: ReadonlyArray<Pending>, rows: ReadonlyArray<AuditRow>) => {
+      const byRequest = new Map(rows.map((row) => [row.requestId + "\u0000" + row.chain, row]))
+      for (const p of batch) {
+        const row = byRequest.get(p.entry.requestId + "\u0000" + p.entry.workspaceId)
+        Deferred.unsafeDone(p.done, row === undefined ? Exit.fail(unavailable) : Exit.succeed(row))
+      }
+    }
+
+    const forget = (batch: ReadonlyArray<Pending>) => Effect.sync(() => batch.forEach((p) => heads.delete(p.entry.workspaceId)))
+
     const flush = Effect.gen(function* () {
       const batch = [...(yield* Queue.takeBetween(queue, 1, MAX_BATCH))]
       const result = yield* Effect.exit(append(batch.map((p) => p.entry)))
-      if (Exit.isSuccess(result)) {
-        const byRequest = new Map(result.value.map((row) => [row.requestId + row.chain, row]))
-        for (const p of batch) Deferred.unsafeDone(p.done, Exit.succeed(byRequest.get(p.entry.requestId + p.entry.workspaceId)!))
-      } else {
-        for (const c of new Set(batch.map((p) => p.entry.workspaceId))) heads.delete(c)
-        yield* Effect.logError("audit append failed", result.cause)
-        for (const p of batch) Deferred.unsafeDone(p.done, Exit.fail(unavailable))
+      if (Exit.isSuccess(result)) return answer(batch, result.value)
+      yield* forget(batch)
+      yield* Effect.logError("audit append failed", result.cause)
+      const refused = Cause.failureOption(result.cause).pipe(Option.exists((e) => e._tag === "AuditStoreFailed" && refusedByDatabase(e)))
+      if (batch.length === 1 || !refused) return answer(batch, [])
+      // Something in the batch was refused: only the row at fault may fail its caller.
+      for (const p of batch) {
+        const alone = yield* Effect.exit(append([p.entry]))
+        if (Exit.isFailure(alone)) {
+          yield* forget([p])
+          yield* Effect.logError("audit row refused", alone.cause).pipe(Effect.annotateLogs({ requestId: p.entry.requestId }))
+        }
+        answer([p], Exit.isSuccess(alone) ? alone.value : [])
       }
     })
     yield* Effect.forkScoped(Effect.mapInputContext(Effect.forever(flush), (_: Context.Context<never>) => context))
 
+    const checkpoint = Effect.fn("AuditLog.checkpoint")(function* () {
+      const chains = new Set([...dirty, ...previous])
+      const signing = yield* key.forSigning
+      if (chains.size === 0 || Option.isNone(signing)) return Option.none()
+      const written = dirty
+      dirty = new Set()
+      const signed = yield* store.checkpoint([...chains], (unsigned) => signCheckpoint(Redacted.value(signing.value), unsigned)).pipe(
+        Effect.tapError(() => Effect.sync(() => written.forEach((c) => dirty.add(c))))
+      )
+      previous = written
+      if (Option.isSome(signed)) {
+        const database = yield* store.database
+        yield* key.writeWitness({ database, seq: signed.value.seq, signature: signed.value.signature })
+      }
+      return signed
+    })
+    const checkpointQuietly = checkpoint().pipe(
+      Effect.catchAllCause((cause) => Effect.logWarning("audit checkpoint failed; the next one retries", cause))
+    )
+    // Checkpoints keep real time: a test clock moved years ahead must not replay every period in between.
+    yield* Effect.forkScoped(
+      Effect.mapInputContext(Effect.repeat(checkpointQuietly, Schedule.spaced(every)), (_: Context.Context<never>) => context).pipe(
+        Effect.withClock(Clock.make())
+      )
+    )
+    yield* Effect.addFinalizer(() => Effect.mapInputContext(Effect.asVoid(checkpointQuietly), (_: Context.Context<never>) => context))
+
     const record = (entry: AuditEntry) =>
       Effect.flatMap(Deferred.make<AuditRow, AuditUnavailable>(), (done) =>
-        Effect.zipRight(Queue.offer(queue, { entry, done }), Deferred.await(done))
+        Effect.zipRight(Queue.offer(queue, { entry: boundEntry(entry), done }), Deferred.await(done))
       )
 
     /**
@@ -86,18 +146,21 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
      * holding a pooled connection starves the pool once as many such calls as connections are in flight.
      * Such callers queue on a lock per chain until they commit; only the group writer can still race them.
      */
-    const recordInTransaction = Effect.fn("AuditLog.recordInTransaction")(function* (entry: AuditEntry) {
-      yield* store.lock(entry.workspaceId).pipe(Effect.mapError(() => unavailable))
-      const rows = yield* store.heads([entry.workspaceId]).pipe(
+    const recordInTransaction = Effect.fn("AuditLog.recordInTransaction")(function* (raw: AuditEntry) {
+      const entry = boundEntry(raw)
+      const rows = yield* store.lock(entry.workspaceId).pipe(
+        Effect.zipRight(store.heads([entry.workspaceId])),
         Effect.map((found) => chainEntries(entry.workspaceId, found.get(entry.workspaceId) ?? { seq: 0, digest: GENESIS }, [entry])),
         Effect.tap(store.insertNested),
         Effect.retry({ schedule: raceRetry, while: (e) => e._tag === "AuditChainMoved" }),
         Effect.tapErrorCause((cause) => Effect.logError("audit append failed", cause)),
         Effect.mapError(() => unavailable)
       )
-      return rows[0]!
+      yield* Effect.sync(() => dirty.add(entry.workspaceId))
+      const [row] = rows
+      return row === undefined ? yield* unavailable : row
     })
 
-    return { record, recordInTransaction }
+    return { record, recordInTransaction, checkpoint }
   })
 }) {}

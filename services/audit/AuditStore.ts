@@ -1,9 +1,29 @@
 import { Context, Data, type Effect, type Option } from "effect"
 import type { AuditEntry, AuditRow } from "../../schema/audit/AuditRow.ts"
+import type { Checkpoint } from "../../schema/audit/Checkpoint.ts"
+import type { UnsignedCheckpoint } from "./Chain.ts"
 
 export class AuditStoreFailed extends Data.TaggedError("AuditStoreFailed")<{ readonly cause: unknown }> {}
 
-/** Another writer took a sequence number first: re-read the chain's head and chain again. */
+const sqlStateOf = (cause: unknown, depth = 0): string | null => {
+  if (typeof cause !== "object" || cause === null || depth > 4) return null
+  if ("code" in cause && typeof cause.code === "string" && /^[0-9A-Z]{5}$/.test(cause.code)) return cause.code
+  return "cause" in cause ? sqlStateOf(cause.cause, depth + 1) : null
+}
+
+/**
+ * The database answered and refused the statement (a bad value, a constraint), as opposed to being
+ * unreachable (no SQLSTATE, connection exceptions, shutdown): only then is one row worth isolating.
+ */
+export const refusedByDatabase = (error: AuditStoreFailed) => {
+  const state = sqlStateOf(error.cause)
+  return state !== null && !state.startsWith("08") && !state.startsWith("57")
+}
+
+/**
+ * Another writer took a sequence number first, or the database broke a deadlock or a serialization
+ * conflict between writers: re-read the chain's head and chain again.
+ */
 export class AuditChainMoved extends Data.TaggedError("AuditChainMoved")<{ readonly chains: ReadonlyArray<string> }> {}
 
 export interface ChainHead {
@@ -34,6 +54,18 @@ export interface AuditStoreApi {
     limit: number
   ) => Effect.Effect<ReadonlyArray<AuditRow>, AuditStoreFailed>
   readonly byRequest: (requestId: string) => Effect.Effect<Option.Option<AuditRow>, AuditStoreFailed>
+  /**
+   * Under one lock for every process: reads the last checkpoint and the given chains' heads, and
+   * appends the next checkpoint, signed by `sign`. None when none of the chains has a row.
+   */
+  readonly checkpoint: (
+    chains: ReadonlyArray<string>,
+    sign: (checkpoint: UnsignedCheckpoint) => string
+  ) => Effect.Effect<Option.Option<Checkpoint>, AuditStoreFailed>
+  /** A page of checkpoints in sequence order, after the given one. */
+  readonly checkpoints: (afterSeq: number, limit: number) => Effect.Effect<ReadonlyArray<Checkpoint>, AuditStoreFailed>
+  /** The database the log lives in, naming its witness outside the database. */
+  readonly database: Effect.Effect<string, AuditStoreFailed>
 }
 
 export class AuditStore extends Context.Tag("brein/audit/AuditStore")<AuditStore, AuditStoreApi>() {}

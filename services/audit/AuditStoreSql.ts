@@ -1,12 +1,18 @@
 import { SqlClient, SqlError } from "@effect/sql"
-import { Array as Arr, Effect, Layer, Option, Schema } from "effect"
+import { Array as Arr, Clock, Effect, Layer, Option, Schema } from "effect"
 import { type AuditEntry, AuditRow } from "../../schema/audit/AuditRow.ts"
+import { Checkpoint } from "../../schema/audit/Checkpoint.ts"
 import { AuditChainMoved, AuditStore, AuditStoreFailed, type ChainHead } from "./AuditStore.ts"
-import { chainEntries, GENESIS } from "./Chain.ts"
+import { chainEntries, GENESIS, type UnsignedCheckpoint } from "./Chain.ts"
 
 const decodeRows = Schema.decodeUnknown(Schema.Array(AuditRow))
 const Head = Schema.Struct({ chain: Schema.String, seq: Schema.NumberFromString, digest: Schema.String })
 const decodeHeads = Schema.decodeUnknown(Schema.Array(Head))
+const decodeCheckpoints = Schema.decodeUnknown(Schema.Array(Checkpoint))
+const LastCheckpoint = Schema.Struct({ seq: Schema.NumberFromString, signature: Schema.String })
+const decodeLast = Schema.decodeUnknown(Schema.Array(LastCheckpoint))
+const Database = Schema.Struct({ name: Schema.String })
+const decodeDatabase = Schema.decodeUnknown(Schema.Array(Database))
 
 const COLUMNS = [
   "chain", "seq", "request_id", "at", "workspace_id", "principal", "surface", "tool_id", "plane", "connection_id",
@@ -26,14 +32,25 @@ const columnsOf = (rows: ReadonlyArray<AuditRow>) => [
   rows.map((r) => r.prevDigest), rows.map((r) => r.digest)
 ]
 
-const isUniqueViolation = (error: SqlError.SqlError) =>
-  typeof error.cause === "object" && error.cause !== null && "code" in error.cause && error.cause.code === "23505"
+const codeOf = (error: SqlError.SqlError) =>
+  typeof error.cause === "object" && error.cause !== null && "code" in error.cause ? error.cause.code : undefined
+
+/** unique_violation, deadlock_detected, serialization_failure: another writer came first; chain again. */
+const RACES = new Set(["23505", "40P01", "40001"])
+const isRace = (error: SqlError.SqlError) => RACES.has(String(codeOf(error)))
+const failedInRace = (error: AuditStoreFailed) => error.cause instanceof SqlError.SqlError && isRace(error.cause)
+
+// One lock for every process writing checkpoints (the two-key form: apart from the chains' locks).
+const CHECKPOINT_LOCK = "SELECT pg_advisory_xact_lock(1651664233, 7)"
+
+const byChainThenSeq = (a: AuditRow, b: AuditRow) => (a.chain < b.chain ? -1 : a.chain > b.chain ? 1 : a.seq - b.seq)
 
 export const AuditStoreSql = Layer.effect(
   AuditStore,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const fail = (cause: unknown) => new AuditStoreFailed({ cause })
+    const moved = (entries: ReadonlyArray<AuditEntry>) => new AuditChainMoved({ chains: [...new Set(entries.map((e) => e.workspaceId))] })
 
     const lock = (chain: string) =>
       sql`SELECT pg_advisory_xact_lock(hashtextextended(${chain}, 0))`.pipe(Effect.asVoid, Effect.mapError(fail))
@@ -46,11 +63,13 @@ export const AuditStoreSql = Layer.effect(
         Effect.mapError(fail)
       )
 
+    // Every writer inserts in (chain, seq) order: two statements waiting on each other's rows
+    // would otherwise deadlock.
     const insert = (rows: ReadonlyArray<AuditRow>) =>
-      sql.unsafe(INSERT, columnsOf(rows)).pipe(
+      sql.unsafe(INSERT, columnsOf([...rows].sort(byChainThenSeq))).pipe(
         Effect.asVoid,
         Effect.catchAll((error): Effect.Effect<never, AuditChainMoved | AuditStoreFailed> =>
-          isUniqueViolation(error)
+          isRace(error)
             ? Effect.fail(new AuditChainMoved({ chains: [...new Set(rows.map((r) => r.chain))] }))
             : Effect.fail(fail(error))
         )
@@ -79,11 +98,56 @@ export const AuditStoreSql = Layer.effect(
         )
         yield* insert(rows)
         return rows
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", (error) => Effect.fail(fail(error))))
+      }).pipe(
+        sql.withTransaction,
+        Effect.catchTag("SqlError", (error) => Effect.fail(isRace(error) ? moved(entries) : fail(error))),
+        Effect.catchTag("AuditStoreFailed", (error) => Effect.fail(failedInRace(error) ? moved(entries) : error))
+      )
 
     const insertNested = (rows: ReadonlyArray<AuditRow>) =>
-      sql.withTransaction(insert(rows)).pipe(Effect.catchTag("SqlError", (error) => Effect.fail(fail(error))))
+      sql.withTransaction(insert(rows)).pipe(
+        Effect.catchTag("SqlError", (error) =>
+          Effect.fail(isRace(error) ? new AuditChainMoved({ chains: [...new Set(rows.map((r) => r.chain))] }) : fail(error)))
+      )
 
-    return AuditStore.of({ lock, heads, insert, appendLocked, insertNested, page, byRequest })
+    const checkpoint = (chains: ReadonlyArray<string>, sign: (checkpoint: UnsignedCheckpoint) => string) =>
+      Effect.gen(function* () {
+        yield* sql.unsafe(CHECKPOINT_LOCK)
+        const last = yield* sql`SELECT seq::text AS seq, signature FROM audit_checkpoint ORDER BY audit_checkpoint.seq DESC LIMIT 1`.pipe(
+          Effect.flatMap(decodeLast),
+          Effect.map(Arr.head)
+        )
+        const found = yield* heads(chains)
+        if (found.size === 0) return Option.none()
+        const unsigned: UnsignedCheckpoint = {
+          seq: Option.match(last, { onNone: () => 1, onSome: (l) => l.seq + 1 }),
+          at: new Date(yield* Clock.currentTimeMillis),
+          heads: [...found].map(([chain, head]) => ({ chain, seq: head.seq, digest: head.digest })).sort((a, b) => (a.chain < b.chain ? -1 : 1)),
+          prevSignature: Option.match(last, { onNone: () => GENESIS, onSome: (l) => l.signature })
+        }
+        const signed = { ...unsigned, signature: sign(unsigned) }
+        yield* sql`INSERT INTO audit_checkpoint (seq, at, heads, prev_signature, signature)
+          VALUES (${signed.seq}, ${signed.at}, ${JSON.stringify(signed.heads)}::jsonb, ${signed.prevSignature}, ${signed.signature})`
+        return Option.some(signed)
+      }).pipe(
+        sql.withTransaction,
+        // The lock serializes the writers of checkpoints; the sequence's key would refuse a second one anyway.
+        Effect.retry({ times: 10, while: (error) => error._tag === "SqlError" && isRace(error) }),
+        Effect.mapError(fail)
+      )
+
+    const checkpoints = (afterSeq: number, limit: number) =>
+      sql`SELECT seq, at, heads, prev_signature, signature FROM audit_checkpoint WHERE seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`.pipe(
+        Effect.flatMap(decodeCheckpoints),
+        Effect.mapError(fail)
+      )
+
+    const database = sql`SELECT current_database() AS name`.pipe(
+      Effect.flatMap(decodeDatabase),
+      Effect.map((rows) => rows[0]?.name ?? ""),
+      Effect.mapError(fail)
+    )
+
+    return AuditStore.of({ lock, heads, insert, appendLocked, insertNested, page, byRequest, checkpoint, checkpoints, database })
   })
 )

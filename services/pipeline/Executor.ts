@@ -90,27 +90,28 @@ export class Executor extends Effect.Service<Executor>()("brein/pipeline/Executo
           )
         if (writesNothing(found)) {
           const exit = yield* Effect.exit(handler(Option.none()))
-          const recorded = record(exit, connectionId).pipe(Effect.as("recorded" as const))
+          const recorded = record(exit, connectionId).pipe(Effect.map(Option.some))
           // A call that spends (a read against the hourly ceiling, credits) fails without its audit row.
-          const status: AuditStatus = yield* isPure(found)
-            ? Effect.catchTag(recorded, "AuditUnavailable", () => Effect.succeed("failed" as const))
+          const row = yield* isPure(found)
+            ? Effect.catchTag(recorded, "AuditUnavailable", () => Effect.succeedNone)
             : recorded
-          return { data: yield* exit, status }
+          const status: AuditStatus = Option.isSome(row) ? "recorded" : "failed"
+          return { data: yield* exit, status, row }
         }
         // Everything else runs in a transaction that commits only once its audit row is recorded.
         const persist = found.descriptor.plane === "read"
           ? Option.some({ sql, workspaceId: principal.workspaceId, connectionId, connector: found.descriptor.connector })
           : Option.none()
-        const data = yield* Effect.gen(function* () {
+        const { data, row } = yield* Effect.gen(function* () {
           const exit = yield* Effect.exit(handler(persist))
-          if (Exit.isSuccess(exit)) yield* record(exit, connectionId, true)
-          return yield* exit
+          const row = Exit.isSuccess(exit) ? yield* record(exit, connectionId, true) : null
+          return { data: yield* exit, row: Option.fromNullable(row) }
         }).pipe(sql.withTransaction, Effect.catchTag("SqlError", (error): Effect.Effect<never, ServiceUnavailable | AuditUnavailable> =>
           isTransient(error)
             ? Effect.zipRight(Effect.logWarning("database unavailable: the call answers ServiceUnavailable", error), Effect.fail(ServiceUnavailable.database))
             : Effect.fail(new AuditUnavailable({ message: "the call could not be committed" }))
         ))
-        return { data, status: "recorded" as const }
+        return { data, status: "recorded" as const, row }
       })
 
       const exit = yield* Effect.exit(run)
@@ -126,7 +127,11 @@ export class Executor extends Effect.Service<Executor>()("brein/pipeline/Executo
           tool_id: toolId,
           plane: Option.match(tool, { onNone: () => "action" as const, onSome: (t) => t.descriptor.plane }),
           latency_ms: yield* elapsedMs,
-          audit_status: exit.value.status
+          audit_status: exit.value.status,
+          ...Option.match(exit.value.row, {
+            onNone: () => ({}),
+            onSome: (row) => ({ receipt: { chain: row.chain, seq: row.seq, digest: row.digest } })
+          })
         }
       }
       return response

@@ -159,10 +159,10 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
 
     const revokeWhere = (condition: Statement.Fragment) =>
       Effect.gen(function* () {
-        const rows = yield* sql<{ readonly keyHash: string }>`UPDATE api_keys SET revoked_at = now()
-                                                              WHERE ${condition} AND revoked_at IS NULL RETURNING key_hash`
+        const rows = yield* sql<{ readonly keyHash: string; readonly id: string; readonly workspaceId: string }>`UPDATE api_keys SET revoked_at = now()
+                                                              WHERE ${condition} AND revoked_at IS NULL RETURNING key_hash, id, workspace_id`
         yield* Effect.forEach(rows, (row) => forget(row.keyHash).pipe(Effect.zipRight(signals.publish(Channel.keys, row.keyHash))))
-        return rows.length
+        return rows.map((row) => ({ id: row.id, workspaceId: row.workspaceId }))
       }).pipe(sql.withTransaction, Effect.orDie)
 
     const revoke = Effect.fn("Workspaces.revoke")(function* (keyId: string) {
@@ -181,7 +181,8 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
             : `${n} active keys start with "${prefix}": revoke them from the database, or by id`
         })
       }
-      yield* revokeWhere(sql`prefix = ${prefix}`)
+      const [revoked] = yield* revokeWhere(sql`prefix = ${prefix}`)
+      return revoked
     })
 
     const listKeys = Effect.fn("Workspaces.listKeys")(function* (workspace: Option.Option<string>) {

@@ -1,10 +1,14 @@
 import { Args, Command, Options } from "@effect/cli"
-import { Console, Effect, Redacted } from "effect"
+import { Console, Effect, Option, Redacted } from "effect"
 import { AdminLive } from "../../layers/Admin.ts"
+import { ChangeAudit } from "../../services/audit/ChangeAudit.ts"
 import { DEMO_WORKSPACE, Workspaces } from "../../services/workspace/Workspaces.ts"
 import { CommandFailed } from "./Failure.ts"
 import { database, databaseSettings, plan, workspaceFilter } from "./Settings.ts"
 import { table, when } from "./Table.ts"
+
+/** Who changed a key from the command line: the operator, with the database's rights. */
+const OPERATOR = "operator:cli"
 
 const failed = (error: { readonly message: string }) => new CommandFailed({ message: error.message, exitCode: 1 })
 
@@ -17,7 +21,18 @@ const create = Command.make("create", {
   plan: Options.optional(plan)
 }, (options) =>
   Effect.gen(function*() {
-    const issued = yield* (yield* Workspaces).issueKey({ workspace: options.workspace, plan: options.plan })
+    const issued = yield* (yield* ChangeAudit).audited(
+      (yield* Workspaces).issueKey({ workspace: options.workspace, plan: options.plan }),
+      (issued) => ({
+        workspaceId: issued.workspace.id,
+        principal: OPERATOR,
+        surface: "library",
+        toolId: "keys.create",
+        connectionId: null,
+        input: { workspace: options.workspace, plan: Option.getOrNull(options.plan) },
+        output: { workspace: issued.workspace.id, prefix: Redacted.value(issued.key).slice(0, 14) }
+      })
+    )
     yield* Effect.logInfo(`created a key for workspace "${issued.workspace.name}" (plan ${issued.workspace.plan})`)
     yield* Console.log(Redacted.value(issued.key))
   }).pipe(Effect.provide(AdminLive), databaseSettings(options))).pipe(
@@ -40,7 +55,18 @@ const revoke = Command.make("revoke", {
   prefix: Args.text({ name: "PREFIX" }).pipe(Args.withDescription("The key's prefix, as `brein keys list` shows it"))
 }, (options) =>
   Effect.gen(function*() {
-    yield* (yield* Workspaces).revokeByPrefix(options.prefix).pipe(Effect.mapError(failed))
+    yield* (yield* ChangeAudit).audited(
+      (yield* Workspaces).revokeByPrefix(options.prefix).pipe(Effect.mapError(failed)),
+      (revoked) => revoked === undefined ? null : {
+        workspaceId: revoked.workspaceId,
+        principal: OPERATOR,
+        surface: "library",
+        toolId: "keys.revoke",
+        connectionId: null,
+        input: { prefix: options.prefix },
+        output: { key: revoked.id }
+      }
+    )
     yield* Console.error(`revoked ${options.prefix}: every running brein refuses it from now on`)
   }).pipe(Effect.provide(AdminLive), databaseSettings(options))).pipe(
     Command.withDescription("Revoke an API key; every running process refuses it within a second")

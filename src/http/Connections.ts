@@ -4,6 +4,8 @@ import { ConnectionNotFound } from "../../schema/connections/Connection.ts"
 import { BreinApi } from "../../schema/http/Api.ts"
 import { CurrentPrincipal } from "../../schema/http/Security.ts"
 import { type ConnectionId, isConnectionId } from "../../schema/Ids.ts"
+import type { Principal } from "../../schema/Principal.ts"
+import { ChangeAudit, type Change } from "../../services/audit/ChangeAudit.ts"
 import { ConnectionCredentials } from "../../services/connections/ConnectionCredentials.ts"
 import { Connections } from "../../services/connections/Connections.ts"
 import { SyncJobs, toView } from "../../services/sync/SyncJobs.ts"
@@ -17,13 +19,30 @@ const wellFormed = (id: string): Effect.Effect<ConnectionId, ConnectionNotFound>
       message: `no connection ${JSON.stringify(id.slice(0, 64))} in this workspace: a connection id looks like conn_…`
     }))
 
+/** The audit row of a connection's change: its digests never cover the credentials. */
+const connectionChange = (principal: Principal, toolId: string, connectionId: string, input: unknown, output: unknown): Change => ({
+  workspaceId: principal.workspaceId,
+  principal: principal.keyId ?? "in-process:http",
+  surface: "http",
+  toolId,
+  connectionId,
+  input,
+  output
+})
+
 export const ConnectionsLive = HttpApiBuilder.group(BreinApi, "connections", (handlers) =>
   Effect.gen(function* () {
     const connections = yield* Connections
     const jobs = yield* SyncJobs
     const credentials = yield* ConnectionCredentials
+    const changes = yield* ChangeAudit
     return handlers
-      .handle("create", ({ payload }) => Effect.flatMap(CurrentPrincipal, (principal) => connections.create(principal, payload)))
+      .handle("create", ({ payload }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) =>
+          changes.audited(connections.create(principal, payload), (view) => connectionChange(principal, "connections.create", view.id, {
+            connector: payload.connector,
+            institution: payload.institution ?? null
+          }, view))))
       .handle("list", () =>
         Effect.flatMap(CurrentPrincipal, (principal) => Effect.map(connections.list(principal), (all) => ({ connections: all })))
       )
@@ -34,7 +53,9 @@ export const ConnectionsLive = HttpApiBuilder.group(BreinApi, "connections", (ha
         Effect.flatMap(wellFormed(path.id), (id) => Effect.flatMap(CurrentPrincipal, (principal) => credentials.replace(principal, id, payload, "http")))
       )
       .handle("remove", ({ path }) =>
-        Effect.flatMap(wellFormed(path.id), (id) => Effect.flatMap(CurrentPrincipal, (principal) => connections.remove(principal, id)))
+        Effect.flatMap(wellFormed(path.id), (id) =>
+          Effect.flatMap(CurrentPrincipal, (principal) =>
+            changes.audited(connections.remove(principal, id), () => connectionChange(principal, "connections.delete", id, { id }, null))))
       )
       .handle("jobs", ({ path, urlParams }) =>
         Effect.gen(function* () {

@@ -5,6 +5,7 @@ import { ServicesLive } from "../../layers/App.ts"
 import type { ConnectionId } from "../../schema/Ids.ts"
 import type { CallContext, Principal, Surface } from "../../schema/Principal.ts"
 import type { Plan } from "../../schema/tools/Definition.ts"
+import type { AuditKey } from "../../services/audit/AuditKey.ts"
 import { AuditStore, AuditStoreFailed } from "../../services/audit/AuditStore.ts"
 import { AuditStoreSql } from "../../services/audit/AuditStoreSql.ts"
 import { AuditVerify } from "../../services/audit/AuditVerify.ts"
@@ -12,6 +13,7 @@ import { Executor } from "../../services/pipeline/Executor.ts"
 import type { Registry } from "../../services/tools/Registry.ts"
 import type { RegistryInvalid } from "../../services/tools/Invariants.ts"
 import { Workspaces } from "../../services/workspace/Workspaces.ts"
+import { auditKeyInTemp } from "./TestAuditKey.ts"
 import { TestDatabase } from "./TestDatabase.ts"
 
 /** The program's service graph (real registry, real audit store) over a fresh test database. */
@@ -20,11 +22,12 @@ export const ServicesTest = ServicesLive.pipe(Layer.provideMerge(TestDatabase))
 /** The services over a registry of the test's own and any audit store (the SQL one by default). */
 export const servicesWith = <RR>(
   registry: Layer.Layer<Registry, RegistryInvalid, RR>,
-  store: Layer.Layer<AuditStore, never, SqlClient.SqlClient> = AuditStoreSql
+  store: Layer.Layer<AuditStore, never, SqlClient.SqlClient> = AuditStoreSql,
+  key: Layer.Layer<AuditKey> = auditKeyInTemp
 ) =>
   Layer.mergeAll(Executor.Default, Workspaces.Default, AuditVerify.Default).pipe(
     Layer.provideMerge(registry),
-    Layer.provideMerge(store)
+    Layer.provideMerge(Layer.merge(store, key))
   )
 
 /** An audit store that cannot write: the database behind the audit log is down. */
@@ -37,7 +40,10 @@ export const FailingAuditStore = Layer.succeed(
     appendLocked: () => Effect.fail(new AuditStoreFailed({ cause: "audit database unreachable" })),
     insertNested: () => Effect.fail(new AuditStoreFailed({ cause: "audit database unreachable" })),
     page: () => Effect.fail(new AuditStoreFailed({ cause: "audit database unreachable" })),
-    byRequest: () => Effect.fail(new AuditStoreFailed({ cause: "audit database unreachable" }))
+    byRequest: () => Effect.fail(new AuditStoreFailed({ cause: "audit database unreachable" })),
+    checkpoint: () => Effect.fail(new AuditStoreFailed({ cause: "audit database unreachable" })),
+    checkpoints: () => Effect.fail(new AuditStoreFailed({ cause: "audit database unreachable" })),
+    database: Effect.fail(new AuditStoreFailed({ cause: "audit database unreachable" }))
   })
 )
 

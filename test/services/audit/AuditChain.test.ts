@@ -3,10 +3,13 @@ import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { databaseFromUrl } from "../../../layers/Database.ts"
 import type { Principal } from "../../../schema/Principal.ts"
-import type { AuditEntry } from "../../../schema/audit/AuditRow.ts"
+import type { AuditEntry, VerifyReport } from "../../../schema/audit/AuditRow.ts"
 import { AuditStore } from "../../../services/audit/AuditStore.ts"
 import { AuditVerify } from "../../../services/audit/AuditVerify.ts"
 import { Executor } from "../../../services/pipeline/Executor.ts"
+import { AuditStoreSql } from "../../../services/audit/AuditStoreSql.ts"
+import { auditKeyInTemp } from "../../support/TestAuditKey.ts"
+import { tamper, where } from "./Support.ts"
 import { freshDatabase, TestDatabase } from "../../support/TestDatabase.ts"
 import { callContext, issuePrincipal, servicesWith } from "../../support/TestLayers.ts"
 import { createScratchTables, FixtureRegistry } from "../pipeline/Fixtures.ts"
@@ -20,6 +23,8 @@ const callNumber = (principal: Principal, i: number) =>
     i % 4 === 0
       ? executor.call("note_write", { text: `note ${i}` }, callContext(principal))
       : executor.call("echo.message.reflect", { message: `call ${i}` }, callContext(principal, { surface: i % 2 === 0 ? "http" : "mcp" })))
+
+const summary = (report: VerifyReport) => ({ ok: report.ok, chains: report.chains, rows: report.rows, firstBreak: report.firstBreak })
 
 const chainShape = Effect.flatMap(SqlClient.SqlClient, (sql) =>
   sql<{ chain: string; rows: number; first: number; last: number }>`
@@ -54,7 +59,7 @@ describe("audit chain", () => {
       assert.deepStrictEqual(new Set(responses.map((r) => r.meta.audit_status)), new Set(["recorded"]))
 
       const report = yield* (yield* AuditVerify).verify()
-      assert.deepStrictEqual(report, { ok: true, chains: 2, rows: 202, firstBreak: null })
+      assert.deepStrictEqual(summary(report), { ok: true, chains: 2, rows: 202, firstBreak: null })
       const shape = yield* chainShape
       assert.deepStrictEqual(
         shape.map((c) => [c.chain, c.rows, c.first, c.last]),
@@ -72,35 +77,38 @@ describe("audit chain", () => {
 
       const chain = principal.workspaceId
       const [fifth] = yield* sql<{ requestId: string }>`SELECT request_id FROM audit_log WHERE chain = ${chain} AND seq = 5`
-      yield* sql`UPDATE audit_log SET outcome = 'error' WHERE chain = ${chain} AND seq = 5`
+      yield* tamper(`UPDATE audit_log SET outcome = 'error' WHERE chain = '${chain}' AND seq = 5`)
       const flipped = yield* verify()
       assert.isFalse(flipped.ok)
-      assert.deepStrictEqual(flipped.firstBreak, { chain, seq: 5, requestId: fifth?.requestId ?? "", reason: "digest_mismatch" })
+      assert.deepStrictEqual(flipped.firstBreak, {
+        chain,
+        seq: 5,
+        requestId: fifth?.requestId ?? "",
+        reason: "digest_mismatch",
+        detail: "the row's content does not match its digest"
+      })
       assert.strictEqual(flipped.rows, 4)
-      yield* sql`UPDATE audit_log SET outcome = 'ok' WHERE chain = ${chain} AND seq = 5`
+      yield* tamper(`UPDATE audit_log SET outcome = 'ok' WHERE chain = '${chain}' AND seq = 5`)
       assert.isTrue((yield* verify()).ok)
 
-      yield* sql`UPDATE audit_log SET latency_ms = latency_ms + 1 WHERE chain = ${chain} AND seq = 9`
-      const slower = yield* verify()
-      assert.deepStrictEqual(slower.firstBreak && [slower.firstBreak.chain, slower.firstBreak.seq, slower.firstBreak.reason], [chain, 9, "digest_mismatch"])
+      yield* tamper(`UPDATE audit_log SET latency_ms = latency_ms + 1 WHERE chain = '${chain}' AND seq = 9`)
+      assert.deepStrictEqual(where(yield* verify()), [chain, 9, "digest_mismatch"])
     }).pipe(Effect.provide(Services)))
 
   it.effect("a deleted middle row is reported as a sequence_gap", () =>
     Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
       const principal = yield* workspace
       yield* callsIn(principal, 10)
       const chain = principal.workspaceId
-      yield* sql`DELETE FROM audit_log WHERE chain = ${chain} AND seq = 4`
+      yield* tamper(`DELETE FROM audit_log WHERE chain = '${chain}' AND seq = 4`)
       const report = yield* (yield* AuditVerify).verify()
       assert.isFalse(report.ok)
-      assert.deepStrictEqual(report.firstBreak && [report.firstBreak.chain, report.firstBreak.seq, report.firstBreak.reason], [chain, 5, "sequence_gap"])
+      assert.deepStrictEqual(where(report), [chain, 5, "sequence_gap"])
     }).pipe(Effect.provide(Services)))
 
   it.effect("verify walks every page: a break past the first 5000 rows is found", () =>
     Effect.gen(function* () {
       const store = yield* AuditStore
-      const sql = yield* SqlClient.SqlClient
       const entry = (workspaceId: string, i: number): AuditEntry => ({
         requestId: `req_bulk${i}`,
         at: new Date(1_700_000_000_000 + i),
@@ -124,17 +132,18 @@ describe("audit chain", () => {
         }
       }
       const verify = (yield* AuditVerify).verify
-      assert.deepStrictEqual(yield* verify(), { ok: true, chains: 2, rows: 6000, firstBreak: null })
-      yield* sql`UPDATE audit_log SET cost = 'read' WHERE chain = 'ws_b' AND seq = 2900`
+      assert.deepStrictEqual(summary(yield* verify()), { ok: true, chains: 2, rows: 6000, firstBreak: null })
+      yield* tamper(`UPDATE audit_log SET cost = 'read' WHERE chain = 'ws_b' AND seq = 2900`)
       const report = yield* verify()
-      assert.deepStrictEqual(report.firstBreak && [report.firstBreak.chain, report.firstBreak.seq, report.firstBreak.reason], ["ws_b", 2900, "digest_mismatch"])
+      assert.deepStrictEqual(where(report), ["ws_b", 2900, "digest_mismatch"])
       assert.strictEqual(report.rows, 5899)
     }).pipe(Effect.provide(Services)))
 
   it.scoped("two processes appending to one workspace at once keep its chain intact", () =>
     Effect.gen(function* () {
       const url = yield* freshDatabase
-      const graph = servicesWith(FixtureRegistry).pipe(Layer.provideMerge(databaseFromUrl(url)))
+      const key = Layer.succeedContext(yield* Layer.build(auditKeyInTemp))
+      const graph = servicesWith(FixtureRegistry, AuditStoreSql, key).pipe(Layer.provideMerge(databaseFromUrl(url)))
       const [one, two] = yield* Effect.all([Layer.build(graph), Layer.build(graph)], { concurrency: 2 })
       yield* createScratchTables.pipe(Effect.provide(one))
       const { principal } = yield* issuePrincipal("free").pipe(Effect.provide(one))
@@ -146,7 +155,7 @@ describe("audit chain", () => {
       assert.strictEqual([...fromOne, ...fromTwo].filter((r) => r.meta.audit_status === "recorded").length, 200)
 
       const report = yield* Effect.flatMap(AuditVerify, (v) => v.verify()).pipe(Effect.provide(two))
-      assert.deepStrictEqual(report, { ok: true, chains: 1, rows: 200, firstBreak: null })
+      assert.deepStrictEqual(summary(report), { ok: true, chains: 1, rows: 200, firstBreak: null })
       const shape = yield* chainShape.pipe(Effect.provide(one))
       assert.deepStrictEqual(shape.map((c) => [c.chain, c.rows, c.first, c.last]), [[principal.workspaceId, 200, 1, 200]])
     }))

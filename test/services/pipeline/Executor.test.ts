@@ -100,7 +100,7 @@ layer(Services)("Executor", (it) => {
       const response = yield* executor.call("echo.message.reflect", { message: "hola" }, callContext(principal, { surface: "http" }))
       assert.deepStrictEqual(Object.keys(response).sort(), ["data", "meta"])
       assert.deepStrictEqual(response.data, { message: "hola" })
-      assert.deepStrictEqual(Object.keys(response.meta).sort(), ["audit_status", "latency_ms", "plane", "request_id", "tool_id"])
+      assert.deepStrictEqual(Object.keys(response.meta).sort(), ["audit_status", "latency_ms", "plane", "receipt", "request_id", "tool_id"])
       assert.match(response.meta.request_id, /^req_[A-Za-z0-9]+$/)
       assert.strictEqual(response.meta.tool_id, "echo.message.reflect")
       assert.strictEqual(response.meta.plane, "action")

@@ -15,7 +15,7 @@ const businessTables = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const tables = yield* sql<{ name: string }>`
     SELECT table_name AS name FROM information_schema.tables
-    WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' AND table_name <> 'audit_log' ORDER BY 1`
+    WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' AND table_name NOT IN ('audit_log', 'audit_checkpoint') ORDER BY 1`
   const digests: Record<string, string> = {}
   for (const { name } of tables) {
     const [row] = yield* sql.unsafe<{ digest: string }>(`SELECT md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS digest FROM ${name} t`)

@@ -2,7 +2,8 @@ import { FileSystem } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
-import { Context, Effect, type Fiber, Layer, Redacted, Schedule, String as Str } from "effect"
+import { ConfigProvider, Context, Effect, type Fiber, Layer, Redacted, Schedule, String as Str } from "effect"
+import { randomBytes } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { ServicesLive } from "../../../layers/App.ts"
 import { databaseFromUrl } from "../../../layers/Database.ts"
@@ -14,15 +15,21 @@ import { databaseEnv, freePort, type Run, runBrein, tempDataDir } from "./Brein.
 class CliDatabaseUrl extends Context.Tag("test/cli/CliDatabaseUrl")<CliDatabaseUrl, Redacted.Redacted<string>>() {}
 
 /** A fresh database the spawned CLI points at, and the services over it for checking what the CLI did. */
+// The services here and the CLI share the audit checkpoint key, as processes on one deployment must.
+const AUDIT_KEY = randomBytes(32).toString("base64")
+const withAuditKey = Layer.setConfigProvider(
+  ConfigProvider.fromMap(new Map([["BREIN_AUDIT_KEY", AUDIT_KEY]])).pipe(ConfigProvider.orElse(() => ConfigProvider.fromEnv()))
+)
+
 const CliTest = Layer.unwrapScoped(
   Effect.map(freshDatabase, (url) =>
     ServicesLive.pipe(Layer.provideMerge(databaseFromUrl(url)), Layer.merge(Layer.succeed(CliDatabaseUrl, url))))
-).pipe(Layer.provideMerge(NodeContext.layer))
+).pipe(Layer.provideMerge(NodeContext.layer), Layer.provide(withAuditKey))
 
 const brein = (...args: Array<string>) =>
   Effect.gen(function*() {
     const url = yield* CliDatabaseUrl
-    return yield* runBrein(databaseEnv(url, yield* tempDataDir), ...args)
+    return yield* runBrein({ ...databaseEnv(url, yield* tempDataDir), BREIN_AUDIT_KEY: AUDIT_KEY }, ...args)
   }).pipe(Effect.scoped)
 
 // Nothing listens on this port: a command that connects fails with a connection error.
@@ -143,6 +150,23 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
       assert.include(again.stderr, `no active key starts with "${prefix}"`)
     }), { timeout: 120_000 })
 
+  it.effect("creating and revoking a key leave audit rows in the workspace's chain, never the key", () =>
+    Effect.gen(function*() {
+      const created = yield* brein("keys", "create", "--workspace", "audited-keys", "--plan", "free")
+      assert.strictEqual(created.exitCode, 0, created.stderr)
+      const key = created.stdout.trim()
+      const revoked = yield* brein("keys", "revoke", key.slice(0, 14))
+      assert.strictEqual(revoked.exitCode, 0, revoked.stderr)
+      const sql = yield* SqlClient.SqlClient
+      const rows = yield* sql<{ chain: string; seq: number; toolId: string; principal: string; whole: string }>`
+        SELECT a.chain, a.seq::int AS seq, a.tool_id, a.principal, a::text AS whole FROM audit_log a
+        JOIN workspaces w ON w.id = a.chain WHERE w.name = 'audited-keys' ORDER BY a.seq`
+      assert.deepStrictEqual(rows.map((r) => [r.seq, r.toolId, r.principal]), [[1, "keys.create", "operator:cli"], [2, "keys.revoke", "operator:cli"]])
+      for (const row of rows) assert.notInclude(row.whole, key.slice(14))
+      const verify = yield* brein("audit", "verify")
+      assert.strictEqual(verify.exitCode, 0, verify.stdout)
+    }), { timeout: 120_000 })
+
   it.effect("workspaces create and list; creating a taken name fails with exit 1", () =>
     Effect.gen(function*() {
       const created = yield* brein("workspaces", "create", "northwind", "--plan", "paid")
@@ -204,11 +228,25 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
         executor.call("echo.message.reflect", { message }, { surface: "library", principal }))
       const intact = yield* brein("audit", "verify")
       assert.strictEqual(intact.exitCode, 0, intact.stderr)
-      assert.match(intact.stdout, /intact: 3 rows in 1 chains/)
+      assert.match(intact.stdout, /intact: \d+ rows in \d+ chains; (no signed checkpoints yet|\d+ signed checkpoints, signatures verified); no witness outside the database; \d+ rows after the last checkpoint not yet covered/)
+
+      const first = responses[0]
+      const receipt = yield* brein("audit", "verify", "--receipt", `${first?.meta.request_id}:${first?.meta.receipt?.digest}`)
+      assert.strictEqual(receipt.exitCode, 0, receipt.stderr)
+      assert.include(receipt.stdout, `receipt ${first?.meta.request_id}: recorded at chain ${principal.workspaceId} seq 1`)
+      const forged = yield* brein("audit", "verify", "--receipt", `${first?.meta.request_id}:${"a".repeat(64)}`)
+      assert.strictEqual(forged.exitCode, 1, forged.stderr)
+      assert.include(forged.stdout, "DIFFERS")
+      const malformed = yield* brein("audit", "verify", "--receipt", "nodigest")
+      assert.strictEqual(malformed.exitCode, 2)
+      assert.include(malformed.stderr, "REQUEST_ID:DIGEST")
 
       const tampered = responses[1]?.meta.request_id ?? ""
       const sql = yield* SqlClient.SqlClient
-      yield* sql`UPDATE audit_log SET output_digest = ${"0".repeat(64)} WHERE request_id = ${tampered}`
+      yield* sql.withTransaction(Effect.zipRight(
+        sql`SET LOCAL session_replication_role = replica`,
+        sql`UPDATE audit_log SET output_digest = ${"0".repeat(64)} WHERE request_id = ${tampered}`
+      ))
       const broken = yield* brein("audit", "verify")
       assert.strictEqual(broken.exitCode, 1, broken.stderr)
       assert.include(broken.stdout, `seq 2 (request ${tampered})`)

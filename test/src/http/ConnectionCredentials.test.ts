@@ -103,7 +103,7 @@ layer(HttpConnected, { excludeTestServices: true })("PATCH /api/v1/connections/{
       }
       assert.strictEqual(yield* storedCredentials(theirs.id), before, "nothing was replaced")
       const sql = yield* SqlClient.SqlClient
-      const [audited] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM audit_log WHERE connection_id = ${theirs.id}`
+      const [audited] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM audit_log WHERE connection_id = ${theirs.id} AND tool_id = 'connections.credentials.update'`
       assert.strictEqual(audited?.n, 0)
     }))
 })

@@ -102,9 +102,10 @@ layer(HttpTest, { excludeTestServices: true })("HTTP tools", (it) => {
       const response = yield* client.tools.execute({ path: { id: "echo.message.reflect" }, payload: { input: { message } }, headers: {} })
       assert.deepStrictEqual(yield* Schema.decodeUnknown(ReflectOutput)(response.data), { message })
       assert.hasAllKeys(response, ["data", "meta"])
-      const { latency_ms, ...meta } = response.meta
+      const { latency_ms, receipt, ...meta } = response.meta
       assert.match(meta.request_id, /^req_[A-Za-z0-9]+$/)
       assert.deepStrictEqual({ ...meta, request_id: "" }, { request_id: "", tool_id: "echo.message.reflect", plane: "action", audit_status: "recorded" })
+      assert.match(receipt?.digest ?? "", /^[0-9a-f]{64}$/)
       assert.isAtLeast(latency_ms, 0)
       assert.deepStrictEqual(yield* auditRowOf(meta.request_id), [
         { toolId: "echo.message.reflect", surface: "http", outcome: "ok", errorTag: null }

@@ -143,7 +143,7 @@ layer(over(IndicadoresSimulator.layerWith({ timeScale: 0 })))("indicadores tools
       ] as const
       for (const [toolId, input] of calls) yield* Effect.exit(executor.call(toolId, input, callContext(principal)))
       const after = yield* rowCounts
-      assert.deepStrictEqual({ ...after, audit_log: 0 }, { ...before, audit_log: 0 })
+      assert.deepStrictEqual({ ...after, audit_log: 0, audit_checkpoint: 0 }, { ...before, audit_log: 0, audit_checkpoint: 0 })
       assert.strictEqual((after["audit_log"] ?? 0) - (before["audit_log"] ?? 0), calls.length)
     }))
 })

@@ -1,0 +1,95 @@
+import { randomBytes } from "node:crypto"
+import { FileSystem, Path } from "@effect/platform"
+import { NodeContext } from "@effect/platform-node"
+import { Config, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { AuditKey, type Witness } from "../services/audit/AuditKey.ts"
+
+const decodeKey = (text: string) =>
+  Effect.filterOrDieMessage(
+    Effect.sync(() => Buffer.from(text.trim(), "base64")),
+    (key) => key.length >= 32,
+    "BREIN_AUDIT_KEY must be at least 32 bytes, base64-encoded (openssl rand -base64 32)"
+  )
+
+const WitnessFile = Schema.parseJson(
+  Schema.Record({ key: Schema.String, value: Schema.Struct({ seq: Schema.Number, signature: Schema.String }) })
+)
+
+const none: typeof WitnessFile.Type = {}
+// A data folder may serve many databases over time (tests do): keep the newest few.
+const KEEP = 64
+
+/** The audit key from BREIN_AUDIT_KEY if given, else dir/audit.key; the witness in dir/audit.witness. */
+export const auditKeyIn = (configured: Option.Option<Redacted.Redacted<string>>, dir: string, signs = true) =>
+  Layer.effect(
+    AuditKey,
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const path = yield* Path.Path
+      const keyFile = path.join(dir, "audit.key")
+      const witnessFile = path.join(dir, "audit.witness")
+      const fromFile = fs.exists(keyFile).pipe(
+        Effect.flatMap((exists) => (exists ? Effect.map(fs.readFileString(keyFile), Option.some) : Effect.succeedNone))
+      )
+      const read = Option.match(configured, {
+        onSome: (text) => Effect.succeed(Option.some(Redacted.value(text))),
+        onNone: () => fromFile
+      }).pipe(
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.succeedNone,
+          onSome: (text) => Effect.map(decodeKey(text), (key) => Option.some(Redacted.make(new Uint8Array(key))))
+        }))
+      )
+      const generate = Effect.gen(function* () {
+        yield* fs.makeDirectory(dir, { recursive: true })
+        yield* fs.writeFileString(keyFile, randomBytes(32).toString("base64"), { mode: 0o600, flag: "wx" }).pipe(
+          Effect.catchTag("SystemError", (e) => (e.reason === "AlreadyExists" ? Effect.void : Effect.fail(e)))
+        )
+        yield* Effect.logInfo("generated the audit checkpoint key").pipe(Effect.annotateLogs({ file: keyFile }))
+      })
+      const forSigning = yield* Effect.cached(
+        read.pipe(
+          Effect.flatMap(Option.match({
+            onSome: Effect.succeed,
+            onNone: () => Effect.zipRight(generate, Effect.flatMap(read, (key) => Effect.orDie(key)))
+          })),
+          Effect.map(Option.some),
+          Effect.orDie
+        )
+      )
+      const readAll = fs.exists(witnessFile).pipe(
+        Effect.flatMap((exists) => (exists ? Effect.flatMap(fs.readFileString(witnessFile), Schema.decode(WitnessFile)) : Effect.succeed(none))),
+        Effect.catchAll((error) => Effect.as(Effect.logWarning("the audit witness file is unreadable", error), none))
+      )
+      const readWitness = (database: string) =>
+        Effect.map(readAll, (all) => Option.map(Option.fromNullable(all[database]), (w): Witness => ({ database, ...w })))
+      const writeWitness = (witness: Witness) =>
+        Effect.gen(function* () {
+          if (!(yield* fs.exists(dir))) return
+          const all = yield* readAll
+          const current = all[witness.database]
+          if (current !== undefined && current.seq >= witness.seq) return
+          const others = Object.entries(all).filter(([database]) => database !== witness.database).slice(-(KEEP - 1))
+          const next = Object.fromEntries([...others, [witness.database, { seq: witness.seq, signature: witness.signature }]])
+          const temporary = `${witnessFile}.${randomBytes(4).toString("hex")}`
+          yield* fs.writeFileString(temporary, JSON.stringify(next), { mode: 0o600 })
+          yield* fs.rename(temporary, witnessFile)
+        }).pipe(Effect.catchAll((error) => Effect.logWarning("the audit witness file could not be written", error)))
+      return AuditKey.of({ forVerify: Effect.orDie(read), forSigning: signs ? forSigning : Effect.succeedNone, readWitness, writeWitness })
+    })
+  ).pipe(Layer.provide(NodeContext.layer))
+
+const fromConfig = (signs: boolean) =>
+  Layer.unwrapEffect(
+    Effect.gen(function* () {
+      const configured = yield* Config.option(Config.redacted("BREIN_AUDIT_KEY"))
+      const dir = yield* Config.string("BREIN_DATA_DIR").pipe(Config.withDefault(".brein"))
+      return auditKeyIn(configured, dir, signs)
+    }).pipe(Effect.orDie)
+  )
+
+/** BREIN_AUDIT_KEY if set; otherwise a key generated once and kept in BREIN_DATA_DIR/audit.key. */
+export const AuditKeyLive = fromConfig(true)
+
+/** The same key for checking only: operator commands write audit rows but leave the checkpoints to the service. */
+export const AuditKeyVerifyOnly = fromConfig(false)
