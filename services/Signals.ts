@@ -63,10 +63,9 @@ export class Signals extends Effect.Service<Signals>()("brein/Signals", {
     // driver closes the connection) when the check finds it deaf.
     const session = Effect.scoped(Effect.gen(function*() {
       // One by one: the channels share one connection, which runs one statement at a time.
+      // Each LISTEN is in place once its probe comes back, before the next one is sent.
       for (const channel of channels) {
         yield* pg.listen(channel).pipe(Stream.runForEach(dispatch(channel)), Effect.forkScoped)
-      }
-      for (const channel of channels) {
         if (!(yield* hears(channel, 100))) return yield* Effect.fail(`LISTEN ${channel} is not answering`)
       }
       // Signals sent while nobody listened are lost: whoever cached on the strength of them starts over.
