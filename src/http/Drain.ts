@@ -1,5 +1,5 @@
 import { IncomingMessage, type Server, ServerResponse } from "node:http"
-import type { Socket } from "node:net"
+import { Server as NetServer, type Socket } from "node:net"
 import { Config, ConfigError, Context, Deferred, Duration, Effect, Either, Exit } from "effect"
 
 /** How long a shutdown waits for the requests it accepted before it closes the sockets still open. */
@@ -20,6 +20,14 @@ export interface Drainable {
 
 export class HttpDrain extends Context.Tag("brein/http/HttpDrain")<HttpDrain, Drainable>() {}
 
+/**
+ * A kept-alive socket idle at the start of a shutdown is closed only once it has stayed idle this long:
+ * a client that was about to send its next request on it (a load generator, a pool) gets it answered
+ * with `Connection: close` instead of a reset. Node's own `server.close()` closes idle sockets at once.
+ */
+const LINGER_MS = 1000
+const SWEEP_MS = 100
+
 const closing = (response: ServerResponse) => {
   if (!response.headersSent) response.setHeader("connection", "close")
 }
@@ -33,7 +41,20 @@ export const drainable = (server: Server) =>
   Effect.sync((): Drainable => {
     // the latest response on each socket that has one in progress
     const latest = new Map<Socket, ServerResponse>()
+    // when each open socket last finished a response (or connected)
+    const idleSince = new Map<Socket, number>()
     let draining = false
+
+    server.on("connection", (socket: Socket) => {
+      idleSince.set(socket, Date.now())
+      socket.once("close", () => idleSince.delete(socket))
+    })
+
+    /** Closes the sockets that have answered everything and stayed idle for LINGER_MS. */
+    const sweep = () => {
+      const now = Date.now()
+      for (const [socket, since] of idleSince) if (!latest.has(socket) && now - since >= LINGER_MS) socket.destroy()
+    }
 
     const track = (request: IncomingMessage, response: ServerResponse) => {
       const socket = request.socket
@@ -44,7 +65,7 @@ export const drainable = (server: Server) =>
       latest.set(socket, response)
       response.once("close", () => {
         if (latest.get(socket) === response) latest.delete(socket)
-        if (draining) server.closeIdleConnections()
+        if (idleSince.has(socket)) idleSince.set(socket, Date.now())
       })
     }
 
@@ -60,28 +81,31 @@ export const drainable = (server: Server) =>
       const inFlight = yield* Effect.sync(() => {
         draining = true
         for (const response of latest.values()) closing(response)
-        server.close(() => Deferred.unsafeDone(closed, Exit.void))
-        server.closeIdleConnections()
+        // net's close: stop listening without http's immediate close of idle sockets (see LINGER_MS)
+        NetServer.prototype.close.call(server, () => Deferred.unsafeDone(closed, Exit.void))
         return latest.size
       })
-      yield* Effect.logInfo("shutting down: accepting no new connections, answering the requests in flight").pipe(
-        Effect.annotateLogs({ inFlight, graceMs: Duration.toMillis(grace) })
-      )
-      // a shutdown runs this as a finalizer, uninterruptible: only an interruptible wait can time out
-      const [took, inTime] = yield* Deferred.await(closed).pipe(
-        Effect.interruptible,
-        Effect.timeoutTo({ duration: grace, onSuccess: () => true, onTimeout: () => false }),
-        Effect.timed
-      )
-      if (inTime) {
-        return yield* Effect.logInfo("every accepted request was answered").pipe(Effect.annotateLogs({ ms: Duration.toMillis(took) }))
-      }
-      const left = latest.size
-      server.closeAllConnections()
-      yield* Effect.logWarning("shutdown grace period over: closed the connections still open").pipe(
-        Effect.annotateLogs({ requestsCut: left, graceMs: Duration.toMillis(grace) })
-      )
-      yield* Deferred.await(closed)
+      const sweeper = setInterval(sweep, SWEEP_MS)
+      return yield* Effect.gen(function*() {
+        yield* Effect.logInfo("shutting down: accepting no new connections, answering the requests in flight").pipe(
+          Effect.annotateLogs({ inFlight, graceMs: Duration.toMillis(grace) })
+        )
+        // a shutdown runs this as a finalizer, uninterruptible: only an interruptible wait can time out
+        const [took, inTime] = yield* Deferred.await(closed).pipe(
+          Effect.interruptible,
+          Effect.timeoutTo({ duration: grace, onSuccess: () => true, onTimeout: () => false }),
+          Effect.timed
+        )
+        if (inTime) {
+          return yield* Effect.logInfo("every accepted request was answered").pipe(Effect.annotateLogs({ ms: Duration.toMillis(took) }))
+        }
+        const left = latest.size
+        server.closeAllConnections()
+        yield* Effect.logWarning("shutdown grace period over: closed the connections still open").pipe(
+          Effect.annotateLogs({ requestsCut: left, graceMs: Duration.toMillis(grace) })
+        )
+        yield* Deferred.await(closed)
+      }).pipe(Effect.ensuring(Effect.sync(() => clearInterval(sweeper))))
     })
 
     return { drain }

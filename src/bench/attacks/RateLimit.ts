@@ -3,12 +3,14 @@ import { type Attack, range, report } from "./Attack.ts"
 import { execute, mcpCall, mcpOutcome, tally } from "./Http.ts"
 import { stage } from "./Stage.ts"
 
+const LIMIT = "300/60s"
+
 /** One key far beyond any sane per-key limit: 429s with Retry-After over HTTP, then the same limit over MCP. */
 export const rateLimit: Attack = {
   name: "ratelimit",
   run: (settings) =>
     Effect.gen(function* () {
-      const { service, keys } = yield* stage(settings.adminUrl, "ratelimit")
+      const { service, keys } = yield* stage(settings.adminUrl, "ratelimit", { BREIN_RATE_LIMIT_KEY: LIMIT })
       const attempts = settings.quick ? 500 : 3_000
       const answers = yield* Effect.forEach(
         range(attempts),
@@ -27,7 +29,7 @@ export const rateLimit: Attack = {
           Effect.catchTag("RequestFailed", (e) => Effect.succeed(e.code))
         ))
       yield* report(
-        "rate limit (one key, 8 at once)",
+        `rate limit (one key limited to ${LIMIT}, 8 at once)`,
         attempts,
         `${limited.length} answered 429 (${withRetryAfter.length} with Retry-After${withRetryAfter[0] ? `: ${withRetryAfter[0].retryAfter} s` : ""}${firstLimited >= 0 ? `, first at request ${firstLimited + 1}` : ""}); ${tally(answers.map((a) => a.status))}; MCP right after: ${tally(mcp)}`
       )

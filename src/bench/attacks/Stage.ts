@@ -76,12 +76,6 @@ export const startService = Effect.fn("Attacks.startService")(function* (
     Command.workingDirectory(root)
   )
   const started = yield* Command.start(command)
-  // a service that ignores SIGTERM must not outlive the run
-  yield* Effect.addFinalizer(() =>
-    started.isRunning.pipe(
-      Effect.flatMap((running) => (running ? started.kill("SIGKILL") : Effect.void)),
-      Effect.ignore
-    ))
   const tail = yield* Ref.make<ReadonlyArray<string>>([])
   const count = yield* Ref.make(0)
   const collect = (stream: Stream.Stream<Uint8Array, unknown>) =>
@@ -93,6 +87,16 @@ export const startService = Effect.fn("Attacks.startService")(function* (
     )
   yield* Effect.forkScoped(collect(started.stdout))
   yield* Effect.forkScoped(collect(started.stderr))
+  // (after the readers: finalizers run in reverse, and the service must keep its stdout and stderr while it stops)
+  // stopped as an operator would (SIGTERM: it drains and writes its last audit checkpoint); one that
+  // ignores SIGTERM must not outlive the run
+  yield* Effect.addFinalizer(() =>
+    started.isRunning.pipe(
+      Effect.flatMap((running) => (running ? started.kill("SIGTERM").pipe(Effect.timeout(Duration.seconds(20))) : Effect.void)),
+      Effect.zipRight(started.isRunning),
+      Effect.flatMap((running) => (running ? started.kill("SIGKILL") : Effect.void)),
+      Effect.ignore
+    ))
   const origin = `http://127.0.0.1:${port}`
   const service: Service = {
     name: options.name ?? "brein",
