@@ -136,6 +136,8 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
     })
     const forget = (hash: string) => keys.invalidate(hash)
     yield* signals.on(Channel.keys, forget)
+    // revocations sent while LISTEN was down were missed: start over once it is back
+    yield* signals.onReopen(keys.invalidateAll)
 
     const usedAt = new Map<string, number>()
     const markUsed = (keyId: string | null, now: number) => {

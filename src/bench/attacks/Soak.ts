@@ -31,7 +31,7 @@ export const soak: Attack = {
   name: "load",
   run: (settings) =>
     Effect.gen(function* () {
-      const { service, keys } = yield* stage(settings.adminUrl, "load", { BREIN_RATE_LIMIT_KEY: "100000000/60s" })
+      const { service, keys } = yield* stage(settings.adminUrl, "load")
       const pid = service.process.pid
       const samples: Array<number> = [yield* rss(pid)]
       const sampler = yield* Effect.fork(

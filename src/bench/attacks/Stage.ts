@@ -64,6 +64,8 @@ export const freshDatabase = Effect.fn("Attacks.freshDatabase")(function* (admin
 })
 
 const baseEnv = (db: Database) => ({ DATABASE_URL: db.url, BREIN_DATA_DIR: db.dataDir })
+// Only the rate-limit attack measures the per-key limit; the others send more than its default on purpose.
+const serviceEnv = (db: Database) => ({ ...baseEnv(db), BREIN_RATE_LIMIT_KEY: "100000000/60s" })
 
 /** `node dist/bin/brein.js serve` on a free port over `db`; answers /health before this returns; SIGTERM with the scope. */
 export const startService = Effect.fn("Attacks.startService")(function* (
@@ -72,7 +74,7 @@ export const startService = Effect.fn("Attacks.startService")(function* (
 ) {
   const port = yield* freePort
   const command = Command.make(process.execPath, "--max-semi-space-size=64", CLI, "serve").pipe(
-    Command.env({ ...baseEnv(db), PORT: String(port), ...options.env }),
+    Command.env({ ...serviceEnv(db), PORT: String(port), ...options.env }),
     Command.workingDirectory(root)
   )
   const started = yield* Command.start(command)
