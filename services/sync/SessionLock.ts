@@ -38,15 +38,17 @@ export class SessionLock extends Effect.Service<SessionLock>()("brein/sync/Sessi
       const holder = yield* newId("lease")
       const sent = real.unsafeCurrentTimeMillis()
       // clock_timestamp(), not now(): a statement that waited on the row judges expiry when it runs.
-      const taken = yield* sql`INSERT INTO session_leases (key, holder, expires_at) VALUES (${key}, ${holder}, clock_timestamp() + ${interval}::interval)
-                               ON CONFLICT (key) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
-                               WHERE session_leases.expires_at <= clock_timestamp()
-                               RETURNING holder`.pipe(Effect.orDie)
-      if (taken.length === 0) return Option.none<SessionLease>()
-      // Added first, so it runs last: after the session logged out and the renewals stopped.
-      yield* Effect.addFinalizer(() =>
-        sql`DELETE FROM session_leases WHERE key = ${key} AND holder = ${holder}`.pipe(Effect.ignore)
+      // Taken and its release registered in one uninterruptible step: a stop that interrupts the caller
+      // right after the INSERT committed must not leave the lease to run out on its own.
+      const taken = yield* Effect.acquireRelease(
+        sql`INSERT INTO session_leases (key, holder, expires_at) VALUES (${key}, ${holder}, clock_timestamp() + ${interval}::interval)
+            ON CONFLICT (key) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
+            WHERE session_leases.expires_at <= clock_timestamp()
+            RETURNING holder`.pipe(Effect.orDie),
+        // registered first, so it runs last: after the session logged out and the renewals stopped
+        (rows) => rows.length === 0 ? Effect.void : sql`DELETE FROM session_leases WHERE key = ${key} AND holder = ${holder}`.pipe(Effect.ignore)
       )
+      if (taken.length === 0) return Option.none<SessionLease>()
       const validUntil = yield* Ref.make(sent + trust)
       const lostSignal = yield* Deferred.make<never, SessionLeaseLost>()
       const lose = (message: string) =>

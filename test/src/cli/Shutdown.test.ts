@@ -72,7 +72,12 @@ describe("brein serve on SIGTERM", () => {
   it.scopedLive("answers every request it accepted, closes idle sockets, stops its PostgreSQL and exits 0", () =>
     Effect.gen(function*() {
       const brein = yield* serve(30_000)
-      const firstStart = yield* brein.stderr
+      // the first start's note is logged once the demo workspace exists, which may follow /health
+      const firstStart = yield* waitUntil(brein.stderr, (text) => text.includes("brein keys create --workspace demo"), {
+        what: "the first start's note on how to get a key",
+        every: "100 millis",
+        tries: 100
+      })
       assert.include(firstStart, "brein keys create --workspace demo", "without a terminal the first start says how to get a key")
       assert.notInclude(firstStart, "brein_sk_", "without a terminal no key reaches the log stream")
       const made = yield* runBrein(brein.env, "keys", "create", "--workspace", "demo")
