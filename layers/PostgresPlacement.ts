@@ -59,6 +59,8 @@ const cannotReach = (what: string) =>
 export const place = Effect.fn("PostgresPlacement.place")(function*(shipped: Binaries, directory: string) {
   if (process.getuid?.() !== 0) return { binaries: shipped, directory, runAs: Option.none() } satisfies Placement
   const runAs = yield* postgresUser
+  // The data folder holds secrets and is created private (0700): judge what it will be, not a parent that exists now.
+  yield* Effect.tryPromise(() => Fs.mkdir(Path.dirname(directory), { recursive: true, mode: 0o700 })).pipe(Effect.ignore)
   const binariesReachable = yield* canExecute(initdbOf(shipped), runAs)
   const dataReachable = yield* Effect.flatMap(nearestExisting(directory), (nearest) => canExecute(nearest, runAs))
   if (binariesReachable && dataReachable) return { binaries: shipped, directory, runAs: Option.some(runAs) } satisfies Placement

@@ -46,4 +46,17 @@ describe.skipIf(!isRoot)("EmbeddedPostgres as root from a private (0700) folder 
       const again = yield* Effect.scoped(startEmbeddedPostgres({ directory: asked, port: 0, binaries: { root: checkout } }))
       assert.deepStrictEqual([again.directory, again.owned], [server.directory, false], "a second run finds the same relocated cluster")
     }).pipe(Effect.provide(NodeContext.layer)), { timeout: 120_000 })
+  it.scopedLive("relocates the data of a first start whose data folder does not exist yet in an open checkout", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      // An open checkout (0755, as under /tmp) and no .brein yet: the folder brein creates for its data is private.
+      const checkout = yield* fs.makeTempDirectoryScoped({ prefix: "brein-open-" })
+      yield* fs.chmod(checkout, 0o755)
+      const asked = Path.join(checkout, ".brein", "pg")
+      const server = yield* startEmbeddedPostgres({ directory: asked, port: 0 }).pipe(
+        Effect.tap((server) => Effect.addFinalizer(() => fs.remove(Path.dirname(server.directory), { recursive: true }).pipe(Effect.ignore)))
+      )
+      assert.isFalse(server.directory.startsWith(checkout), `the data must leave the private data folder, got ${server.directory}`)
+      assert.deepStrictEqual(yield* selectOne(server.url), [{ one: 1 }])
+    }).pipe(Effect.provide(NodeContext.layer)), { timeout: 120_000 })
 })
