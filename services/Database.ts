@@ -1,6 +1,4 @@
-import type { SqlError } from "@effect/sql"
 import { Cause, Effect, Option, type Schedule } from "effect"
-import { ServiceUnavailable } from "../schema/Errors.ts"
 
 const TRANSIENT_CODES = new Set(["57P01", "57P02", "57P03", "40001", "40P01", "53300"])
 const TRANSIENT_MESSAGES = /Connection terminated|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable|Connection error/i
@@ -42,19 +40,6 @@ export const transientIn = (cause: Cause.Cause<unknown>): Option.Option<unknown>
     Cause.dieOption(cause).pipe(Option.filter(isTransient)),
     () => Cause.failureOption(cause).pipe(Option.filter(isTransient))
   )
-
-/**
- * At a request-path repository edge: a transient SQL failure becomes a typed `ServiceUnavailable`
- * (503 with Retry-After) and one log line; any other SQL failure stays a defect.
- */
-export const orUnavailable = <A, R>(effect: Effect.Effect<A, SqlError.SqlError, R>): Effect.Effect<A, ServiceUnavailable, R> =>
-  Effect.catchAll(effect, (error) =>
-    isTransient(error)
-      ? Effect.zipRight(
-        Effect.logWarning("database unavailable: answering 503", error).pipe(Effect.annotateLogs({ sqlState: sqlState(error) ?? "connection" })),
-        Effect.fail(ServiceUnavailable.database)
-      )
-      : Effect.die(error))
 
 /** A transient database failure carried as a defect, made retryable for the time of `retrying`. */
 class Transient {
