@@ -1,4 +1,5 @@
 import { Clock, Duration, Effect, Layer } from "effect"
+import { clockReading } from "./SuiteClock.ts"
 
 /**
  * A clock for a whole running server: real time plus whatever the test has skipped. Time-based limits
@@ -7,16 +8,7 @@ import { Clock, Duration, Effect, Layer } from "effect"
 export const shiftedClock = () => {
   const real = Clock.make()
   let skippedMs = 0
-  const millis = () => real.unsafeCurrentTimeMillis() + skippedMs
-  const nanos = () => real.unsafeCurrentTimeNanos() + BigInt(skippedMs) * 1_000_000n
-  const clock: Clock.Clock = {
-    [Clock.ClockTypeId]: Clock.ClockTypeId,
-    unsafeCurrentTimeMillis: millis,
-    currentTimeMillis: Effect.sync(millis),
-    unsafeCurrentTimeNanos: nanos,
-    currentTimeNanos: Effect.sync(nanos),
-    sleep: (duration) => real.sleep(duration)
-  }
+  const clock = clockReading(() => real.unsafeCurrentTimeNanos() + BigInt(skippedMs) * 1_000_000n)
   return {
     /** Everything built under this layer reads the shifted clock. */
     layer: Layer.setClock(clock),

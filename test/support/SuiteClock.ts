@@ -12,10 +12,9 @@ export const SUITE_DAY = chileDayOf(SUITE_NOW)
 export const SUITE_PERIODO = "2026-11"
 
 /** A clock that reads `start` when made and then advances with real time; its sleeps are real. */
-const clockFrom = (start: number): Clock.Clock => {
+/** A clock that reads `nanos` and sleeps in real time. */
+export const clockReading = (nanos: () => bigint): Clock.Clock => {
   const real = Clock.make()
-  const origin = performance.now()
-  const nanos = () => BigInt(start) * 1_000_000n + BigInt(Math.floor((performance.now() - origin) * 1e6))
   const millis = () => Number(nanos() / 1_000_000n)
   return {
     [Clock.ClockTypeId]: Clock.ClockTypeId,
@@ -25,6 +24,11 @@ const clockFrom = (start: number): Clock.Clock => {
     currentTimeNanos: Effect.sync(nanos),
     sleep: (duration) => real.sleep(duration)
   }
+}
+
+const clockFrom = (start: number): Clock.Clock => {
+  const origin = performance.now()
+  return clockReading(() => BigInt(start) * 1_000_000n + BigInt(Math.floor((performance.now() - origin) * 1e6)))
 }
 
 /**

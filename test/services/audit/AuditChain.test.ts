@@ -3,13 +3,13 @@ import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { databaseFromUrl } from "../../../layers/Database.ts"
 import type { Principal } from "../../../schema/Principal.ts"
-import type { AuditEntry, VerifyReport } from "../../../schema/audit/AuditRow.ts"
+import type { VerifyReport } from "../../../schema/audit/AuditRow.ts"
 import { AuditStore } from "../../../services/audit/AuditStore.ts"
 import { AuditVerify } from "../../../services/audit/AuditVerify.ts"
 import { Executor } from "../../../services/pipeline/Executor.ts"
 import { AuditStoreSql } from "../../../services/audit/AuditStoreSql.ts"
 import { auditKeyInTemp } from "../../support/TestAuditKey.ts"
-import { tamper, where } from "./Support.ts"
+import { entry, tamper, where } from "./Support.ts"
 import { freshDatabase, TestDatabase } from "../../support/TestDatabase.ts"
 import { callContext, issuePrincipal, servicesWith } from "../../support/TestLayers.ts"
 import { createScratchTables, FixtureRegistry } from "../pipeline/Fixtures.ts"
@@ -109,26 +109,12 @@ describe("audit chain", () => {
   it.effect("verify walks every page: a break past the first 5000 rows is found", () =>
     Effect.gen(function* () {
       const store = yield* AuditStore
-      const entry = (workspaceId: string, i: number): AuditEntry => ({
-        requestId: `req_bulk${i}`,
-        at: new Date(1_700_000_000_000 + i),
-        workspaceId,
-        principal: "in-process:library",
-        surface: "library",
-        toolId: "echo.message.reflect",
-        plane: "action",
-        connectionId: null,
-        inputDigest: "0".repeat(64),
-        outputDigest: "1".repeat(64),
-        outcome: "ok",
-        errorTag: null,
-        latencyMs: i / 100,
-        cost: "free"
-      })
+      const bulk = (workspaceId: string, i: number) =>
+        entry(workspaceId, { requestId: `req_bulk${i}`, at: new Date(1_700_000_000_000 + i), latencyMs: i / 100 })
       for (const chain of ["ws_a", "ws_b"]) {
         for (let batch = 0; batch < 6; batch++) {
           const head = (yield* store.heads([chain])).get(chain) ?? { seq: 0, digest: GENESIS }
-          yield* store.insert(chainEntries(chain, head, Array.from({ length: 500 }, (_, i) => entry(chain, batch * 500 + i))))
+          yield* store.insert(chainEntries(chain, head, Array.from({ length: 500 }, (_, i) => bulk(chain, batch * 500 + i))))
         }
       }
       const verify = (yield* AuditVerify).verify
