@@ -1,6 +1,6 @@
 import { NodeRuntime } from "@effect/platform-node"
-import { Console, Effect, Schema } from "effect"
 import * as Brein from "brein"
+import { Console, Effect, Schema } from "effect"
 
 const greeting = Brein.Tool.action({
   id: "hello.greeting.make",
