@@ -135,13 +135,14 @@ export class AuditVerify extends Effect.Service<AuditVerify>()("brein/audit/Audi
       const { report, signed } = yield* walk()
       const row = yield* store.byRequest(requestId)
       const check: ReceiptCheck = Option.match(row, {
-        onNone: () => ({ requestId, status: "not_found", chain: null, seq: null, covered: false, report }),
+        onNone: () => ({ requestId, status: "not_found", chain: null, seq: null, covered: false, traceId: null, report }),
         onSome: (r) => ({
           requestId,
           status: r.digest === digest.toLowerCase() ? "recorded" : "digest_differs",
           chain: r.chain,
           seq: r.seq,
           covered: (signed.get(r.chain)?.seq ?? 0) >= r.seq,
+          traceId: r.traceId ?? null,
           report
         })
       })
