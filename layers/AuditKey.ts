@@ -1,8 +1,8 @@
-import { randomBytes } from "node:crypto"
 import { FileSystem, Path } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { Config, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { AuditKey, type Witness } from "../services/audit/AuditKey.ts"
+import { randomToken } from "../services/Crypto.ts"
 
 const decodeKey = (text: string) =>
   Effect.filterOrDieMessage(
@@ -42,7 +42,7 @@ export const auditKeyIn = (configured: Option.Option<Redacted.Redacted<string>>,
       )
       const generate = Effect.gen(function* () {
         yield* fs.makeDirectory(dir, { recursive: true })
-        yield* fs.writeFileString(keyFile, randomBytes(32).toString("base64"), { mode: 0o600, flag: "wx" }).pipe(
+        yield* fs.writeFileString(keyFile, randomToken(32, "base64"), { mode: 0o600, flag: "wx" }).pipe(
           Effect.catchTag("SystemError", (e) => (e.reason === "AlreadyExists" ? Effect.void : Effect.fail(e)))
         )
         yield* Effect.logInfo("generated the audit checkpoint key").pipe(Effect.annotateLogs({ file: keyFile }))
@@ -61,20 +61,24 @@ export const auditKeyIn = (configured: Option.Option<Redacted.Redacted<string>>,
         Effect.flatMap((exists) => (exists ? Effect.flatMap(fs.readFileString(witnessFile), Schema.decode(WitnessFile)) : Effect.succeed(none))),
         Effect.catchAll((error) => Effect.as(Effect.logWarning("the audit witness file is unreadable", error), none))
       )
-      const readWitness = (database: string) =>
-        Effect.map(readAll, (all) => Option.map(Option.fromNullable(all[database]), (w): Witness => ({ database, ...w })))
-      const writeWitness = (witness: Witness) =>
-        Effect.gen(function* () {
+      const readWitness = Effect.fn("AuditKey.readWitness")(function* (database: string) {
+        const all = yield* readAll
+        return Option.map(Option.fromNullable(all[database]), (w): Witness => ({ database, ...w }))
+      })
+      const writeWitness = Effect.fn("AuditKey.writeWitness")(
+        function* (witness: Witness) {
           if (!(yield* fs.exists(dir))) return
           const all = yield* readAll
           const current = all[witness.database]
           if (current !== undefined && current.seq >= witness.seq) return
           const others = Object.entries(all).filter(([database]) => database !== witness.database).slice(-(KEEP - 1))
           const next = Object.fromEntries([...others, [witness.database, { seq: witness.seq, signature: witness.signature }]])
-          const temporary = `${witnessFile}.${randomBytes(4).toString("hex")}`
+          const temporary = `${witnessFile}.${randomToken(4, "hex")}`
           yield* fs.writeFileString(temporary, JSON.stringify(next), { mode: 0o600 })
           yield* fs.rename(temporary, witnessFile)
-        }).pipe(Effect.catchAll((error) => Effect.logWarning("the audit witness file could not be written", error)))
+        },
+        Effect.catchAll((error) => Effect.logWarning("the audit witness file could not be written", error))
+      )
       return AuditKey.of({ forVerify: Effect.orDie(read), forSigning: signs ? forSigning : Effect.succeedNone, readWitness, writeWitness })
     })
   ).pipe(Layer.provide(NodeContext.layer))

@@ -1,8 +1,8 @@
 import { Effect, Option } from "effect"
-import { createHash, randomBytes } from "node:crypto"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import { randomToken, sha256 } from "../services/Crypto.ts"
 import { type Binaries, canExecute, EmbeddedPostgresFailed, initdbOf, postgresUser, type RunAs } from "./PostgresProcess.ts"
 
 /** Where the server runs from: its binaries, its data folder, and the user it runs as (root only). */
@@ -12,7 +12,7 @@ export interface Placement {
   readonly runAs: Option.Option<RunAs>
 }
 
-const digest = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 16)
+const digest = (text: string) => sha256(text).slice(0, 16)
 
 // Folders every user may enter; the first one root can write to holds what the postgres user must reach.
 const shelves = ["/var/lib/brein", Path.join(Os.tmpdir(), "brein-postgres")]
@@ -31,7 +31,7 @@ const exists = (path: string) => Effect.promise(() => Fs.access(path).then(() =>
 const copyBinaries = Effect.fn("PostgresPlacement.copyBinaries")(function*(shipped: Binaries, folder: string) {
   const target = Path.join(folder, `postgres-${digest(shipped.root)}`)
   if (yield* exists(Path.join(target, ".complete"))) return { root: target } satisfies Binaries
-  const staging = `${target}.${randomBytes(4).toString("hex")}`
+  const staging = `${target}.${randomToken(4, "hex")}`
   yield* Effect.tryPromise(async () => {
     await Fs.cp(shipped.root, staging, { recursive: true, verbatimSymlinks: true })
     await Fs.chmod(staging, 0o755)

@@ -6,6 +6,7 @@ import syncJobParts from "./0005_sync_job_parts.ts"
 import keyLastUsed from "./0006_key_last_used.ts"
 import auditAppendOnly from "./0007_audit_append_only.ts"
 import sessionLeases from "./0008_session_leases.ts"
+import auditTrace from "./0009_audit_trace.ts"
 
 export const migrations = {
   "0001_foundation": foundation,
@@ -15,5 +16,6 @@ export const migrations = {
   "0005_sync_job_parts": syncJobParts,
   "0006_key_last_used": keyLastUsed,
   "0007_audit_append_only": auditAppendOnly,
-  "0008_session_leases": sessionLeases
+  "0008_session_leases": sessionLeases,
+  "0009_audit_trace": auditTrace
 }

@@ -19,7 +19,11 @@ export const AuditEntry = Schema.Struct({
   outcome: Outcome,
   errorTag: Schema.NullOr(Schema.String),
   latencyMs: Schema.Number,
-  cost: Schema.String
+  cost: Schema.String,
+  traceId: Schema.optionalWith(
+    Schema.NullOr(Schema.String).annotations({ description: "The trace of the call that wrote the row; null for rows written before traces were kept" }),
+    { exact: true }
+  )
 })
 export type AuditEntry = typeof AuditEntry.Type
 

@@ -33,6 +33,8 @@ export const ReceiptCheck = Schema.Struct({
   seq: Schema.NullOr(Schema.Number),
   /** The row is at or below a signed checkpoint of its chain. */
   covered: Schema.Boolean,
+  /** The trace of the call that wrote the row, when it names one. */
+  traceId: Schema.NullOr(Schema.String),
   report: VerifyReport
 })
 export type ReceiptCheck = typeof ReceiptCheck.Type

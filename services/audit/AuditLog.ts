@@ -4,7 +4,7 @@ import { AuditUnavailable } from "../../schema/Errors.ts"
 import { AuditKey } from "./AuditKey.ts"
 import { AuditStore, type ChainHead, refusedByDatabase } from "./AuditStore.ts"
 import { boundEntry } from "./Bound.ts"
-import { chainEntries, GENESIS, signCheckpoint } from "./Chain.ts"
+import { chainsOf, GENESIS, link, signCheckpoint } from "./Chain.ts"
 
 interface Pending {
   readonly entry: AuditEntry
@@ -46,16 +46,20 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
     let previous = new Set<string>()
     const queue = yield* Effect.acquireRelease(Queue.unbounded<Pending>(), Queue.shutdown)
 
-    const chain = (entries: ReadonlyArray<AuditEntry>) =>
-      Effect.gen(function* () {
-        const chains = [...new Set(entries.map((e) => e.workspaceId))].sort()
-        const unknown = chains.filter((c) => !heads.has(c))
-        if (unknown.length > 0) {
-          const found = yield* store.heads(unknown)
-          for (const c of unknown) heads.set(c, found.get(c) ?? { seq: 0, digest: GENESIS })
-        }
-        return chains.flatMap((c) => chainEntries(c, heads.get(c) ?? { seq: 0, digest: GENESIS }, entries.filter((e) => e.workspaceId === c)))
-      })
+    // The row names the trace of the call that writes it, unless the entry says otherwise.
+    const prepared = (entry: AuditEntry) =>
+      entry.traceId !== undefined
+        ? Effect.succeed(boundEntry(entry))
+        : Effect.map(Effect.option(Effect.currentSpan), (span) => boundEntry({ ...entry, traceId: Option.getOrNull(Option.map(span, (s) => s.traceId)) }))
+
+    const chain = Effect.fn("AuditLog.chain")(function* (entries: ReadonlyArray<AuditEntry>) {
+      const unknown = chainsOf(entries).filter((c) => !heads.has(c))
+      if (unknown.length > 0) {
+        const found = yield* store.heads(unknown)
+        for (const c of unknown) heads.set(c, found.get(c) ?? { seq: 0, digest: GENESIS })
+      }
+      return link(heads, entries)
+    })
 
     const remember = (rows: ReadonlyArray<AuditRow>) =>
       Effect.sync(() =>
@@ -67,17 +71,21 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
 
     // Fast: one INSERT chained from the remembered heads. If someone else took a sequence number
     // first, forget those heads and append under the chains' locks, which cannot lose.
-    const append = (entries: ReadonlyArray<AuditEntry>) =>
-      Effect.flatMap(chain(entries), (rows) => Effect.as(store.insert(rows), rows)).pipe(
-        Effect.catchTag("AuditChainMoved", (moved) =>
+    const append = Effect.fn("AuditLog.append")(
+      function* (entries: ReadonlyArray<AuditEntry>) {
+        const rows = yield* chain(entries)
+        yield* store.insert(rows)
+        return rows
+      },
+      (effect, entries) =>
+        Effect.catchTag(effect, "AuditChainMoved", (moved) =>
           Effect.sync(() => moved.chains.forEach((c) => heads.delete(c))).pipe(
             Effect.zipRight(store.appendLocked(entries)),
             Effect.tapError((e) => Effect.sync(() => e._tag === "AuditChainMoved" && e.chains.forEach((c) => heads.delete(c)))),
             Effect.retry({ schedule: raceRetry, while: (e) => e._tag === "AuditChainMoved" })
-          )
-        ),
-        Effect.tap(remember)
-      )
+          )),
+      Effect.tap(remember)
+    )
 
     const answer = (batch: ReadonlyArray<Pending>, rows: ReadonlyArray<AuditRow>) => {
       const byRequest = new Map(rows.map((row) => [row.requestId + "\u0000" + row.chain, row]))
@@ -89,7 +97,7 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
 
     const forget = (batch: ReadonlyArray<Pending>) => Effect.sync(() => batch.forEach((p) => heads.delete(p.entry.workspaceId)))
 
-    const flush = Effect.gen(function* () {
+    const flush = Effect.fn("AuditLog.flush")(function* () {
       const batch = [...(yield* Queue.takeBetween(queue, 1, MAX_BATCH))]
       const result = yield* Effect.exit(append(batch.map((p) => p.entry)))
       if (Exit.isSuccess(result)) return answer(batch, result.value)
@@ -107,7 +115,7 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
         answer([p], Exit.isSuccess(alone) ? alone.value : [])
       }
     })
-    yield* Effect.forkScoped(Effect.mapInputContext(Effect.forever(flush), (_: Context.Context<never>) => context))
+    yield* Effect.forkScoped(Effect.mapInputContext(Effect.forever(Effect.suspend(flush)), (_: Context.Context<never>) => context))
 
     const checkpoint = Effect.fn("AuditLog.checkpoint")(function* () {
       const chains = new Set([...dirty, ...previous])
@@ -136,10 +144,11 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
     )
     yield* Effect.addFinalizer(() => Effect.mapInputContext(Effect.asVoid(checkpointQuietly), (_: Context.Context<never>) => context))
 
-    const record = (entry: AuditEntry) =>
-      Effect.flatMap(Deferred.make<AuditRow, AuditUnavailable>(), (done) =>
-        Effect.zipRight(Queue.offer(queue, { entry: boundEntry(entry), done }), Deferred.await(done))
-      )
+    const record = Effect.fn("AuditLog.record")(function* (entry: AuditEntry) {
+      const done = yield* Deferred.make<AuditRow, AuditUnavailable>()
+      yield* Queue.offer(queue, { entry: yield* prepared(entry), done })
+      return yield* Deferred.await(done)
+    })
 
     /**
      * Appends in the caller's own transaction, for calls that hold one: waiting on the writer while
@@ -147,10 +156,10 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
      * Such callers queue on a lock per chain until they commit; only the group writer can still race them.
      */
     const recordInTransaction = Effect.fn("AuditLog.recordInTransaction")(function* (raw: AuditEntry) {
-      const entry = boundEntry(raw)
+      const entry = yield* prepared(raw)
       const rows = yield* store.lock(entry.workspaceId).pipe(
         Effect.zipRight(store.heads([entry.workspaceId])),
-        Effect.map((found) => chainEntries(entry.workspaceId, found.get(entry.workspaceId) ?? { seq: 0, digest: GENESIS }, [entry])),
+        Effect.map((found) => link(found, [entry])),
         Effect.tap(store.insertNested),
         Effect.retry({ schedule: raceRetry, while: (e) => e._tag === "AuditChainMoved" }),
         Effect.tapErrorCause((cause) => Effect.logError("audit append failed", cause)),

@@ -1,7 +1,9 @@
 import { Context, Data, type Effect, type Option } from "effect"
 import type { AuditEntry, AuditRow } from "../../schema/audit/AuditRow.ts"
 import type { Checkpoint } from "../../schema/audit/Checkpoint.ts"
-import type { UnsignedCheckpoint } from "./Chain.ts"
+import type { ChainHead, UnsignedCheckpoint } from "./Chain.ts"
+
+export type { ChainHead } from "./Chain.ts"
 
 export class AuditStoreFailed extends Data.TaggedError("AuditStoreFailed")<{ readonly cause: unknown }> {}
 
@@ -25,11 +27,6 @@ export const refusedByDatabase = (error: AuditStoreFailed) => {
  * conflict between writers: re-read the chain's head and chain again.
  */
 export class AuditChainMoved extends Data.TaggedError("AuditChainMoved")<{ readonly chains: ReadonlyArray<string> }> {}
-
-export interface ChainHead {
-  readonly seq: number
-  readonly digest: string
-}
 
 export interface AuditStoreApi {
   /** Serializes the writers of one chain that hold a transaction, until that transaction ends. */

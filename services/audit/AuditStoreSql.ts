@@ -3,7 +3,7 @@ import { Array as Arr, Clock, Effect, Layer, Option, Schema } from "effect"
 import { type AuditEntry, AuditRow } from "../../schema/audit/AuditRow.ts"
 import { Checkpoint } from "../../schema/audit/Checkpoint.ts"
 import { AuditChainMoved, AuditStore, AuditStoreFailed, type ChainHead } from "./AuditStore.ts"
-import { chainEntries, GENESIS, type UnsignedCheckpoint } from "./Chain.ts"
+import { chainsOf, link, nextCheckpoint, type UnsignedCheckpoint } from "./Chain.ts"
 
 const decodeRows = Schema.decodeUnknown(Schema.Array(AuditRow))
 const Head = Schema.Struct({ chain: Schema.String, seq: Schema.NumberFromString, digest: Schema.String })
@@ -16,11 +16,11 @@ const decodeDatabase = Schema.decodeUnknown(Schema.Array(Database))
 
 const COLUMNS = [
   "chain", "seq", "request_id", "at", "workspace_id", "principal", "surface", "tool_id", "plane", "connection_id",
-  "input_digest", "output_digest", "outcome", "error_tag", "latency_ms", "cost", "prev_digest", "digest"
+  "input_digest", "output_digest", "outcome", "error_tag", "latency_ms", "cost", "prev_digest", "digest", "trace_id"
 ] as const
 const TYPES = [
   "text", "bigint", "text", "timestamptz", "text", "text", "text", "text", "text", "text",
-  "text", "text", "text", "text", "float8", "text", "text", "text"
+  "text", "text", "text", "text", "float8", "text", "text", "text", "text"
 ] as const
 const INSERT = `INSERT INTO audit_log (${COLUMNS.join(", ")}) SELECT * FROM unnest(${TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(", ")})`
 
@@ -29,7 +29,7 @@ const columnsOf = (rows: ReadonlyArray<AuditRow>) => [
   rows.map((r) => r.workspaceId), rows.map((r) => r.principal), rows.map((r) => r.surface), rows.map((r) => r.toolId),
   rows.map((r) => r.plane), rows.map((r) => r.connectionId), rows.map((r) => r.inputDigest), rows.map((r) => r.outputDigest),
   rows.map((r) => r.outcome), rows.map((r) => r.errorTag), rows.map((r) => r.latencyMs), rows.map((r) => r.cost),
-  rows.map((r) => r.prevDigest), rows.map((r) => r.digest)
+  rows.map((r) => r.prevDigest), rows.map((r) => r.digest), rows.map((r) => r.traceId ?? null)
 ]
 
 const codeOf = (error: SqlError.SqlError) =>
@@ -50,68 +50,66 @@ export const AuditStoreSql = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const fail = (cause: unknown) => new AuditStoreFailed({ cause })
-    const moved = (entries: ReadonlyArray<AuditEntry>) => new AuditChainMoved({ chains: [...new Set(entries.map((e) => e.workspaceId))] })
+    const moved = (chains: ReadonlyArray<string>) => new AuditChainMoved({ chains: [...new Set(chains)] })
 
-    const lock = (chain: string) =>
-      sql`SELECT pg_advisory_xact_lock(hashtextextended(${chain}, 0))`.pipe(Effect.asVoid, Effect.mapError(fail))
+    const lock = Effect.fn("AuditStore.lock")(function* (chain: string) {
+      yield* sql`SELECT pg_advisory_xact_lock(hashtextextended(${chain}, 0))`.pipe(Effect.mapError(fail))
+    })
 
-    const heads = (chains: ReadonlyArray<string>) =>
-      sql`SELECT DISTINCT ON (chain) chain, seq::text AS seq, digest FROM audit_log
-          WHERE chain IN ${sql.in(chains)} ORDER BY chain, audit_log.seq DESC`.pipe(
-        Effect.flatMap(decodeHeads),
-        Effect.map((rows) => new Map<string, ChainHead>(rows.map((r) => [r.chain, { seq: r.seq, digest: r.digest }]))),
-        Effect.mapError(fail)
-      )
+    const heads = Effect.fn("AuditStore.heads")(function* (chains: ReadonlyArray<string>) {
+      const rows = yield* sql`SELECT DISTINCT ON (chain) chain, seq::text AS seq, digest FROM audit_log
+          WHERE chain IN ${sql.in(chains)} ORDER BY chain, audit_log.seq DESC`.pipe(Effect.flatMap(decodeHeads), Effect.mapError(fail))
+      return new Map<string, ChainHead>(rows.map((r) => [r.chain, { seq: r.seq, digest: r.digest }]))
+    })
 
     // Every writer inserts in (chain, seq) order: two statements waiting on each other's rows
     // would otherwise deadlock.
-    const insert = (rows: ReadonlyArray<AuditRow>) =>
-      sql.unsafe(INSERT, columnsOf([...rows].sort(byChainThenSeq))).pipe(
-        Effect.asVoid,
+    const insert = Effect.fn("AuditStore.insert")(function* (rows: ReadonlyArray<AuditRow>) {
+      yield* sql.unsafe(INSERT, columnsOf([...rows].sort(byChainThenSeq))).pipe(
         Effect.catchAll((error): Effect.Effect<never, AuditChainMoved | AuditStoreFailed> =>
-          isRace(error)
-            ? Effect.fail(new AuditChainMoved({ chains: [...new Set(rows.map((r) => r.chain))] }))
-            : Effect.fail(fail(error))
+          Effect.fail(isRace(error) ? moved(rows.map((r) => r.chain)) : fail(error))
         )
       )
+    })
 
-    const page = (after: Option.Option<{ readonly chain: string; readonly seq: number }>, limit: number) =>
-      Option.match(after, {
+    const page = Effect.fn("AuditStore.page")(function* (after: Option.Option<{ readonly chain: string; readonly seq: number }>, limit: number) {
+      return yield* Option.match(after, {
         onNone: () => sql`SELECT * FROM audit_log ORDER BY chain, seq LIMIT ${limit}`,
         onSome: (a) => sql`SELECT * FROM audit_log WHERE (chain, seq) > (${a.chain}, ${a.seq}) ORDER BY chain, seq LIMIT ${limit}`
       }).pipe(Effect.flatMap(decodeRows), Effect.mapError(fail))
+    })
 
-    const byRequest = (requestId: string) =>
-      sql`SELECT * FROM audit_log WHERE request_id = ${requestId} LIMIT 1`.pipe(
-        Effect.flatMap(decodeRows),
-        Effect.map(Arr.head),
-        Effect.mapError(fail)
-      )
+    const byRequest = Effect.fn("AuditStore.byRequest")(function* (requestId: string) {
+      const rows = yield* sql`SELECT * FROM audit_log WHERE request_id = ${requestId} LIMIT 1`.pipe(Effect.flatMap(decodeRows), Effect.mapError(fail))
+      return Arr.head(rows)
+    })
 
-    const appendLocked = (entries: ReadonlyArray<AuditEntry>) =>
-      Effect.gen(function* () {
-        const chains = [...new Set(entries.map((e) => e.workspaceId))].sort()
+    const appendLocked = Effect.fn("AuditStore.appendLocked")(
+      function* (entries: ReadonlyArray<AuditEntry>) {
+        const chains = chainsOf(entries)
         for (const chain of chains) yield* lock(chain)
-        const found = yield* heads(chains)
-        const rows = chains.flatMap((chain) =>
-          chainEntries(chain, found.get(chain) ?? { seq: 0, digest: GENESIS }, entries.filter((e) => e.workspaceId === chain))
-        )
+        const rows = link(yield* heads(chains), entries)
         yield* insert(rows)
         return rows
-      }).pipe(
-        sql.withTransaction,
-        Effect.catchTag("SqlError", (error) => Effect.fail(isRace(error) ? moved(entries) : fail(error))),
-        Effect.catchTag("AuditStoreFailed", (error) => Effect.fail(failedInRace(error) ? moved(entries) : error))
-      )
+      },
+      sql.withTransaction,
+      (effect, entries) =>
+        effect.pipe(
+          Effect.catchTag("SqlError", (error) => Effect.fail(isRace(error) ? moved(chainsOf(entries)) : fail(error))),
+          Effect.catchTag("AuditStoreFailed", (error) => Effect.fail(failedInRace(error) ? moved(chainsOf(entries)) : error))
+        )
+    )
 
-    const insertNested = (rows: ReadonlyArray<AuditRow>) =>
-      sql.withTransaction(insert(rows)).pipe(
-        Effect.catchTag("SqlError", (error) =>
-          Effect.fail(isRace(error) ? new AuditChainMoved({ chains: [...new Set(rows.map((r) => r.chain))] }) : fail(error)))
-      )
+    const insertNested = Effect.fn("AuditStore.insertNested")(
+      function* (rows: ReadonlyArray<AuditRow>) {
+        yield* insert(rows)
+      },
+      sql.withTransaction,
+      (effect, rows) => Effect.catchTag(effect, "SqlError", (error) => Effect.fail(isRace(error) ? moved(rows.map((r) => r.chain)) : fail(error)))
+    )
 
-    const checkpoint = (chains: ReadonlyArray<string>, sign: (checkpoint: UnsignedCheckpoint) => string) =>
-      Effect.gen(function* () {
+    const checkpoint = Effect.fn("AuditStore.checkpoint")(
+      function* (chains: ReadonlyArray<string>, sign: (checkpoint: UnsignedCheckpoint) => string) {
         yield* sql.unsafe(CHECKPOINT_LOCK)
         const last = yield* sql`SELECT seq::text AS seq, signature FROM audit_checkpoint ORDER BY audit_checkpoint.seq DESC LIMIT 1`.pipe(
           Effect.flatMap(decodeLast),
@@ -119,33 +117,31 @@ export const AuditStoreSql = Layer.effect(
         )
         const found = yield* heads(chains)
         if (found.size === 0) return Option.none()
-        const unsigned: UnsignedCheckpoint = {
-          seq: Option.match(last, { onNone: () => 1, onSome: (l) => l.seq + 1 }),
-          at: new Date(yield* Clock.currentTimeMillis),
-          heads: [...found].map(([chain, head]) => ({ chain, seq: head.seq, digest: head.digest })).sort((a, b) => (a.chain < b.chain ? -1 : 1)),
-          prevSignature: Option.match(last, { onNone: () => GENESIS, onSome: (l) => l.signature })
-        }
+        const at = new Date(yield* Clock.currentTimeMillis)
+        const unsigned = nextCheckpoint(last, at, [...found].map(([chain, head]) => ({ chain, seq: head.seq, digest: head.digest })))
         const signed = { ...unsigned, signature: sign(unsigned) }
         yield* sql`INSERT INTO audit_checkpoint (seq, at, heads, prev_signature, signature)
           VALUES (${signed.seq}, ${signed.at}, ${JSON.stringify(signed.heads)}::jsonb, ${signed.prevSignature}, ${signed.signature})`
         return Option.some(signed)
-      }).pipe(
-        sql.withTransaction,
-        // The lock serializes the writers of checkpoints; the sequence's key would refuse a second one anyway.
-        Effect.retry({ times: 10, while: (error) => error._tag === "SqlError" && isRace(error) }),
-        Effect.mapError(fail)
-      )
+      },
+      sql.withTransaction,
+      // The lock serializes the writers of checkpoints; the sequence's key would refuse a second one anyway.
+      Effect.retry({ times: 10, while: (error) => error._tag === "SqlError" && isRace(error) }),
+      Effect.mapError((error) => error._tag === "AuditStoreFailed" ? error : fail(error))
+    )
 
-    const checkpoints = (afterSeq: number, limit: number) =>
-      sql`SELECT seq, at, heads, prev_signature, signature FROM audit_checkpoint WHERE seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`.pipe(
+    const checkpoints = Effect.fn("AuditStore.checkpoints")(function* (afterSeq: number, limit: number) {
+      return yield* sql`SELECT seq, at, heads, prev_signature, signature FROM audit_checkpoint WHERE seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`.pipe(
         Effect.flatMap(decodeCheckpoints),
         Effect.mapError(fail)
       )
+    })
 
     const database = sql`SELECT current_database() AS name`.pipe(
       Effect.flatMap(decodeDatabase),
       Effect.map((rows) => rows[0]?.name ?? ""),
-      Effect.mapError(fail)
+      Effect.mapError(fail),
+      Effect.withSpan("AuditStore.database")
     )
 
     return AuditStore.of({ lock, heads, insert, appendLocked, insertNested, page, byRequest, checkpoint, checkpoints, database })

@@ -3,21 +3,15 @@ import type { AuditRow, ChainBreak, CheckpointReport, VerifyReport } from "../..
 import type { CheckpointHead, ReceiptCheck } from "../../schema/audit/Checkpoint.ts"
 import { AuditKey } from "./AuditKey.ts"
 import { AuditStore } from "./AuditStore.ts"
-import { GENESIS, linkDigest, signatureHolds } from "./Chain.ts"
+import { checkpointBreak as brokenCheckpoint, linkBreak } from "./Chain.ts"
 
 const PAGE = 5000
 const CHECKPOINT_PAGE = 1000
 const CHECKPOINTS = "audit_checkpoint"
 
 const inspect = (row: AuditRow, previous: { chain: string; seq: number; digest: string } | null): ChainBreak | null => {
-  const sameChain = previous !== null && previous.chain === row.chain
-  const expectedSeq = sameChain ? previous.seq + 1 : 1
-  const expectedPrev = sameChain ? previous.digest : GENESIS
-  const at = { chain: row.chain, seq: row.seq, requestId: row.requestId }
-  if (row.seq !== expectedSeq) return { ...at, reason: "sequence_gap", detail: `expected seq ${expectedSeq}` }
-  if (row.prevDigest !== expectedPrev) return { ...at, reason: "prev_digest_mismatch", detail: "the row does not link to the one before it" }
-  if (linkDigest(row) !== row.digest) return { ...at, reason: "digest_mismatch", detail: "the row's content does not match its digest" }
-  return null
+  const broken = linkBreak(row, previous)
+  return broken === null ? null : { chain: row.chain, seq: row.seq, requestId: row.requestId, ...broken }
 }
 
 const checkpointBreak = (seq: number, reason: ChainBreak["reason"], detail: string): ChainBreak => ({
@@ -48,23 +42,20 @@ export class AuditVerify extends Effect.Service<AuditVerify>()("brein/audit/Audi
       const key = Option.map(yield* auditKey.forVerify, Redacted.value)
       const witness = yield* auditKey.readWitness(yield* store.database)
       const signed = new Map<string, CheckpointHead>()
+      let last: Option.Option<{ seq: number; signature: string }> = Option.none()
       let count = 0
-      let lastSignature = GENESIS
       let atWitness: string | null = null
       let firstBreak: ChainBreak | null = null
       while (firstBreak === null) {
         const page = yield* store.checkpoints(count, CHECKPOINT_PAGE)
         for (const checkpoint of page) {
-          if (checkpoint.seq !== count + 1) {
-            firstBreak = checkpointBreak(count + 1, "checkpoint_missing", `checkpoint ${count + 1} is missing (the next one is ${checkpoint.seq})`)
-          } else if (checkpoint.prevSignature !== lastSignature) {
-            firstBreak = checkpointBreak(checkpoint.seq, "checkpoint_missing", `checkpoint ${checkpoint.seq} does not sign the one before it`)
-          } else if (Option.isSome(key) && !signatureHolds(key.value, checkpoint)) {
-            firstBreak = checkpointBreak(checkpoint.seq, "checkpoint_forged", `checkpoint ${checkpoint.seq} is not signed with the audit key`)
+          const broken = brokenCheckpoint(checkpoint, last, key)
+          if (broken !== null) {
+            firstBreak = checkpointBreak(broken.seq, broken.reason, broken.detail)
+            break
           }
-          if (firstBreak !== null) break
           count = checkpoint.seq
-          lastSignature = checkpoint.signature
+          last = Option.some(checkpoint)
           if (Option.isSome(witness) && witness.value.seq === checkpoint.seq) atWitness = checkpoint.signature
           for (const head of checkpoint.heads) {
             const known = signed.get(head.chain)
@@ -144,13 +135,14 @@ export class AuditVerify extends Effect.Service<AuditVerify>()("brein/audit/Audi
       const { report, signed } = yield* walk()
       const row = yield* store.byRequest(requestId)
       const check: ReceiptCheck = Option.match(row, {
-        onNone: () => ({ requestId, status: "not_found", chain: null, seq: null, covered: false, report }),
+        onNone: () => ({ requestId, status: "not_found", chain: null, seq: null, covered: false, traceId: null, report }),
         onSome: (r) => ({
           requestId,
           status: r.digest === digest.toLowerCase() ? "recorded" : "digest_differs",
           chain: r.chain,
           seq: r.seq,
           covered: (signed.get(r.chain)?.seq ?? 0) >= r.seq,
+          traceId: r.traceId ?? null,
           report
         })
       })

@@ -29,5 +29,6 @@ export const boundEntry = (entry: AuditEntry): AuditEntry => ({
   inputDigest: boundText(entry.inputDigest),
   outputDigest: boundOrNull(entry.outputDigest),
   errorTag: boundOrNull(entry.errorTag),
-  cost: boundText(entry.cost)
+  cost: boundText(entry.cost),
+  ...(entry.traceId === undefined ? {} : { traceId: boundOrNull(entry.traceId) })
 })

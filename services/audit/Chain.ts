@@ -1,10 +1,10 @@
-import { createHash, createHmac, timingSafeEqual } from "node:crypto"
-import type { AuditEntry } from "../../schema/audit/AuditRow.ts"
-import type { Checkpoint } from "../../schema/audit/Checkpoint.ts"
+import { Option } from "effect"
+import type { AuditEntry, AuditRow, BreakReason } from "../../schema/audit/AuditRow.ts"
+import type { Checkpoint, CheckpointHead } from "../../schema/audit/Checkpoint.ts"
+import { hmacSha256, sameHex, sha256 } from "../Crypto.ts"
 
+/** What the first row of a chain and the first checkpoint link to. */
 export const GENESIS = "0".repeat(64)
-
-export const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === "object" && !Array.isArray(value) && !(value instanceof Date)
@@ -53,41 +53,49 @@ export const canonicalJson = (value: unknown): string => {
 
 export const digestOf = (value: unknown) => sha256(canonicalJson(value))
 
+/** The last link of a chain. */
+export interface ChainHead {
+  readonly seq: number
+  readonly digest: string
+}
+
+const START: ChainHead = { seq: 0, digest: GENESIS }
+
 export interface ChainLink extends AuditEntry {
   readonly chain: string
   readonly seq: number
   readonly prevDigest: string
 }
 
-const fields = (row: ChainLink) => [
-  row.chain,
-  row.seq,
-  row.requestId,
-  row.at.toISOString(),
-  row.workspaceId,
-  row.principal,
-  row.surface,
-  row.toolId,
-  row.plane,
-  row.connectionId,
-  row.inputDigest,
-  row.outputDigest,
-  row.outcome,
-  row.errorTag,
-  row.latencyMs,
-  row.cost
-]
+// The trace id joined the row after rows without one were signed: it is hashed only when present, so those still verify.
+const fields = (row: ChainLink) => {
+  const kept = [
+    row.chain,
+    row.seq,
+    row.requestId,
+    row.at.toISOString(),
+    row.workspaceId,
+    row.principal,
+    row.surface,
+    row.toolId,
+    row.plane,
+    row.connectionId,
+    row.inputDigest,
+    row.outputDigest,
+    row.outcome,
+    row.errorTag,
+    row.latencyMs,
+    row.cost
+  ]
+  return row.traceId === undefined || row.traceId === null ? kept : [...kept, row.traceId]
+}
 
 /** digest = sha256(prev_digest ‖ row) */
 export const linkDigest = (row: ChainLink) => sha256(`${row.prevDigest}\n${JSON.stringify(fields(row))}`)
 
-export const chainEntries = (
-  chain: string,
-  last: { readonly seq: number; readonly digest: string },
-  entries: ReadonlyArray<AuditEntry>
-) => {
-  let prevDigest = last.digest
-  let seq = last.seq
+const continueChain = (chain: string, head: ChainHead, entries: ReadonlyArray<AuditEntry>): Array<AuditRow> => {
+  let prevDigest = head.digest
+  let seq = head.seq
   return entries.map((entry) => {
     seq += 1
     const link: ChainLink = { ...entry, chain, seq, prevDigest }
@@ -97,21 +105,79 @@ export const chainEntries = (
   })
 }
 
+/**
+ * The only place rows are linked: each workspace's entries, in the order given, continue that
+ * workspace's chain from its head (a chain without a head starts at GENESIS). Chains come out in
+ * name order.
+ */
+export const link = (heads: ReadonlyMap<string, ChainHead>, entries: ReadonlyArray<AuditEntry>): ReadonlyArray<AuditRow> => {
+  const byChain = new Map<string, Array<AuditEntry>>()
+  for (const entry of entries) {
+    const same = byChain.get(entry.workspaceId)
+    if (same === undefined) byChain.set(entry.workspaceId, [entry])
+    else same.push(entry)
+  }
+  return [...byChain.keys()].sort().flatMap((chain) => continueChain(chain, heads.get(chain) ?? START, byChain.get(chain) ?? []))
+}
+
+/** The chains the entries belong to, in name order (the order their locks are taken in). */
+export const chainsOf = (entries: ReadonlyArray<{ readonly workspaceId: string }>) => [...new Set(entries.map((e) => e.workspaceId))].sort()
+
+/** Why a row does not follow the row before it in the walk (null: a different chain, or none), if it does not. */
+export const linkBreak = (
+  row: AuditRow,
+  previous: { readonly chain: string; readonly seq: number; readonly digest: string } | null
+): { readonly reason: BreakReason; readonly detail: string } | null => {
+  const head = previous !== null && previous.chain === row.chain ? previous : START
+  if (row.seq !== head.seq + 1) return { reason: "sequence_gap", detail: `expected seq ${head.seq + 1}` }
+  if (row.prevDigest !== head.digest) return { reason: "prev_digest_mismatch", detail: "the row does not link to the one before it" }
+  if (linkDigest(row) !== row.digest) return { reason: "digest_mismatch", detail: "the row's content does not match its digest" }
+  return null
+}
+
 export type UnsignedCheckpoint = Omit<Checkpoint, "signature">
+
+/** The checkpoint after `last` (or the first one), stating the given heads. */
+export const nextCheckpoint = (
+  last: Option.Option<{ readonly seq: number; readonly signature: string }>,
+  at: Date,
+  heads: ReadonlyArray<CheckpointHead>
+): UnsignedCheckpoint => ({
+  seq: Option.match(last, { onNone: () => 1, onSome: (l) => l.seq + 1 }),
+  at,
+  heads: [...heads].sort((a, b) => (a.chain < b.chain ? -1 : a.chain > b.chain ? 1 : 0)),
+  prevSignature: Option.match(last, { onNone: () => GENESIS, onSome: (l) => l.signature })
+})
 
 /** signature = HMAC-SHA256(key, seq ‖ at ‖ prev_signature ‖ heads sorted by chain) */
 export const signCheckpoint = (key: Uint8Array, checkpoint: UnsignedCheckpoint) =>
-  createHmac("sha256", key)
-    .update(canonicalJson({
+  hmacSha256(
+    key,
+    canonicalJson({
       seq: checkpoint.seq,
       at: checkpoint.at.toISOString(),
       prevSignature: checkpoint.prevSignature,
       heads: [...checkpoint.heads].sort((a, b) => (a.chain < b.chain ? -1 : a.chain > b.chain ? 1 : 0))
-    }))
-    .digest("hex")
+    })
+  )
 
-export const signatureHolds = (key: Uint8Array, checkpoint: Checkpoint) => {
-  const expected = Buffer.from(signCheckpoint(key, checkpoint), "hex")
-  const given = Buffer.from(checkpoint.signature, "hex")
-  return given.length === expected.length && timingSafeEqual(given, expected)
+export const signatureHolds = (key: Uint8Array, checkpoint: Checkpoint) => sameHex(checkpoint.signature, signCheckpoint(key, checkpoint))
+
+/** Why a checkpoint does not follow `last` (or, with a key, was not signed with it), if it does not. */
+export const checkpointBreak = (
+  checkpoint: Checkpoint,
+  last: Option.Option<{ readonly seq: number; readonly signature: string }>,
+  key: Option.Option<Uint8Array>
+): { readonly reason: BreakReason; readonly seq: number; readonly detail: string } | null => {
+  const expected = nextCheckpoint(last, checkpoint.at, [])
+  if (checkpoint.seq !== expected.seq) {
+    return { reason: "checkpoint_missing", seq: expected.seq, detail: `checkpoint ${expected.seq} is missing (the next one is ${checkpoint.seq})` }
+  }
+  if (checkpoint.prevSignature !== expected.prevSignature) {
+    return { reason: "checkpoint_missing", seq: checkpoint.seq, detail: `checkpoint ${checkpoint.seq} does not sign the one before it` }
+  }
+  if (Option.isSome(key) && !signatureHolds(key.value, checkpoint)) {
+    return { reason: "checkpoint_forged", seq: checkpoint.seq, detail: `checkpoint ${checkpoint.seq} is not signed with the audit key` }
+  }
+  return null
 }

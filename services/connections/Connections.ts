@@ -11,7 +11,7 @@ import {
 import { Forbidden, InvalidInput } from "../../schema/Errors.ts"
 import { ConnectionId } from "../../schema/Ids.ts"
 import type { Principal } from "../../schema/Principal.ts"
-import { sha256 } from "../audit/Chain.ts"
+import { sha256 } from "../Crypto.ts"
 import { newId } from "../Ids.ts"
 import { ConnectionLookup } from "./ConnectionLookup.ts"
 import { Vault } from "./Vault.ts"

@@ -50,7 +50,8 @@ const printReceipt = (check: ReceiptCheck) =>
       return 1
     }
     const coverage = check.covered ? "covered by a signed checkpoint" : "not yet covered by a signed checkpoint"
-    yield* Console.log(`receipt ${check.requestId}: recorded at chain ${check.chain} seq ${check.seq}, ${coverage}`)
+    const trace = check.traceId === null ? "" : `; trace ${check.traceId}`
+    yield* Console.log(`receipt ${check.requestId}: recorded at chain ${check.chain} seq ${check.seq}, ${coverage}${trace}`)
     return code
   })
 

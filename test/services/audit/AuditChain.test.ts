@@ -13,7 +13,7 @@ import { entry, tamper, where } from "./Support.ts"
 import { freshDatabase, TestDatabase } from "../../support/TestDatabase.ts"
 import { callContext, issuePrincipal, servicesWith } from "../../support/TestLayers.ts"
 import { createScratchTables, FixtureRegistry } from "../pipeline/Fixtures.ts"
-import { chainEntries, GENESIS } from "../../../services/audit/Chain.ts"
+import { link } from "../../../services/audit/Chain.ts"
 
 const Services = servicesWith(FixtureRegistry).pipe(Layer.provideMerge(TestDatabase))
 
@@ -113,8 +113,7 @@ describe("audit chain", () => {
         entry(workspaceId, { requestId: `req_bulk${i}`, at: new Date(1_700_000_000_000 + i), latencyMs: i / 100 })
       for (const chain of ["ws_a", "ws_b"]) {
         for (let batch = 0; batch < 6; batch++) {
-          const head = (yield* store.heads([chain])).get(chain) ?? { seq: 0, digest: GENESIS }
-          yield* store.insert(chainEntries(chain, head, Array.from({ length: 500 }, (_, i) => bulk(chain, batch * 500 + i))))
+          yield* store.insert(link(yield* store.heads([chain]), Array.from({ length: 500 }, (_, i) => bulk(chain, batch * 500 + i))))
         }
       }
       const verify = (yield* AuditVerify).verify

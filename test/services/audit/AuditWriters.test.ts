@@ -5,7 +5,7 @@ import { databaseFromUrl } from "../../../layers/Database.ts"
 import { AuditLog } from "../../../services/audit/AuditLog.ts"
 import { AuditStore } from "../../../services/audit/AuditStore.ts"
 import { AuditStoreSql } from "../../../services/audit/AuditStoreSql.ts"
-import { chainEntries, GENESIS } from "../../../services/audit/Chain.ts"
+import { link } from "../../../services/audit/Chain.ts"
 import { AuditVerify } from "../../../services/audit/AuditVerify.ts"
 import { waitUntil } from "../../support/Eventually.ts"
 import { auditKeyInTemp } from "../../support/TestAuditKey.ts"
@@ -67,10 +67,10 @@ describe("audit writers", () => {
       const release = yield* Deferred.make<void>()
       const held = yield* Effect.fork(sql.withTransaction(Effect.zipRight(sql`SELECT pg_advisory_xact_lock(42)`, Deferred.await(release))))
       yield* waitUntil(sql`SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = 42 AND granted`, (rows) => rows.length > 0, { what: "the test's lock" })
-      const genesis = { seq: 0, digest: GENESIS }
-      const a = chainEntries("ws_a", genesis, [entry("ws_a")])
-      const b = chainEntries("ws_b", genesis, [entry("ws_b")])
-      const first = yield* Effect.fork(Effect.either(Effect.flatMap(AuditStore, (store) => store.insert([...a, ...chainEntries("ws_b", genesis, [entry("ws_b", { toolId: "pause" })])])).pipe(Effect.provide(one))))
+      const empty = new Map()
+      const a = link(empty, [entry("ws_a")])
+      const b = link(empty, [entry("ws_b")])
+      const first = yield* Effect.fork(Effect.either(Effect.flatMap(AuditStore, (store) => store.insert([...a, ...link(empty, [entry("ws_b", { toolId: "pause" })])])).pipe(Effect.provide(one))))
       const waiting = (n: number) =>
         waitUntil(sql<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO audit_log%'`, (rows) => rows.length >= n, { what: `${n} writers waiting` })
       yield* waiting(1)

@@ -6,7 +6,7 @@ import { AuditLog } from "../../../services/audit/AuditLog.ts"
 import { AuditStore } from "../../../services/audit/AuditStore.ts"
 import { AuditStoreSql } from "../../../services/audit/AuditStoreSql.ts"
 import { AuditVerify } from "../../../services/audit/AuditVerify.ts"
-import { chainEntries, signCheckpoint } from "../../../services/audit/Chain.ts"
+import { link, signCheckpoint } from "../../../services/audit/Chain.ts"
 import { waitUntil } from "../../support/Eventually.ts"
 import { auditKeyInTemp } from "../../support/TestAuditKey.ts"
 import { AuditServices, entry, recordMany, tamper, where } from "./Support.ts"
@@ -77,7 +77,7 @@ describe("audit checkpoints", () => {
       const rows: ReadonlyArray<AuditRow> = yield* store.page(Option.none(), 100)
       const kept = rows[1]!
       const rewritten = rows.slice(2).map((row, i) => ({ ...row, outcome: i === 0 ? ("error" as const) : row.outcome }))
-      const rechained = chainEntries("ws_a", { seq: kept.seq, digest: kept.digest }, rewritten)
+      const rechained = link(new Map([["ws_a", kept]]), rewritten)
       yield* tamper("DELETE FROM audit_log WHERE chain = 'ws_a' AND seq > 2")
       yield* store.insert(rechained)
       const report = yield* verify

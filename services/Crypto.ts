@@ -1,0 +1,21 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto"
+import { Effect } from "effect"
+
+/** Hex SHA-256 of a text: key hashes, session keys, audit digests. */
+export const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
+
+/** Hex HMAC-SHA256 of a text under a key: audit checkpoint signatures. */
+export const hmacSha256 = (key: Uint8Array, text: string) => createHmac("sha256", key).update(text).digest("hex")
+
+/** Whether two hex strings hold the same bytes, in time that does not depend on where they differ. */
+export const sameHex = (given: string, expected: string) => {
+  const a = Buffer.from(given, "hex")
+  const b = Buffer.from(expected, "hex")
+  return a.length === b.length && timingSafeEqual(a, b)
+}
+
+/** `bytes` random bytes as text: secrets, keys, names no one can guess. */
+export const randomToken = (bytes: number, encoding: "hex" | "base64" | "base64url" = "base64url") => randomBytes(bytes).toString(encoding)
+
+/** A new secret: the prefix and 24 random bytes in base64url. */
+export const newSecret = (prefix: string) => Effect.sync(() => `${prefix}${randomToken(24)}`)
