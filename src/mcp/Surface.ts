@@ -80,20 +80,22 @@ export const makeMcpSurface = Effect.gen(function* () {
     catalog.searchDocs(params.arguments).pipe(Effect.match({ onSuccess: success, onFailure: failure }))
 
   const execute = (principal: Principal, params: CallParams, ctx: ServerContext) =>
-    Effect.gen(function* () {
-      const args = params.arguments ?? {}
-      yield* shallow(args, "input")
-      const { connection, ...rest } = args
-      const viaArgument = connection !== undefined && catalog.entries.get(params.name)?.acceptsConnection === true
-      const connectionId = viaArgument
-        ? yield* validConnection(connection, "input.connection")
-        : yield* validConnection(ctx.http?.req?.headers.get("x-connect-connection") ?? undefined, "X-Connect-Connection")
-      const context: CallContext = { surface: "mcp", principal, connectionId, onProgress: progressFor(ctx) }
-      const called = executor.call(params.name, viaArgument ? rest : args, context)
-      return success(
-        yield* (connectionId !== undefined && isSync(params.name) && Option.isSome(jobs) ? withSyncLog(jobs.value, connectionId, logTo(principal, ctx), called) : called)
-      )
-    }).pipe(Effect.catchIf((error) => error._tag !== "ToolNotFound", (error) => Effect.succeed(failure(error))))
+    executeTool(principal, params, ctx).pipe(Effect.catchIf((error) => error._tag !== "ToolNotFound", (error) => Effect.succeed(failure(error))))
+
+  const executeTool = Effect.fn("Mcp.callTool")(function* (principal: Principal, params: CallParams, ctx: ServerContext) {
+    const args = params.arguments ?? {}
+    yield* shallow(args, "input")
+    const { connection, ...rest } = args
+    const viaArgument = connection !== undefined && catalog.entries.get(params.name)?.acceptsConnection === true
+    const connectionId = viaArgument
+      ? yield* validConnection(connection, "input.connection")
+      : yield* validConnection(ctx.http?.req?.headers.get("x-connect-connection") ?? undefined, "X-Connect-Connection")
+    const context: CallContext = { surface: "mcp", principal, connectionId, onProgress: progressFor(ctx) }
+    const called = executor.call(params.name, viaArgument ? rest : args, context)
+    return success(
+      yield* (connectionId !== undefined && isSync(params.name) && Option.isSome(jobs) ? withSyncLog(jobs.value, connectionId, logTo(principal, ctx), called) : called)
+    )
+  })
 
   // A malformed name never reaches the executor (nor, through it, the audit log): -32602, as for an unknown tool.
   const call = (principal: Principal, params: CallParams, ctx: ServerContext): Effect.Effect<CallToolResult, ToolNotFound | McpCallDied> =>
