@@ -78,6 +78,8 @@ export const printProfile = (summary: ProfileSummary) => {
     [
       "",
       `brein CPU profile over its measured load (${summary.samples} samples, ${fixed((100 * summary.busy) / Math.max(summary.samples, 1), 0)}% busy)`,
+      "  busy time by kind of work (self time, % of the busy samples):",
+      ...list(summary.buckets),
       "  by area (self time):",
       ...list(summary.areas),
       "  hottest frames (self time):",

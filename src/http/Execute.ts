@@ -29,7 +29,8 @@ const endpoint = Option.getOrThrowWith(
 export const makeExecute = Effect.gen(function*() {
   const executor = yield* Executor
   const gate = yield* Gate
-  return Effect.fn("Tools.execute")(function*(id: string, payload: Payload, headers: Headers, principal: Principal) {
+  // untraced: Executor.call is the span below the request's, and this adds nothing to it but cost
+  return Effect.fnUntraced(function*(id: string, payload: Payload, headers: Headers, principal: Principal) {
     // a malformed id never reaches the executor, so nothing of it reaches the audit log
     if (!isToolId(id)) return yield* ToolNotFound.of(id)
     yield* shallow(payload.input, "input")

@@ -101,8 +101,10 @@ export const makeNodeBridge = Effect.gen(function*() {
   const runtime = yield* Effect.runtime<never>()
   const runFork = Runtime.runFork(runtime)
 
+  // Untraced, as are the gate's checks: they run on every request inside its span, and a span of
+  // their own costs more than they do (a span is ~30 plain effects on this runtime: NOTES, bench:http).
   /** Origin (for a surface a browser page could reach), declared size and type, then the body within the limit. */
-  const admit = Effect.fn("Gate.admit")(function*(request: IncomingMessage, options: { readonly sameSite: boolean }) {
+  const admit = Effect.fnUntraced(function*(request: IncomingMessage, options: { readonly sameSite: boolean }) {
     if (options.sameSite) yield* gate.sameSite(request.headers)
     yield* gate.admit(request.headers)
     return hasBody(request.headers) ? yield* gate.readBody(request) : undefined
@@ -120,6 +122,7 @@ export const makeNodeBridge = Effect.gen(function*() {
       Effect.flatMap((reply) => write(response, reply)),
       Effect.withSpan(`http.server ${method} ${route.name}`, {
         kind: "server",
+        captureStackTrace: false,
         attributes: { "http.request.method": method, "http.route": route.name, "url.path": path }
       })
     )

@@ -49,7 +49,8 @@ export const makeMcpRoute = (bridge: NodeBridge) =>
     })
     yield* Effect.addFinalizer(() => Effect.promise(() => handler.close()))
 
-    const handle = Effect.fn("Mcp.request")(function*(request: IncomingMessage) {
+    // untraced: the bridge's request span is this request's span
+    const handle = Effect.fnUntraced(function*(request: IncomingMessage) {
       const body = yield* bridge.admit(request, { sameSite: true })
       const text = body?.toString("utf8")
       const authenticated = yield* Effect.either(bridge.authenticate(request))
