@@ -25,8 +25,7 @@ const withBody = (request: HttpServerRequest.HttpServerRequest, body: Buffer) =>
 }
 
 /** The gate in front of the REST API: declared size and content type first, chunked bodies read within the limit. */
-export const gateway = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-  Effect.gen(function* () {
+export const gateway = Effect.fn("HttpServer.gateway")(function* <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) {
     const request = yield* HttpServerRequest.HttpServerRequest
     const gate = yield* Gate
     const admitted = yield* Effect.either(gate.admit(request.headers))
@@ -35,7 +34,7 @@ export const gateway = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerRe
     const body = yield* Effect.either(gate.readBody(NodeHttpServerRequest.toIncomingMessage(request)))
     if (Either.isLeft(body)) return refuse(body.left)
     return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, withBody(request, body.right))
-  })
+})
 
 export const ApiLive = HttpApiBuilder.api(BreinApi).pipe(
   Layer.provide([
