@@ -7,7 +7,7 @@ import { cpuTimeMs } from "./CpuTime.ts"
 import { load, type Target } from "./Load.ts"
 import { type Accepts, probe } from "./Probe.ts"
 import { type ProfileSummary, summarize, type Window } from "./Profile.ts"
-import { type Goals, type Measured, printAudit, printComparison, printProfile, verdicts } from "./Report.ts"
+import { type Goals, type Measured, printAudit, printComparison, printProfile, printRounds, verdicts } from "./Report.ts"
 import { Settings } from "./Settings.ts"
 import { sharedDatabase } from "./SharedDatabase.ts"
 
@@ -32,6 +32,12 @@ const measure = Effect.fn("Bench.measure")(function* (target: Target, settings: 
   const cpuUsPerRequest = Option.map(Option.all([before, after]), ([b, a]) => ((a - b) * 1000) / Math.max(figures.ok + figures.failed, 1))
   return { ...figures, cpuUsPerRequest } satisfies Measured
 })
+
+/** The round whose throughput ratio is the median: its figures stand for the run, the others show the noise. */
+const medianRound = (rounds: ReadonlyArray<{ readonly baseline: Measured; readonly brein: Measured }>, goals: Goals) => {
+  const sorted = Arr.sort(rounds, Order.mapInput(Order.number, (round: { readonly baseline: Measured; readonly brein: Measured }) => verdicts(round.brein, round.baseline, goals).throughput))
+  return sorted[Math.floor((sorted.length - 1) / 2)] ?? rounds[0]!
+}
 
 const loadAverage = Effect.sync(() => Os.loadavg()[0] ?? 0)
 
@@ -81,8 +87,9 @@ export const compare = Effect.fn("Bench.compare")(function* (spec: Comparison) {
 
   yield* Console.log(`${spec.title}: ${Duration.format(settings.warmup)} warm-up + ${Duration.format(settings.duration)} each at ${settings.connections} connections`)
   const loadBefore = yield* loadAverage
-  const baselineFigures = yield* measure(baselineTarget, settings, baseline)
-  const breinFigures = yield* measure(breinTarget, settings, brein)
+  const rounds = yield* Effect.forEach(Arr.range(1, Math.max(settings.rounds, 1)), () =>
+    Effect.all({ baseline: measure(baselineTarget, settings, baseline), brein: measure(breinTarget, settings, brein) }))
+  const { baseline: baselineFigures, brein: breinFigures } = medianRound(rounds, spec.goals)
   const loadEnded = yield* Clock.currentTimeMillis
   yield* probe("brein after the load", breinTarget, spec.accepts)
 
@@ -95,6 +102,7 @@ export const compare = Effect.fn("Bench.compare")(function* (spec: Comparison) {
     `load average ${loadBefore.toFixed(1)} before, ${(yield* loadAverage).toFixed(1)} after on ${Os.availableParallelism()} cores`
   ].join(", ")
   yield* printComparison(spec.title, { brein: breinFigures, baseline: baselineFigures, breinLabel: spec.breinLabel, baselineLabel: spec.baselineLabel }, spec.goals, setup)
+  yield* printRounds(rounds, spec.goals)
 
   if (settings.profile) {
     const sinceLoad = (yield* Clock.currentTimeMillis) - loadEnded
@@ -104,7 +112,7 @@ export const compare = Effect.fn("Bench.compare")(function* (spec: Comparison) {
   const audit = yield* verifyAudit(breinOptions)
   yield* printAudit(audit)
   // A missed goal is a finding; a broken chain or failed requests make the run itself wrong.
-  const failed = breinFigures.failed + baselineFigures.failed
+  const failed = rounds.reduce((sum, round) => sum + round.brein.failed + round.baseline.failed, 0)
   yield* Effect.sync(() => void (process.exitCode = audit.intact && failed === 0 ? 0 : 1))
   return { ...verdicts(breinFigures, baselineFigures, spec.goals), audit, failed }
 })

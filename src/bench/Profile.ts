@@ -31,6 +31,8 @@ export interface ProfileSummary {
   readonly self: ReadonlyArray<Share>
   readonly inclusive: ReadonlyArray<Share>
   readonly areas: ReadonlyArray<Share>
+  /** self time of the busy samples by what the work is (JSON, Schema, fibers, spans, pg, hashing, sockets) */
+  readonly buckets: ReadonlyArray<Share>
 }
 
 const shortUrl = (url: string) => {
@@ -48,6 +50,31 @@ const areaOf = (functionName: string, url: string) => {
   if (modules !== null) return modules[1] ?? url
   const project = /\/((?:schema|services|layers|src)\/.+)$/.exec(url)
   return project === null ? url : `brein ${project[1]}`
+}
+
+const SCHEMA = /effect\/dist\/esm\/(ParseResult|Schema|SchemaAST|JSONSchema)\.js/
+const SPANS = /effect\/dist\/esm\/(internal\/tracer|internal\/core-effect|Effect|Tracer)\.js/
+const PG = /node_modules\/(pg|pg-protocol|pg-pool|pg-types|@effect\/sql|@effect\/sql-pg)\//
+const SOCKETS = /^node:(_http_|net|stream|internal\/streams|internal\/stream_base|events|internal\/http|http)/
+
+/** What a frame's self time is spent on, in the terms the executor's cost is discussed in. */
+const bucketOf = (functionName: string, url: string) => {
+  if (url === "") {
+    if (functionName === "parse" || functionName === "stringify") return "JSON parse/stringify"
+    if (functionName.startsWith("(")) return functionName
+    if (/^(writev|writeUtf8String|writeBuffer|writeLatin1String|onStreamRead)$/.test(functionName)) return "sockets and HTTP (node)"
+    return "other native"
+  }
+  if (SCHEMA.test(url)) return "Schema decode/encode"
+  if (SPANS.test(url)) return "spans and Effect.fn"
+  if (url.includes("effect/dist/")) return "fibers (Effect runtime)"
+  if (PG.test(url)) return "pg protocol and @effect/sql"
+  if (url.startsWith("node:internal/crypto") || url.endsWith("services/audit/Chain.ts")) return "audit hashing (sha256)"
+  if (SOCKETS.test(url)) return "sockets and HTTP (node)"
+  if (url.includes("@modelcontextprotocol") || url.includes("node_modules/zod")) return "MCP SDK"
+  if (url.startsWith("node:")) return "other node internals"
+  if (url.includes("node_modules/")) return "other packages"
+  return "brein code"
 }
 
 const top = (counts: Map<string, number>, total: number, n: number): ReadonlyArray<Share> =>
@@ -83,6 +110,7 @@ export const summarize = Effect.fn("Bench.summarizeProfile")(function* (file: st
   const self = new Map<string, number>()
   const inclusive = new Map<string, number>()
   const areas = new Map<string, number>()
+  const buckets = new Map<string, number>()
   let total = 0
   let at = profile.startTime
   profile.samples.forEach((id, i) => {
@@ -92,6 +120,7 @@ export const summarize = Effect.fn("Bench.summarizeProfile")(function* (file: st
     const frame = frames.get(id)
     bump(self, label(id))
     bump(areas, frame === undefined ? "(unknown)" : areaOf(frame.functionName, frame.url))
+    if (frame !== undefined && frame.functionName !== "(idle)") bump(buckets, bucketOf(frame.functionName, frame.url))
     const seen = new Set<string>()
     for (let node: number | undefined = id; node !== undefined; node = parent.get(node)) seen.add(label(node))
     for (const key of seen) bump(inclusive, key)
@@ -103,6 +132,7 @@ export const summarize = Effect.fn("Bench.summarizeProfile")(function* (file: st
     busy: total - (self.get("(idle)") ?? 0),
     self: top(self, denominator, n),
     inclusive: top(new Map(Array.from(inclusive).filter(([key]) => !skip.has(key))), denominator, n),
-    areas: top(areas, denominator, n)
+    areas: top(areas, denominator, n),
+    buckets: top(buckets, Math.max(total - (self.get("(idle)") ?? 0), 1), n)
   } satisfies ProfileSummary
 })

@@ -59,12 +59,27 @@ export const printComparison = (
   )
 }
 
+const ratio = (brein: Option.Option<number>, baseline: Option.Option<number>) =>
+  Option.match(Option.all([brein, baseline]), { onNone: () => "n/a", onSome: ([b, r]) => `${fixed(b / Math.max(r, 1), 2)}×` })
+
+/** Every round's ratios: how far apart they are is the noise of the run. */
+export const printRounds = (rounds: ReadonlyArray<{ readonly baseline: Measured; readonly brein: Measured }>, goals: Goals) => {
+  const rows = rounds.map(({ baseline, brein }, i) => {
+    const v = verdicts(brein, baseline, goals)
+    return `    round ${i + 1}: throughput ${fixed(v.throughput, 2)}×  p99 ${fixed(v.p99, 2)}×  CPU/req ${ratio(brein.cpuUsPerRequest, baseline.cpuUsPerRequest)}` +
+      `  (baseline ${fixed(baseline.rps)} req/s, brein ${fixed(brein.rps)} req/s)`
+  })
+  return rounds.length < 2 ? Effect.void : Console.log(["", `  ${rounds.length} rounds, baseline then brein each; the table shows the median round:`, ...rows].join("\n"))
+}
+
 export const printProfile = (summary: ProfileSummary) => {
   const list = (shares: ProfileSummary["self"]) => shares.map((s) => `    ${pad(fixed(s.percent, 1), 5)}%  ${s.name}`)
   return Console.log(
     [
       "",
       `brein CPU profile over its measured load (${summary.samples} samples, ${fixed((100 * summary.busy) / Math.max(summary.samples, 1), 0)}% busy)`,
+      "  busy time by kind of work (self time, % of the busy samples):",
+      ...list(summary.buckets),
       "  by area (self time):",
       ...list(summary.areas),
       "  hottest frames (self time):",

@@ -4,6 +4,8 @@ export const Settings = Config.all({
   duration: Config.integer("BENCH_DURATION").pipe(Config.withDefault(10), Config.map(Duration.seconds)),
   warmup: Config.integer("BENCH_WARMUP").pipe(Config.withDefault(2), Config.map(Duration.seconds)),
   connections: Config.integer("BENCH_CONNECTIONS").pipe(Config.withDefault(32)),
+  /** Baseline and brein are measured this many times, alternately; the verdict is on the median round. */
+  rounds: Config.integer("BENCH_ROUNDS").pipe(Config.withDefault(3)),
   /** Runs brein under `node --cpu-prof` and prints its hottest frames. */
   profile: Config.boolean("BENCH_PROFILE").pipe(Config.withDefault(false)),
   /** Where to keep the raw .cpuprofile files (for DevTools); by default they go with the temp dir. */

@@ -1,4 +1,4 @@
-import { IncomingMessage, type Server, ServerResponse } from "node:http"
+import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import { Server as NetServer, type Socket } from "node:net"
 import { Config, ConfigError, Context, Deferred, Duration, Effect, Either, Exit } from "effect"
 
@@ -69,12 +69,8 @@ export const drainable = (server: Server) =>
       })
     }
 
-    const emit = server.emit.bind(server)
-    server.emit = (event: string, ...args: Array<unknown>) => {
-      const [request, response] = args
-      if (event === "request" && request instanceof IncomingMessage && response instanceof ServerResponse) track(request, response)
-      return emit(event, ...args)
-    }
+    // the first 'request' listener: it sees every request before the one that answers it
+    server.prependListener("request", track)
 
     const drain = Effect.fn("HttpServer.drain")(function*(grace: Duration.Duration) {
       const closed = yield* Deferred.make<void>()

@@ -1,6 +1,6 @@
 import { HttpApi, HttpApiBuilder, HttpApiError, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, Option, Schema } from "effect"
-import { AuditUnavailable, BadRequest, InternalError, InvalidInput, MethodNotAllowed, RateLimited, RouteNotFound, ServiceUnavailable } from "../../schema/Errors.ts"
+import { AuditUnavailable, BadRequest, InternalError, InvalidInput, MethodNotAllowed, RateLimited, RouteNotFound, ServiceUnavailable, Unauthorized } from "../../schema/Errors.ts"
 import { transientIn } from "../../services/Database.ts"
 import { BreinApi } from "../../schema/http/Api.ts"
 import { MAX_DEPTH } from "../../schema/Depth.ts"
@@ -55,6 +55,7 @@ const noRoute = (method: string, url: string) => {
 
 const isDecodeError = Schema.is(HttpApiError.HttpApiDecodeError)
 const isRateLimited = Schema.is(RateLimited)
+const isUnauthorized = Schema.is(Unauthorized)
 const encodeAuditUnavailable = Schema.encodeSync(AuditUnavailable)
 
 // Every 503 (the database or the audit log is away) tells the client when to try again.
@@ -71,8 +72,8 @@ export const RefusalsLive = HttpApiBuilder.middleware((app) =>
   Effect.catchAllCause(Effect.map(app, withRetryAfter), (cause) => {
     const error = Cause.squash(cause)
     if (isDecodeError(error)) return Effect.succeed(refuse(InvalidInput.of(readableIssues(error.issues, ""), error.issues.length)))
-    // the API's own encoding would drop the Retry-After header
-    if (isRateLimited(error)) return Effect.succeed(refuse(error))
+    // the API's own encoding would drop the Retry-After and WWW-Authenticate headers
+    if (isRateLimited(error) || isUnauthorized(error)) return Effect.succeed(refuse(error))
     if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") {
       return Effect.map(HttpServerRequest.HttpServerRequest, (request) => noRoute(request.method, request.url))
     }

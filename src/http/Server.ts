@@ -1,13 +1,16 @@
-import { HttpApiBuilder, HttpApiScalar, HttpMiddleware, HttpServer, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
+import { createServer } from "node:http"
+import { HttpApiBuilder, HttpApiScalar, HttpServer, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer, NodeHttpServerRequest } from "@effect/platform-node"
 import { Config, Effect, Either, Layer, Option } from "effect"
 import { BreinApi } from "../../schema/http/Api.ts"
-import { makeMcpHttp, mcpFirstServer } from "../mcp/Http.ts"
+import { makeMcpRoute } from "../mcp/Http.ts"
 import { AuthenticationLive } from "./Authentication.ts"
 import { ConnectionsLive } from "./Connections.ts"
 import { drainable, HttpDrain, shutdownGrace } from "./Drain.ts"
 import { Gate, isChunked, MAX_BODY_BYTES } from "./Gate.ts"
+import { makeExecuteRoute } from "./Execute.ts"
 import { HealthLive } from "./Health.ts"
+import { makeNodeBridge } from "./NodeBridge.ts"
 import { OpenApiLive } from "./OpenApi.ts"
 import { refuse, RefusalsLive } from "./Refusals.ts"
 import { ToolsLive } from "./Tools.ts"
@@ -22,8 +25,7 @@ const withBody = (request: HttpServerRequest.HttpServerRequest, body: Buffer) =>
 }
 
 /** The gate in front of the REST API: declared size and content type first, chunked bodies read within the limit. */
-export const gateway = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-  Effect.gen(function* () {
+export const gateway = Effect.fn("HttpServer.gateway")(function* <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) {
     const request = yield* HttpServerRequest.HttpServerRequest
     const gate = yield* Gate
     const admitted = yield* Effect.either(gate.admit(request.headers))
@@ -32,7 +34,7 @@ export const gateway = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerRe
     const body = yield* Effect.either(gate.readBody(NodeHttpServerRequest.toIncomingMessage(request)))
     if (Either.isLeft(body)) return refuse(body.left)
     return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, withBody(request, body.right))
-  })
+})
 
 export const ApiLive = HttpApiBuilder.api(BreinApi).pipe(
   Layer.provide([
@@ -46,12 +48,18 @@ export const HttpAppLive = Layer.mergeAll(OpenApiLive, HttpApiScalar.layer({ pat
   Layer.provideMerge(ApiLive)
 )
 
-/** The listening socket: /mcp is answered on it directly, every other request goes to the HTTP app. */
+/**
+ * The listening socket: /mcp and the execute route are answered on the Node bridge, every other
+ * request goes to the HTTP app.
+ */
 export const listen = (port: number) =>
   Layer.unwrapScoped(Effect.gen(function*() {
-    const server = mcpFirstServer(yield* makeMcpHttp)
+    const bridge = yield* makeNodeBridge
+    const routes = [yield* makeMcpRoute(bridge), yield* makeExecuteRoute(bridge)]
+    const server = createServer()
     const drain = yield* drainable(server)
-    return Layer.merge(NodeHttpServer.layer(() => server, { port }), Layer.succeed(HttpDrain, drain))
+    const httpServer = yield* bridge.httpServer(server, routes, { port })
+    return Layer.mergeAll(Layer.succeed(HttpServer.HttpServer, httpServer), NodeHttpServer.layerContext, Layer.succeed(HttpDrain, drain))
   }))
 
 /**
@@ -67,7 +75,6 @@ const drainOnShutdown = Layer.scopedDiscard(Effect.gen(function*() {
 /** REST and /mcp on the given server, behind one gate (which needs Workspaces). */
 export const serveOn = <A, E, R>(server: Layer.Layer<A, E, R>) =>
   HttpApiBuilder.serve(gateway).pipe(
-    HttpMiddleware.withTracerDisabledWhen(() => true),
     Layer.provide(HttpAppLive),
     Layer.provideMerge(server),
     Layer.provideMerge(Gate.Default)

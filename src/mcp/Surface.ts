@@ -7,7 +7,7 @@ import {
   Server,
   type ServerContext
 } from "@modelcontextprotocol/server"
-import { Cause, Data, Effect, Exit, Option, Runtime } from "effect"
+import { Cause, Data, Effect, Exit, Option, type Tracer } from "effect"
 import { ServiceUnavailable, ToolNotFound } from "../../schema/Errors.ts"
 import { isToolId } from "../../schema/Ids.ts"
 import { isTransient } from "../../services/Database.ts"
@@ -17,6 +17,7 @@ import { SyncJobs } from "../../services/sync/SyncJobs.ts"
 import { Registry } from "../../services/tools/Registry.ts"
 import { makeCatalog } from "./Catalog.ts"
 import { shallow, connectionId as validConnection } from "../http/Gate.ts"
+import { promiseRunner } from "../http/NodeBridge.ts"
 import { packageVersion } from "../PackageVersion.ts"
 import { failure, success } from "./Results.ts"
 import { SEARCH_DOCS } from "./SearchDocs.ts"
@@ -72,27 +73,30 @@ export const makeMcpSurface = Effect.gen(function* () {
     if (threshold !== undefined && SEVERITY.indexOf(line.level) < SEVERITY.indexOf(threshold)) return Effect.void
     return Effect.tryPromise(() => ctx.mcpReq.log(line.level, line.message, "brein")).pipe(Effect.ignore)
   }
-  const runtime = yield* Effect.runtime<never>()
+  const runPromise = yield* promiseRunner
   const catalog = makeCatalog(registry)
 
   const searchDocs = (params: CallParams) =>
     catalog.searchDocs(params.arguments).pipe(Effect.match({ onSuccess: success, onFailure: failure }))
 
   const execute = (principal: Principal, params: CallParams, ctx: ServerContext) =>
-    Effect.gen(function* () {
-      const args = params.arguments ?? {}
-      yield* shallow(args, "input")
-      const { connection, ...rest } = args
-      const viaArgument = connection !== undefined && catalog.entries.get(params.name)?.acceptsConnection === true
-      const connectionId = viaArgument
-        ? yield* validConnection(connection, "input.connection")
-        : yield* validConnection(ctx.http?.req?.headers.get("x-connect-connection") ?? undefined, "X-Connect-Connection")
-      const context: CallContext = { surface: "mcp", principal, connectionId, onProgress: progressFor(ctx) }
-      const called = executor.call(params.name, viaArgument ? rest : args, context)
-      return success(
-        yield* (connectionId !== undefined && isSync(params.name) && Option.isSome(jobs) ? withSyncLog(jobs.value, connectionId, logTo(principal, ctx), called) : called)
-      )
-    }).pipe(Effect.catchIf((error) => error._tag !== "ToolNotFound", (error) => Effect.succeed(failure(error))))
+    executeTool(principal, params, ctx).pipe(Effect.catchIf((error) => error._tag !== "ToolNotFound", (error) => Effect.succeed(failure(error))))
+
+  // untraced: Executor.call is the span below the request's; one more per call cost measurably on bench:mcp
+  const executeTool = Effect.fnUntraced(function* (principal: Principal, params: CallParams, ctx: ServerContext) {
+    const args = params.arguments ?? {}
+    yield* shallow(args, "input")
+    const { connection, ...rest } = args
+    const viaArgument = connection !== undefined && catalog.entries.get(params.name)?.acceptsConnection === true
+    const connectionId = viaArgument
+      ? yield* validConnection(connection, "input.connection")
+      : yield* validConnection(ctx.http?.req?.headers.get("x-connect-connection") ?? undefined, "X-Connect-Connection")
+    const context: CallContext = { surface: "mcp", principal, connectionId, onProgress: progressFor(ctx) }
+    const called = executor.call(params.name, viaArgument ? rest : args, context)
+    return success(
+      yield* (connectionId !== undefined && isSync(params.name) && Option.isSome(jobs) ? withSyncLog(jobs.value, connectionId, logTo(principal, ctx), called) : called)
+    )
+  })
 
   // A malformed name never reaches the executor (nor, through it, the audit log): -32602, as for an unknown tool.
   const call = (principal: Principal, params: CallParams, ctx: ServerContext): Effect.Effect<CallToolResult, ToolNotFound | McpCallDied> =>
@@ -108,15 +112,15 @@ export const makeMcpSurface = Effect.gen(function* () {
       )
     )
 
-  // The one bridge to the SDK's promises.
-  const run = (effect: Effect.Effect<CallToolResult, ToolNotFound | McpCallDied>) =>
-    Runtime.runPromiseExit(runtime)(effect).then((exit) =>
+  // Over HTTP, a call's spans sit below its request's span, which the SDK's promises do not carry.
+  const run = (effect: Effect.Effect<CallToolResult, ToolNotFound | McpCallDied>, parent: Tracer.AnySpan | undefined) =>
+    runPromise(parent === undefined ? effect : Effect.withParentSpan(effect, parent)).then((exit) =>
       Exit.isSuccess(exit)
         ? exit.value
         : Promise.reject(protocolErrorOf(Option.getOrElse(Cause.failureOption(exit.cause), () => new McpCallDied())))
     )
 
-  const server = (principal: Principal) => {
+  const server = (principal: Principal, parent?: Tracer.AnySpan) => {
     const mcp = new Server(serverInfo, { capabilities: { tools: { listChanged: false }, logging: {} }, instructions: INSTRUCTIONS })
     mcp.setRequestHandler("logging/setLevel", (request) => {
       levels.set(keyOf(principal), request.params.level)
@@ -124,7 +128,7 @@ export const makeMcpSurface = Effect.gen(function* () {
     })
     mcp.setRequestHandler("tools/list", () => catalog.listing)
     mcp.setRequestHandler("tools/call", (request, ctx) =>
-      run(call(principal, request.params, ctx)).then((result) =>
+      run(call(principal, request.params, ctx), parent).then((result) =>
         mcp.projectCallToolResult(result, catalog.entries.get(request.params.name)?.outputSchema)
       )
     )

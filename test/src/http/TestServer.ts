@@ -1,15 +1,22 @@
-import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+import { HttpApiClient, HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { ServicesLive } from "../../../layers/App.ts"
 import { BreinApi } from "../../../schema/http/Api.ts"
 import type { Plan } from "../../../schema/tools/Definition.ts"
 import { Workspaces } from "../../../services/workspace/Workspaces.ts"
-import { serveOn } from "../../../src/http/Server.ts"
+import { listen, serveOn } from "../../../src/http/Server.ts"
 import { TestDatabase } from "../../support/TestDatabase.ts"
 
+/** The listening socket as `serve` opens it (the Node bridge in front), on a random port; the HttpClient targets it. */
+const ListenTest = HttpServer.layerTestClient.pipe(
+  Layer.provide(NodeHttpClient.layerWithoutAgent),
+  Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: false })),
+  Layer.provideMerge(listen(0))
+)
+
 /** The app exactly as `serve` mounts it, on a random port, over a fresh database; the HttpClient targets it. */
-export const HttpTest = serveOn(NodeHttpServer.layerTest).pipe(
+export const HttpTest = serveOn(ListenTest).pipe(
   Layer.provideMerge(ServicesLive),
   Layer.provideMerge(TestDatabase)
 )

@@ -1,0 +1,109 @@
+import type { IncomingMessage } from "node:http"
+import { type HttpApiEndpoint, HttpApiError, type HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { Effect, Either, Option, ParseResult, Schema } from "effect"
+import { BadRequest, InvalidInput, ServiceUnavailable, ToolNotFound } from "../../schema/Errors.ts"
+import { MAX_DEPTH } from "../../schema/Depth.ts"
+import { isToolId } from "../../schema/Ids.ts"
+import { readableIssues } from "../../schema/Issues.ts"
+import type { Principal } from "../../schema/Principal.ts"
+import { BreinApi, ToolsGroup } from "../../schema/http/Api.ts"
+import { Executor } from "../../services/pipeline/Executor.ts"
+import { Gate, GateError, shallow } from "./Gate.ts"
+import { jsonReply, type NodeBridge, type Reply, type Route } from "./NodeBridge.ts"
+
+type Endpoints = HttpApiGroup.HttpApiGroup.Endpoints<typeof ToolsGroup>
+type ExecuteEndpoint = HttpApiEndpoint.HttpApiEndpoint.WithName<Endpoints, "execute">
+type Payload = HttpApiEndpoint.HttpApiEndpoint.Payload<ExecuteEndpoint>
+type Headers = HttpApiEndpoint.HttpApiEndpoint.Headers<ExecuteEndpoint>
+type Success = HttpApiEndpoint.HttpApiEndpoint.Success<ExecuteEndpoint>
+
+const isExecute = (endpoint: Endpoints | undefined): endpoint is ExecuteEndpoint => endpoint?.name === "execute"
+
+/** The contract's own endpoint: the thin route decodes and encodes with its schemas, so the two cannot drift. */
+const endpoint = Option.getOrThrowWith(
+  Option.liftPredicate(ToolsGroup.endpoints["execute"], isExecute),
+  () => new Error("the HttpApi contract has no tools.execute endpoint")
+)
+
+/** What executing a tool over HTTP does, for the thin route and the HttpApi handler alike. */
+export const makeExecute = Effect.gen(function*() {
+  const executor = yield* Executor
+  const gate = yield* Gate
+  // untraced: Executor.call is the span below the request's, and this adds nothing to it but cost
+  return Effect.fnUntraced(function*(id: string, payload: Payload, headers: Headers, principal: Principal) {
+    // a malformed id never reaches the executor, so nothing of it reaches the audit log
+    if (!isToolId(id)) return yield* ToolNotFound.of(id)
+    yield* shallow(payload.input, "input")
+    const connectionId = yield* gate.connection(headers)
+    return yield* executor.call(id, payload.input, { surface: "http", principal, connectionId })
+  })
+})
+
+// An endpoint's schemas carry its middleware's tag in their context type; no schema reads it.
+const contextFree = <A, I>(schema: Schema.Schema<A, I, unknown>) => schema as Schema.Schema<A, I>
+
+const required = <A, I>(schema: Option.Option<Schema.Schema<A, I, unknown>>, what: string) =>
+  contextFree(Option.getOrThrowWith(schema, () => new Error(`the execute endpoint declares no ${what}`)))
+
+const decodePayload = Schema.decodeUnknown(required(endpoint.payloadSchema, "payload"))
+const decodeHeaders = Schema.decodeUnknown(required(endpoint.headersSchema, "headers"))
+const encodeSuccess = Schema.encode(contextFree(endpoint.successSchema))
+const successStatus = HttpApiSchema.getStatusSuccessAST(endpoint.successSchema.ast)
+
+const errorMembers = (() => {
+  const schemas = new Set<Schema.Schema.Any>()
+  HttpApiSchema.deunionize(schemas, endpoint.errorSchema)
+  HttpApiSchema.deunionize(schemas, BreinApi.errorSchema)
+  return Array.from(schemas, contextFree).map((schema) => ({ is: Schema.is(schema), encode: Schema.encodeUnknownSync(schema), status: HttpApiSchema.getStatusErrorAST(schema.ast) }))
+})()
+
+const isGateError = Schema.is(GateError)
+
+/** An error the contract declares, encoded as the HttpApi encodes it; every 503 says when to retry. */
+const declared = (error: unknown): Effect.Effect<Reply> => {
+  const member = errorMembers.find((m) => m.is(error))
+  if (member === undefined) return Effect.die(error)
+  const headers = member.status === 503 ? { "retry-after": String(ServiceUnavailable.database.retryAfterSeconds) } : {}
+  return Effect.succeed(jsonReply({ status: member.status, headers, body: member.encode(error) }))
+}
+
+/** A decoding failure reported as the HttpApi route reports it (its issue list, read through ours). */
+const invalid = (error: ParseResult.ParseError) =>
+  Effect.flatMap(HttpApiError.HttpApiDecodeError.fromParseError(error), (decoded) =>
+    Effect.fail(InvalidInput.of(readableIssues(decoded.issues, ""), decoded.issues.length)))
+
+const parseBody = (body: Buffer | undefined): Effect.Effect<unknown, BadRequest | InvalidInput> => {
+  const text = body === undefined ? "" : body.toString("utf8")
+  if (text === "") return Effect.succeed(null)
+  const parsed = Either.try({ try: (): unknown => JSON.parse(text), catch: (error) => error })
+  if (Either.isRight(parsed)) return Effect.succeed(parsed.right)
+  return parsed.left instanceof RangeError
+    ? Effect.fail(InvalidInput.of([{ path: "body", message: `nests deeper than ${MAX_DEPTH} levels (objects and arrays)` }]))
+    : Effect.fail(new BadRequest({ message: "the request body is not valid JSON" }))
+}
+
+// the router's own limit: a longer segment is no route there, and the HttpApi app answers it
+const EXECUTE = /^\/api\/v1\/tools\/([^/%]{1,100})\/execute$/
+
+/**
+ * `POST /api/v1/tools/{id}/execute` on the bridge, answering as the HttpApi endpoint does: same schemas,
+ * statuses and headers. An id that is percent-encoded or too long is left to the HttpApi app.
+ */
+export const makeExecuteRoute = (bridge: NodeBridge) =>
+  Effect.map(makeExecute, (execute): Route => ({
+    name: "/api/v1/tools/{id}/execute",
+    matches: (method, path) => method === "POST" && EXECUTE.test(path),
+    handle: (request: IncomingMessage) =>
+      Effect.gen(function*() {
+        const body = yield* bridge.admit(request, { sameSite: false })
+        const principal = yield* bridge.authenticate(request)
+        const payload = yield* Effect.flatMap(parseBody(body), decodePayload)
+        const headers = yield* decodeHeaders(request.headers)
+        const id = EXECUTE.exec(request.url?.split("?")[0] ?? "")?.[1] ?? ""
+        const response: Success = yield* execute(id, payload, headers, principal)
+        return jsonReply({ status: successStatus, headers: {}, body: yield* Effect.orDie(encodeSuccess(response)) })
+      }).pipe(
+        Effect.catchIf(ParseResult.isParseError, invalid),
+        Effect.catchIf((error) => !isGateError(error), declared)
+      )
+  }))

@@ -1,0 +1,169 @@
+import { type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import type { ListenOptions } from "node:net"
+import { HttpServer, HttpServerError } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Cause, Effect, Exit, Option, Runtime } from "effect"
+import { InternalError, ServiceUnavailable } from "../../schema/Errors.ts"
+import type { Principal } from "../../schema/Principal.ts"
+import { transientIn } from "../../services/Database.ts"
+import { type ErrorAnswer, errorAnswer, Gate, type GateError, hasBody } from "./Gate.ts"
+
+export type NodeHandler = (request: IncomingMessage, response: ServerResponse) => void
+
+export interface JsonReply {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly text: string
+}
+
+/** What a route answers: JSON written in one piece, or a web `Response` (event streams as they come). */
+export type Reply = JsonReply | Response
+
+export const jsonReply = (answer: ErrorAnswer): JsonReply => ({ status: answer.status, headers: answer.headers, text: JSON.stringify(answer.body) })
+
+/** A route served below the HttpApi stack: `name` is its template, as in the request span's name. */
+export interface Route {
+  readonly name: string
+  readonly matches: (method: string, path: string) => boolean
+  readonly handle: (request: IncomingMessage) => Effect.Effect<Reply, GateError>
+}
+
+const pathOf = (url: string) => {
+  const query = url.indexOf("?")
+  return query < 0 ? url : url.slice(0, query)
+}
+
+const writeJson = (response: ServerResponse, reply: JsonReply) =>
+  void response.writeHead(reply.status, {
+    ...reply.headers,
+    "content-type": "application/json",
+    "content-length": String(Buffer.byteLength(reply.text))
+  }).end(reply.text)
+
+// a reader loop: `Response.text()` costs several times more for a small JSON body
+const readAll = async (stream: ReadableStream<Uint8Array>) => {
+  const reader = stream.getReader()
+  const chunks: Array<Uint8Array> = []
+  for (let next = await reader.read(); !next.done; next = await reader.read()) chunks.push(next.value)
+  return Buffer.concat(chunks)
+}
+
+const drained = (response: ServerResponse) => new Promise<void>((resolve) => void response.once("drain", resolve).once("close", resolve))
+
+/** Event frames as they come; a client that leaves cancels the stream. */
+const streamTo = async (response: ServerResponse, stream: ReadableStream<Uint8Array>) => {
+  const reader = stream.getReader()
+  response.once("close", () => void reader.cancel().catch(() => undefined))
+  for (let next = await reader.read(); !next.done; next = await reader.read()) {
+    if (!response.write(next.value) && !response.destroyed) await drained(response)
+  }
+  response.end()
+}
+
+const writeWeb = async (response: ServerResponse, answer: Response) => {
+  const headers: Record<string, string> = {}
+  answer.headers.forEach((value, name) => void (headers[name] = value))
+  if (answer.body === null) return void response.writeHead(answer.status, headers).end()
+  if (headers["content-type"]?.startsWith("text/event-stream") === true) return streamTo(response.writeHead(answer.status, headers), answer.body)
+  const body = await readAll(answer.body)
+  response.writeHead(answer.status, { ...headers, "content-length": String(body.length) }).end(body)
+}
+
+const write = (response: ServerResponse, reply: Reply) =>
+  reply instanceof Response
+    ? Effect.tryPromise(() => writeWeb(response, reply)).pipe(Effect.catchAll(() => Effect.sync(() => response.destroy())))
+    : Effect.sync(() => writeJson(response, reply))
+
+/** A request that failed other than with a refusal: the database away is a 503 to retry, anything else a 500. */
+const unexpected = (cause: Cause.Cause<never>): Effect.Effect<Reply, never> =>
+  Option.isSome(transientIn(cause))
+    ? Effect.as(Effect.logWarning("database unavailable: answering 503", cause), jsonReply(errorAnswer(ServiceUnavailable.database)))
+    : Effect.as(Effect.logError("request failed unexpectedly", cause), jsonReply(errorAnswer(InternalError.unexpected)))
+
+/** Promises for a non-Effect SDK: an Effect run on the runtime captured where this is built. */
+export const promiseRunner = Effect.map(
+  Effect.runtime<never>(),
+  (runtime) => {
+    const runExit = Runtime.runPromiseExit(runtime)
+    return <A, E>(effect: Effect.Effect<A, E>): Promise<Exit.Exit<A, E>> => runExit(effect)
+  }
+)
+
+/**
+ * The one place where Node's `(request, response)` handlers meet the Effect runtime. Each request to
+ * a route runs as one fiber on the runtime captured here, inside its `http.server <METHOD> <route>`
+ * span: the gate (Gate's methods), the route, its refusals written with `errorAnswer`, the database
+ * away as a 503, a defect as a 500, a client that leaves interrupting the fiber. Every other request
+ * goes to the Effect HTTP app through the platform's own Node handler.
+ */
+export const makeNodeBridge = Effect.gen(function*() {
+  const gate = yield* Gate
+  const runtime = yield* Effect.runtime<never>()
+  const runFork = Runtime.runFork(runtime)
+
+  // Untraced, as are the gate's checks: they run on every request inside its span, and a span of
+  // their own costs more than they do (a span is ~30 plain effects on this runtime: NOTES, bench:http).
+  /** Origin (for a surface a browser page could reach), declared size and type, then the body within the limit. */
+  const admit = Effect.fnUntraced(function*(request: IncomingMessage, options: { readonly sameSite: boolean }) {
+    if (options.sameSite) yield* gate.sameSite(request.headers)
+    yield* gate.admit(request.headers)
+    return hasBody(request.headers) ? yield* gate.readBody(request) : undefined
+  })
+
+  /** The request's API key, within the per-key and per-address limits. */
+  const authenticate = (request: IncomingMessage): Effect.Effect<Principal, GateError> =>
+    gate.authenticateFrom(request.socket.remoteAddress, request.headers)
+
+  const respond = (route: Route, request: IncomingMessage, response: ServerResponse, method: string, path: string) =>
+    route.handle(request).pipe(
+      Effect.catchAll((error) => Effect.succeed<Reply>(jsonReply(errorAnswer(error)))),
+      Effect.catchAllCause((cause) => (Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : unexpected(cause))),
+      Effect.tap((reply) => Effect.annotateCurrentSpan("http.response.status_code", reply.status)),
+      Effect.flatMap((reply) => write(response, reply)),
+      Effect.withSpan(`http.server ${method} ${route.name}`, {
+        kind: "server",
+        captureStackTrace: false,
+        attributes: { "http.request.method": method, "http.route": route.name, "url.path": path }
+      })
+    )
+
+  const serve = (route: Route, request: IncomingMessage, response: ServerResponse, method: string, path: string) => {
+    const fiber = runFork(respond(route, request, response, method, path))
+    response.once("close", () => {
+      if (!response.writableEnded) fiber.unsafeInterruptAsFork(HttpServerError.clientAbortFiberId)
+    })
+  }
+
+  /** Routes first, by method and path; everything else to `fallback`. */
+  const dispatch = (routes: ReadonlyArray<Route>, fallback: () => NodeHandler): NodeHandler => (request, response) => {
+    const method = request.method ?? "GET"
+    const path = pathOf(request.url ?? "/")
+    for (const route of routes) if (route.matches(method, path)) return serve(route, request, response, method, path)
+    fallback()(request, response)
+  }
+
+  /**
+   * The Effect `HttpServer` on `server`, listening on `options`: the app it is given to serve is the
+   * dispatcher's fallback. Until it is given one, requests answer 503.
+   */
+  const httpServer = Effect.fn("NodeBridge.httpServer")(function*(server: Server, routes: ReadonlyArray<Route>, options: ListenOptions) {
+    const notYet: NodeHandler = (_, response) => writeJson(response, jsonReply(errorAnswer(ServiceUnavailable.database)))
+    let app = notYet
+    const listening = yield* NodeHttpServer.make(() => server, options)
+    server.on("request", dispatch(routes, () => app))
+    return HttpServer.make({
+      address: listening.address,
+      serve: (httpApp, middleware) =>
+        Effect.gen(function*() {
+          app = middleware === undefined
+            ? yield* NodeHttpServer.makeHandler(httpApp)
+            : yield* NodeHttpServer.makeHandler(httpApp, middleware)
+          yield* Effect.addFinalizer(() => Effect.sync(() => void (app = notYet)))
+        })
+    })
+  })
+
+  return { admit, authenticate, httpServer } as const
+})
+
+export type NodeBridge = Effect.Effect.Success<typeof makeNodeBridge>

@@ -1,0 +1,75 @@
+import { assert, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import expected from "./ExecuteRefusals.json" with { type: "json" }
+import { issueKey, McpTest } from "../mcp/McpTestServer.ts"
+import { raw, type RawRequest } from "../mcp/RawHttp.ts"
+
+const MIB = 1024 * 1024
+const EXECUTE = "/api/v1/tools/core.timestamp.now/execute"
+const json = { "content-type": "application/json" }
+const deep = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`
+
+/** What a client sees: status, the headers the contract speaks of (those sent), and the body. */
+const seen = (request: RawRequest) =>
+  Effect.map(raw(request), (answer): Record<string, unknown> => JSON.parse(JSON.stringify({
+    status: answer.status,
+    contentType: answer.headers["content-type"],
+    retryAfter: answer.headers["retry-after"],
+    wwwAuthenticate: answer.headers["www-authenticate"],
+    connection: answer.headers["connection"],
+    body: answer.text === "" ? "" : JSON.parse(answer.text) as unknown
+  })))
+
+const cases = (key: string) => {
+  const auth = { ...json, authorization: `Bearer ${key}` }
+  return {
+    malformedJson: { method: "POST", path: EXECUTE, headers: auth, body: "{\"input\":" },
+    emptyBody: { method: "POST", path: EXECUTE, headers: auth, body: "" },
+    notAnObject: { method: "POST", path: EXECUTE, headers: auth, body: "[1,2]" },
+    nullBody: { method: "POST", path: EXECUTE, headers: auth, body: "null" },
+    wrongContentType: { method: "POST", path: EXECUTE, headers: { ...auth, "content-type": "text/plain" }, body: "{}" },
+    noContentType: { method: "POST", path: EXECUTE, headers: { authorization: auth.authorization }, body: "{}" },
+    tooLarge: { method: "POST", path: EXECUTE, headers: auth, body: JSON.stringify({ input: { x: "x".repeat(MIB) } }) },
+    chunkedTooLarge: { method: "POST", path: EXECUTE, headers: auth, body: JSON.stringify({ input: { x: "x".repeat(MIB) } }), chunked: true },
+    chunkedTooLargeNoKey: { method: "POST", path: EXECUTE, headers: json, body: JSON.stringify({ input: { x: "x".repeat(MIB) } }), chunked: true },
+    missingKey: { method: "POST", path: EXECUTE, headers: json, body: "{}" },
+    unknownKey: { method: "POST", path: EXECUTE, headers: { ...json, authorization: "Bearer brein_sk_nope" }, body: "{}" },
+    malformedKey: { method: "POST", path: EXECUTE, headers: { ...json, authorization: "Basic abc" }, body: "{}" },
+    missingKeyMalformedJson: { method: "POST", path: EXECUTE, headers: json, body: "{\"input\":" },
+    badId: { method: "POST", path: "/api/v1/tools/Not-A-Tool!/execute", headers: auth, body: "{}" },
+    unknownId: { method: "POST", path: "/api/v1/tools/core.nothing.here/execute", headers: auth, body: "{}" },
+    longId: { method: "POST", path: `/api/v1/tools/${"a".repeat(120)}/execute`, headers: auth, body: "{}" },
+    deepInput: { method: "POST", path: EXECUTE, headers: auth, body: `{"input":{"a":${deep(100)}}}` },
+    badInput: { method: "POST", path: EXECUTE, headers: auth, body: "{\"input\":{\"timezone\":42}}" },
+    badConnection: { method: "POST", path: EXECUTE, headers: { ...auth, "x-connect-connection": "nope" }, body: "{}" },
+    getExecute: { method: "GET", path: EXECUTE, headers: { authorization: auth.authorization } },
+    withQuery: { method: "POST", path: `${EXECUTE}?x=1`, headers: auth, body: "{\"input\":{\"timezone\":42}}" }
+  } satisfies Record<string, RawRequest>
+}
+
+/**
+ * Every refusal of the execute route as the HttpApi endpoint wrote it before the route moved to the
+ * Node bridge (recorded from it), but for the 401s, which now carry WWW-Authenticate as /mcp's do.
+ */
+layer(McpTest, { excludeTestServices: true })("bad input at POST /api/v1/tools/{id}/execute", (it) => {
+  it.effect("answers each bad request with the HttpApi route's status, headers and typed body", () =>
+    Effect.gen(function*() {
+      const key = yield* issueKey("bridge", "free")
+      for (const [name, request] of Object.entries(cases(key))) {
+        assert.deepStrictEqual<unknown>(yield* seen(request), expected[name as keyof typeof expected], name)
+      }
+    }))
+
+  it.effect("a body nested deep outside the input is not the tool's business: the call runs", () =>
+    Effect.gen(function*() {
+      const key = yield* issueKey("bridge-deep", "free")
+      const answer = yield* seen({
+        method: "POST",
+        path: EXECUTE,
+        headers: { ...json, authorization: `Bearer ${key}` },
+        body: `{"input":{},"other":${deep(5000)}}`
+      })
+      assert.strictEqual(answer.status, 200)
+      assert.hasAllKeys(answer.body, ["data", "meta"])
+    }))
+})
