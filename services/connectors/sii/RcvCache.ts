@@ -3,7 +3,6 @@ import { Effect, Schema } from "effect"
 import type { Perspectiva } from "../../../schema/upstream/Rcv.ts"
 import { RcvResource } from "./RcvResource.ts"
 import { decodeHistory } from "../../sync/CacheHistory.ts"
-import { STATUS_COLUMNS, StatusFields, statusJoins, statusOf } from "../../sync/Coverage.ts"
 
 const TypeRow = Schema.Struct({
   tipoDte: Schema.Number,
@@ -15,15 +14,47 @@ const TypeRow = Schema.Struct({
 })
 const decodeTypes = Schema.decodeUnknown(Schema.Array(TypeRow))
 
-/** A page as one row: its documents as JSON text, where it ended, and the scope's status. */
-const PageRow = Schema.Struct({
-  documentos: Schema.String,
-  filas: Schema.Number,
-  ultimo: Schema.NullOr(Schema.Number),
-  claves: Schema.NullOr(Schema.Array(Schema.String)),
-  ...StatusFields
+/** A document as the page statement returns it: the wire form's fields, in its order, plus its keys. */
+interface PageRow {
+  readonly id: number
+  readonly naturalKey: string
+  readonly tipoDte: unknown
+  readonly folio: unknown
+  readonly rutEmisor: unknown
+  readonly rutReceptor: unknown
+  readonly razonSocial: unknown
+  readonly fechaEmision: unknown
+  readonly montoExento: unknown
+  readonly montoNeto: unknown
+  readonly montoIva: unknown
+  readonly montoTotal: unknown
+  readonly estado: unknown
+  readonly periodo: unknown
+  readonly perspectiva: unknown
+  readonly tipoDocRef: unknown
+  readonly folioRef: unknown
+  readonly version: unknown
+}
+
+/** The wire form of `CachedRcvDocumento` (not checked yet): absent refs left out, as encoding leaves them. */
+const wireOf = (r: PageRow) => ({
+  tipoDte: r.tipoDte,
+  folio: r.folio,
+  rutEmisor: r.rutEmisor,
+  rutReceptor: r.rutReceptor,
+  razonSocial: r.razonSocial,
+  fechaEmision: r.fechaEmision,
+  montoExento: r.montoExento,
+  montoNeto: r.montoNeto,
+  montoIva: r.montoIva,
+  montoTotal: r.montoTotal,
+  estado: r.estado,
+  periodo: r.periodo,
+  perspectiva: r.perspectiva,
+  ...(r.tipoDocRef === null ? {} : { tipoDocRef: r.tipoDocRef }),
+  ...(r.folioRef === null ? {} : { folioRef: r.folioRef }),
+  version: r.version
 })
-const decodePage = Schema.decodeUnknown(Schema.Array(PageRow))
 
 export interface RcvFilter {
   readonly connectionId: string
@@ -34,59 +65,41 @@ export interface RcvFilter {
   readonly estado?: string
   readonly after: number
   readonly limit: number
-  /** Return the natural keys of the page's documents too (to read their history). */
-  readonly keys: boolean
 }
 
-/** A page of documents in the wire form of `CachedRcvDocumento` (not yet checked), with the scope's status. */
+/** A page of documents in the wire form of `CachedRcvDocumento` (not checked yet). */
 export interface RcvPage {
-  readonly documentos: ReadonlyArray<unknown>
+  readonly documentos: ReadonlyArray<ReturnType<typeof wireOf>>
+  /** Their natural keys, in the same order (to read their history). */
   readonly keys: ReadonlyArray<string>
   /** The id of the page's last document when more follow. */
   readonly next: number | null
-  readonly status: ReturnType<typeof statusOf>
 }
 
 /** Reads of the RCV cache: never the upstream. */
 export class RcvCache extends Effect.Service<RcvCache>()("brein/connectors/sii/RcvCache", {
   effect: Effect.map(SqlClient.SqlClient, (sql) => {
-    /**
-     * One statement: the page's documents built as JSON by PostgreSQL in the order and form the
-     * answer sends them (absent refs left out), whether more follow, and the scope's coverage and
-     * sync under way. ORDER BY names the column: sorting by an alias ignores the index.
-     */
+    // The page's rows come back as pg parses them, under the names the answer uses: no renaming pass.
+    const raw = sql.withoutTransforms()
+    /** ORDER BY names the column, not the float8 alias: sorting by the alias ignores the index. */
     const page = Effect.fn("RcvCache.page")(function* (f: RcvFilter) {
-      const [row] = yield* sql`
-        SELECT p.documentos, p.filas, p.ultimo, p.claves, ${sql.literal(STATUS_COLUMNS)}
-        FROM (SELECT coalesce(string_agg(d.doc, ',' ORDER BY d.id) FILTER (WHERE d.n <= ${f.limit}), '') AS documentos,
-                     count(*)::int AS filas,
-                     (max(d.id) FILTER (WHERE d.n <= ${f.limit}))::float8 AS ultimo,
-                     ${f.keys ? sql`array_agg(d.natural_key ORDER BY d.id) FILTER (WHERE d.n <= ${f.limit})` : sql`NULL::text[]`} AS claves
-              FROM (SELECT r.id, r.natural_key, r.doc, row_number() OVER (ORDER BY r.id) AS n
-                    FROM (SELECT id, natural_key,
-                                 json_strip_nulls(json_build_object(
-                                   'tipoDte', tipo_dte, 'folio', folio, 'rutEmisor', rut_emisor, 'rutReceptor', rut_receptor,
-                                   'razonSocial', razon_social, 'fechaEmision', to_char(fecha_emision, 'DD/MM/YYYY'),
-                                   'montoExento', monto_exento, 'montoNeto', monto_neto, 'montoIva', monto_iva, 'montoTotal', monto_total,
-                                   'estado', estado, 'periodo', periodo, 'perspectiva', perspectiva,
-                                   'tipoDocRef', tipo_doc_ref, 'folioRef', folio_ref, 'version', version))::text AS doc
-                          FROM rcv_documents
-                          WHERE connection_id = ${f.connectionId} AND periodo = ${f.periodo} AND perspectiva = ${f.perspectiva} AND id > ${f.after}
-                            ${f.tipoDte === undefined ? sql`` : sql`AND tipo_dte = ${f.tipoDte}`}
-                            ${f.rut === undefined ? sql`` : sql`AND (rut_emisor = ${f.rut} OR rut_receptor = ${f.rut})`}
-                            ${f.estado === undefined ? sql`` : sql`AND estado = ${f.estado}`}
-                          ORDER BY rcv_documents.id LIMIT ${f.limit + 1}) r) d) p
-        ${statusJoins(sql, f.connectionId, { periodo: f.periodo, perspectiva: f.perspectiva })}`.pipe(
-        Effect.flatMap(decodePage),
-        Effect.orDie
-      )
-      if (row === undefined) return yield* Effect.dieMessage("the page statement answered no row")
-      const documentos: ReadonlyArray<unknown> = JSON.parse(`[${row.documentos}]`)
+      const rows = yield* raw<PageRow>`
+        SELECT id::float8 AS id, natural_key AS "naturalKey", tipo_dte AS "tipoDte", folio::float8 AS folio, rut_emisor AS "rutEmisor",
+               rut_receptor AS "rutReceptor", razon_social AS "razonSocial", to_char(fecha_emision, 'DD/MM/YYYY') AS "fechaEmision",
+               monto_exento::float8 AS "montoExento", monto_neto::float8 AS "montoNeto", monto_iva::float8 AS "montoIva",
+               monto_total::float8 AS "montoTotal", estado, periodo, perspectiva, tipo_doc_ref AS "tipoDocRef",
+               folio_ref::float8 AS "folioRef", version
+        FROM rcv_documents
+        WHERE connection_id = ${f.connectionId} AND periodo = ${f.periodo} AND perspectiva = ${f.perspectiva} AND id > ${f.after}
+          ${f.tipoDte === undefined ? raw`` : raw`AND tipo_dte = ${f.tipoDte}`}
+          ${f.rut === undefined ? raw`` : raw`AND (rut_emisor = ${f.rut} OR rut_receptor = ${f.rut})`}
+          ${f.estado === undefined ? raw`` : raw`AND estado = ${f.estado}`}
+        ORDER BY rcv_documents.id LIMIT ${f.limit + 1}`.pipe(Effect.orDie)
+      const shown = rows.length > f.limit ? rows.slice(0, f.limit) : rows
       return {
-        documentos,
-        keys: row.claves ?? [],
-        next: row.filas > f.limit ? row.ultimo : null,
-        status: statusOf(row)
+        documentos: shown.map(wireOf),
+        keys: shown.map((r) => r.naturalKey),
+        next: rows.length > f.limit ? shown[shown.length - 1]!.id : null
       } satisfies RcvPage
     })
 

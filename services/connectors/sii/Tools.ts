@@ -65,19 +65,13 @@ export const rcvConsultar = action({
       const after = yield* decodeCursor(input.cursor).pipe(
         Effect.mapError(() => new InvalidInput({ message: "input.cursor: not a cursor of this tool", issues: [{ path: "input.cursor", message: "not a cursor of this tool" }] }))
       )
-      const page = yield* cache.page({
-        connectionId,
-        periodo: input.periodo,
-        perspectiva: input.perspectiva,
-        after,
-        limit: input.limit,
-        keys: input.incluirHistorial,
-        ...pick(input)
-      })
+      const [page, status] = yield* Effect.all([
+        cache.page({ connectionId, periodo: input.periodo, perspectiva: input.perspectiva, after, limit: input.limit, ...pick(input) }),
+        scopeStatus(connectionId, { periodo: input.periodo, perspectiva: input.perspectiva })
+      ], { concurrency: 2 })
       if (input.incluirHistorial) {
         const history = yield* cache.history(connectionId, page.keys)
         page.documentos.forEach((doc, i) => {
-          if (typeof doc !== "object" || doc === null) return
           Object.assign(doc, {
             historial: history.filter((h) => h.naturalKey === page.keys[i]).map((h) => ({
               version: h.version,
@@ -88,11 +82,11 @@ export const rcvConsultar = action({
           })
         })
       }
-      if (page.status.sincronizacion === null && page.documentos.length === 0) notSynced(ctx, input.periodo, input.perspectiva)
+      if (status.sincronizacion === null && page.documentos.length === 0) notSynced(ctx, input.periodo, input.perspectiva)
       const cursor = page.next === null ? null : encodeCursor(page.next)
       // The rows come as the answer sends them: checked once, not decoded and encoded again.
-      if (checkDocumentos(page.documentos)) return encodedOutput({ documentos: page.documentos, cursor, ...page.status })
-      return { documentos: yield* Effect.orDie(decodeDocumentos(page.documentos)), cursor, ...page.status }
+      if (checkDocumentos(page.documentos)) return encodedOutput({ documentos: page.documentos, cursor, ...status })
+      return { documentos: yield* Effect.orDie(decodeDocumentos(page.documentos)), cursor, ...status }
     })
 })
 
