@@ -110,9 +110,23 @@ const tooManyUnknown = (fields: ReadonlySet<string> | undefined, raw: unknown): 
   return new InvalidInput({ message: summary(issues, unknown), issues })
 }
 
+const EncodedTypeId: unique symbol = Symbol.for("brein/tools/EncodedOutput")
+
+/**
+ * An output the handler already holds in its encoded (JSON) form and has checked against the output
+ * schema itself (a page of cached rows read as JSON): the tool sends it as is instead of encoding it.
+ */
+export interface EncodedOutput<OI> {
+  readonly [EncodedTypeId]: OI
+}
+
+export const encodedOutput = <OI>(value: OI): EncodedOutput<OI> => ({ [EncodedTypeId]: value })
+
+const isEncodedOutput = (u: unknown): u is EncodedOutput<unknown> => typeof u === "object" && u !== null && EncodedTypeId in u
+
 const make = <I, II, O, OI, E extends HandlerError, R, C>(
   plane: Plane,
-  definition: ToolFields<I, II, O, OI> & { readonly handler: (input: I, ctx: C) => Effect.Effect<O, E, R> },
+  definition: ToolFields<I, II, O, OI> & { readonly handler: (input: I, ctx: C) => Effect.Effect<O | EncodedOutput<OI>, E, R> },
   context: (info: CallInfo, persist: PersistApi | null) => Effect.Effect<C>
 ): Tool<R> => {
   const { input, output, quote, handler, ...rest } = definition
@@ -137,7 +151,7 @@ const make = <I, II, O, OI, E extends HandlerError, R, C>(
           context(info, persist).pipe(
             Effect.flatMap((ctx) => handler(decoded, ctx)),
             Effect.flatMap((result) =>
-              encode(result).pipe(
+              isEncodedOutput(result) ? Effect.succeed(result[EncodedTypeId]) : encode(result).pipe(
                 Effect.mapError((error) =>
                   new ToolFailed({ toolId: definition.id, message: `output did not match its schema: ${error.message}` })
                 )
@@ -153,7 +167,7 @@ const make = <I, II, O, OI, E extends HandlerError, R, C>(
 export const action = <const Id extends string, I, II, O, OI, E extends HandlerError, R>(
   definition: ToolFields<I, II, O, OI> & {
     readonly id: Id
-    readonly handler: (input: I, ctx: ActionContext) => Effect.Effect<O, E, R>
+    readonly handler: (input: I, ctx: ActionContext) => Effect.Effect<O | EncodedOutput<OI>, E, R>
   } & NoPersist<R> & NoUpstream<Id, R>
 ): Tool<R> => {
   return make("action", definition, (info) =>

@@ -1,6 +1,7 @@
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { FetchHttpClient } from "@effect/platform"
 import { Clock, Config, Console, Duration, Effect, Layer } from "effect"
+import { availableParallelism, loadavg } from "node:os"
 import pg from "pg"
 import { LoggingLive } from "../../layers/Logging.ts"
 import { encodeCursor } from "../../services/sync/Coverage.ts"
@@ -10,9 +11,13 @@ import { freePort } from "./Children.ts"
 import { sharedDatabase } from "./SharedDatabase.ts"
 
 const SCOPES = 200
+/** The issue's goal: a call's p50 at most this many times the raw query of the same page. */
+const GOAL_RATIO = 4
+// --quick: a short run for iterating (100 k documents, 600 pages); the goal is judged on the full run.
+const quick = process.argv.includes("--quick")
 const settings = Config.all({
-  documents: Config.integer("BENCH_DOCUMENTS").pipe(Config.withDefault(1_000_000)),
-  requests: Config.integer("BENCH_REQUESTS").pipe(Config.withDefault(2_000)),
+  documents: Config.integer("BENCH_DOCUMENTS").pipe(Config.withDefault(quick ? 100_000 : 1_000_000)),
+  requests: Config.integer("BENCH_REQUESTS").pipe(Config.withDefault(quick ? 600 : 2_000)),
   databaseUrl: Config.option(Config.redacted("DATABASE_URL"))
 })
 
@@ -89,15 +94,23 @@ const program = Effect.gen(function* () {
     )
   const query = (page: (typeof pages)[number]) =>
     Effect.promise(() => client.query(PAGE_SQL, ["conn_benchconsultar", page.periodo, page.perspectiva, page.after]))
-  const measure = (run: (page: (typeof pages)[number]) => Effect.Effect<unknown>) =>
-    Effect.forEach(pages, (page) => Effect.map(Effect.timed(run(page)), ([d]) => Duration.toMillis(d)))
+  const timed = (run: Effect.Effect<unknown>) => Effect.map(Effect.timed(run), ([d]) => Duration.toMillis(d))
 
-  // Both are measured on a warm cache: one pass over every page first, then brein's warm-up.
+  // Both are measured on a warm cache: one pass over every page first, then brein's warm-up. Then
+  // each page is asked of both in turn, so a burst of load on a shared machine falls on both alike.
   yield* Effect.forEach(pages, query, { discard: true })
   yield* Effect.forEach(pages.slice(0, 200), call, { discard: true })
-  const brein = summary(yield* measure(call))
+  const breinMs: Array<number> = []
+  const rawMs: Array<number> = []
+  yield* Effect.forEach(pages, (page) =>
+    Effect.gen(function* () {
+      breinMs.push(yield* timed(call(page)))
+      rawMs.push(yield* timed(query(page)))
+    }), { discard: true })
+  const brein = summary(breinMs)
   const inside = summary(serverMs.slice(200))
-  const raw = summary(yield* measure(query))
+  const raw = summary(rawMs)
+  const ratio = brein.p50 / raw.p50
   const row = (label: string, s: ReturnType<typeof summary>) =>
     `  ${label.padEnd(44)} p50 ${s.p50.toFixed(2).padStart(6)} ms   p99 ${s.p99.toFixed(2).padStart(6)} ms   mean ${s.mean.toFixed(2).padStart(6)} ms`
   yield* Console.log(
@@ -106,8 +119,8 @@ const program = Effect.gen(function* () {
       row("brein HTTP sii.rcv.consultar (+ auth, audit)", brein),
       row("  of which inside brein's executor", inside),
       row("raw pg query of the same page", raw),
-      `  ratio brein/raw: p50 ${(brein.p50 / raw.p50).toFixed(1)}×, p99 ${(brein.p99 / raw.p99).toFixed(1)}×`,
-      `  goal p50 ≤ 5 ms: ${brein.p50 <= 5 ? "met" : "MISSED"}   goal p99 ≤ 15 ms: ${brein.p99 <= 15 ? "met" : "MISSED"}`,
+      `  ratio brein/raw: p50 ${ratio.toFixed(1)}× (goal ≤ ${GOAL_RATIO}×: ${ratio <= GOAL_RATIO ? "met" : "MISSED"}), p99 ${(brein.p99 / raw.p99).toFixed(1)}×`,
+      `  load average during the run: ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${availableParallelism()} CPUs`,
       ""
     ].join("\n")
   )

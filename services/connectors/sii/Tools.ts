@@ -1,12 +1,13 @@
-import { Effect } from "effect"
-import { RcvQueryInput, RcvQueryOutput, RcvSummaryInput, RcvSummaryOutput, SiiSyncInput } from "../../../schema/connectors/Sii.ts"
+import { Effect, Schema } from "effect"
+import { CachedRcvDocumento, RcvQueryInput, RcvQueryOutput, RcvSummaryInput, RcvSummaryOutput, SiiSyncInput } from "../../../schema/connectors/Sii.ts"
 import { SyncOutput } from "../../../schema/connectors/Sync.ts"
 import { InvalidInput } from "../../../schema/Errors.ts"
 import { TIPOS_DTE } from "../../../schema/upstream/Rcv.ts"
 import { decodeCursor, encodeCursor, scopeStatus } from "../../sync/Coverage.ts"
+import { rowCheck } from "../../sync/RowCheck.ts"
 import { sincronizar } from "../../sync/Sincronizar.ts"
 import { connector } from "../../tools/Source.ts"
-import { action, type CallInfo, read } from "../../tools/Tool.ts"
+import { action, type CallInfo, encodedOutput, read } from "../../tools/Tool.ts"
 import { checkPeriodo } from "./Periodo.ts"
 import { RcvCache } from "./RcvCache.ts"
 
@@ -64,34 +65,33 @@ export const rcvConsultar = action({
       const after = yield* decodeCursor(input.cursor).pipe(
         Effect.mapError(() => new InvalidInput({ message: "input.cursor: not a cursor of this tool", issues: [{ path: "input.cursor", message: "not a cursor of this tool" }] }))
       )
-      const [rows, status] = yield* Effect.all([
+      const [page, status] = yield* Effect.all([
         cache.page({ connectionId, periodo: input.periodo, perspectiva: input.perspectiva, after, limit: input.limit, ...pick(input) }),
         scopeStatus(connectionId, { periodo: input.periodo, perspectiva: input.perspectiva })
       ], { concurrency: 2 })
-      const page = rows.slice(0, input.limit)
-      const history = input.incluirHistorial ? yield* cache.history(connectionId, page.map((r) => r.naturalKey)) : []
-      if (status.sincronizacion === null && page.length === 0) notSynced(ctx, input.periodo, input.perspectiva)
-      return {
-        documentos: page.map(({ id: _id, naturalKey, tipoDocRef, folioRef, ...doc }) => ({
-          ...doc,
-          ...(tipoDocRef === null ? {} : { tipoDocRef }),
-          ...(folioRef === null ? {} : { folioRef }),
-          ...(input.incluirHistorial
-            ? {
-              historial: history.filter((h) => h.naturalKey === naturalKey).map((h) => ({
-                version: h.version,
-                vigenteDesde: h.validFrom.toISOString(),
-                vigenteHasta: h.validTo.toISOString(),
-                valores: h.snapshot
-              }))
-            }
-            : {})
-        })),
-        cursor: rows.length > input.limit ? encodeCursor(page[page.length - 1]!.id) : null,
-        ...status
+      if (input.incluirHistorial) {
+        const history = yield* cache.history(connectionId, page.keys)
+        page.documentos.forEach((doc, i) => {
+          Object.assign(doc, {
+            historial: history.filter((h) => h.naturalKey === page.keys[i]).map((h) => ({
+              version: h.version,
+              vigenteDesde: h.validFrom.toISOString(),
+              vigenteHasta: h.validTo.toISOString(),
+              valores: h.snapshot
+            }))
+          })
+        })
       }
+      if (status.sincronizacion === null && page.documentos.length === 0) notSynced(ctx, input.periodo, input.perspectiva)
+      const cursor = page.next === null ? null : encodeCursor(page.next)
+      // The rows come as the answer sends them: checked once, not decoded and encoded again.
+      if (checkDocumentos(page.documentos)) return encodedOutput({ documentos: page.documentos, cursor, ...status })
+      return { documentos: yield* Effect.orDie(decodeDocumentos(page.documentos)), cursor, ...status }
     })
 })
+
+const checkDocumentos = rowCheck(CachedRcvDocumento)
+const decodeDocumentos = Schema.decodeUnknown(Schema.Array(CachedRcvDocumento))
 
 const pick = (input: typeof RcvQueryInput.Type) => ({
   ...(input.tipoDte === undefined ? {} : { tipoDte: input.tipoDte }),

@@ -74,6 +74,29 @@ layer(Live, { excludeTestServices: true })("sii .consultar tools", (it) => {
       assert.strictEqual(pages, Math.ceil(seen.length / 7), "full pages of 7, and the last page says there is no more")
     }))
 
+  it.effect("a page is sent as its schema encodes it (fields, order, absent refs left out); a cached row that breaks the schema is not sent", () =>
+    Effect.gen(function* () {
+      const { connectionId, principal } = yield* synced(76700005)
+      const sql = yield* SqlClient.SqlClient
+      const emisor = rut(96500001)
+      yield* sql`INSERT INTO rcv_documents (connection_id, periodo, perspectiva, natural_key, tipo_dte, folio, rut_emisor, rut_receptor,
+                   razon_social, fecha_emision, monto_exento, monto_neto, monto_iva, monto_total, estado, tipo_doc_ref, folio_ref, content_hash, synced_at)
+                 VALUES (${connectionId}, '2026-10', 'compras', ${`compras|61|8000001|${emisor}`}, 61, 8000001, ${emisor}, ${rut(76700005)},
+                   'Nota Referida SpA', '2026-10-20', 0, 1000, 190, 1190, 'registro', 33, 4242, 'x', now())`
+      const raw = (input: Record<string, unknown>) => Effect.map(execute(principal, "sii.rcv.consultar", input, connectionId), (r) => r.data)
+      const reencoded = (data: unknown) => Effect.flatMap(decodeQuery(data), Schema.encode(RcvQueryOutput))
+      const all = yield* raw({ periodo: "2026-10", perspectiva: "compras", limit: 500, incluirHistorial: true })
+      assert.strictEqual(JSON.stringify(all), JSON.stringify(yield* reencoded(all)))
+      const documentos = (all as { documentos: ReadonlyArray<Record<string, unknown>> }).documentos
+      const referida = documentos.find((d) => d.folio === 8000001)
+      assert.deepStrictEqual([referida?.tipoDocRef, referida?.folioRef, referida?.fechaEmision], [33, 4242, "20/10/2026"])
+      assert.isTrue(documentos.some((d) => !("tipoDocRef" in d) && !("folioRef" in d)), "a document without refs has no ref fields")
+
+      yield* sql`UPDATE rcv_documents SET rut_emisor = '96500001-0' WHERE connection_id = ${connectionId} AND folio = 8000001`
+      const broken = yield* Effect.flip(raw({ periodo: "2026-10", perspectiva: "compras", limit: 500 }))
+      assert.strictEqual(broken._tag, "ToolFailed")
+    }))
+
   it.effect("a cursor that is not one of the tool's is InvalidInput", () =>
     Effect.gen(function* () {
       const { connectionId, principal } = yield* synced(76700002)
