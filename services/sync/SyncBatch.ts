@@ -43,24 +43,22 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
     const lock = yield* SessionLock
     const settings = yield* SyncSettings
 
-    const settle = (connectionId: string, body: Effect.Effect<Settled>) =>
-      Effect.gen(function* () {
-        yield* connections.lock(connectionId)
-        const { ended, whileOpen } = yield* body
-        yield* connections.settle(connectionId, ended, whileOpen)
-      }).pipe(sql.withTransaction, Effect.orDie)
+    const settle = Effect.fn("SyncBatch.settle")(function* (connectionId: string, body: Effect.Effect<Settled>) {
+      yield* connections.lock(connectionId)
+      const { ended, whileOpen } = yield* body
+      yield* connections.settle(connectionId, ended, whileOpen)
+    }, sql.withTransaction, Effect.orDie)
 
     // While the database is away: try again until the jobs' claim would run out anyway.
     const untilBack = Schedule.exponential(Duration.millis(100)).pipe(Schedule.union(Schedule.spaced(Duration.seconds(2))), Schedule.upTo(settings.lease))
 
     /** The database failed under these jobs, not their sync: hand them back without spending their attempt. */
-    const requeue = (connectionId: string, batch: ReadonlyArray<ClaimedJob>, cause: Cause.Cause<unknown>) =>
-      Effect.zipRight(
-        Effect.logWarning("sync interrupted by a database failure: the jobs will run again without spending an attempt", cause).pipe(
-          Effect.annotateLogs({ connectionId, jobs: batch.length })
-        ),
-        retryTransient(settle(connectionId, Effect.as(Effect.forEach(batch, (job) => jobs.release(job, Duration.millis(250))), stillOpen(null))), untilBack)
-      ).pipe(Effect.catchAllDefect((defect) => Effect.logError("sync jobs could not be handed back; their claim will run out and they run again", defect)))
+    const requeue = Effect.fn("SyncBatch.requeue")(function* (connectionId: string, batch: ReadonlyArray<ClaimedJob>, cause: Cause.Cause<unknown>) {
+      yield* Effect.logWarning("sync interrupted by a database failure: the jobs will run again without spending an attempt", cause).pipe(
+        Effect.annotateLogs({ connectionId, jobs: batch.length })
+      )
+      yield* retryTransient(settle(connectionId, Effect.as(Effect.forEach(batch, (job) => jobs.release(job, Duration.millis(250))), stillOpen(null))), untilBack)
+    }, Effect.catchAllDefect((defect) => Effect.logError("sync jobs could not be handed back; their claim will run out and they run again", defect)))
 
     const fail = (job: ClaimedJob, error: JobError) =>
       Effect.as(jobs.finish(job, "error", {}, Option.some(error)), { ended: { state: "error", reason: error.reason }, whileOpen: null } as const)
@@ -110,47 +108,46 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
       )
 
     /** Reads one job's scope under the batch's session and commits it; its failure is its own. */
-    const runJob = (session: SyncSession, job: ClaimedJob) =>
-      Effect.gen(function* () {
-        const report = (progress: ClaimedJob["progress"]) => jobs.report(job, progress)
-        const exit = yield* Effect.exit(Effect.gen(function* () {
-          const [fetchMs, write] = yield* Effect.timed(session.read({ job, report }))
-          const [commitMs] = yield* Effect.timed(commit(job, write))
-          yield* Effect.logDebug("sync job done").pipe(Effect.annotateLogs({ fetchMs: Duration.toMillis(fetchMs), commitMs: Duration.toMillis(commitMs) }))
-        }))
-        if (Exit.isSuccess(exit)) return
-        const upstream = Cause.failureOption(exit.cause)
-        if (Option.isSome(upstream)) return yield* settle(job.connectionId, failure(job, upstream.value))
-        if (Option.isSome(transientIn(exit.cause))) return yield* requeue(job.connectionId, [job], exit.cause)
-        yield* died(job, exit.cause)
-      }).pipe(annotated(job))
+    const runJob = Effect.fn("SyncBatch.runJob")(function* (session: SyncSession, job: ClaimedJob) {
+      yield* Effect.annotateCurrentSpan({ jobId: job.id, connector: job.connector })
+      const report = (progress: ClaimedJob["progress"]) => jobs.report(job, progress)
+      const exit = yield* Effect.exit(Effect.gen(function* () {
+        const [fetchMs, write] = yield* Effect.timed(session.read({ job, report }))
+        const [commitMs] = yield* Effect.timed(commit(job, write))
+        yield* Effect.logDebug("sync job done").pipe(Effect.annotateLogs({ fetchMs: Duration.toMillis(fetchMs), commitMs: Duration.toMillis(commitMs) }))
+      }))
+      if (Exit.isSuccess(exit)) return
+      const upstream = Cause.failureOption(exit.cause)
+      if (Option.isSome(upstream)) return yield* settle(job.connectionId, failure(job, upstream.value))
+      if (Option.isSome(transientIn(exit.cause))) return yield* requeue(job.connectionId, [job], exit.cause)
+      yield* died(job, exit.cause)
+    }, (effect, _session, job) => annotated(job)(effect))
 
     /** One login for the whole batch; the jobs then read one after the other under it. */
-    const underOneSession = (batch: Arr.NonEmptyReadonlyArray<ClaimedJob>) =>
-      Effect.gen(function* () {
-        const first = Arr.headNonEmpty(batch)
-        const sync = syncs.get(first.connector)
-        if (sync === undefined) return yield* Effect.dieMessage(`no sync for connector ${first.connector}`)
-        const login = yield* connections.open(first.connectionId)
-        if (login.refused) {
-          return yield* new UpstreamCredentialsInvalid({
-            upstream: login.connector,
-            message: "the upstream refused these credentials on an earlier login, and another bad login may lock the user out"
-          })
-        }
-        const held = yield* lock.tryAcquire(sessionKey(login.connector, login.institution, login.credentials.rut))
-        if (Option.isNone(held)) return yield* Effect.fail(new SessionBusy())
-        const lease = held.value
-        // Losing the lease interrupts the session wherever it is; the guard holds back any step about to start.
-        yield* Effect.raceFirst(
-          Effect.gen(function* () {
-            const session = yield* sync.login(login)
-            for (const job of batch.slice(1)) yield* jobs.report(job, { done: 1, total: sync.steps, step: "en espera" })
-            for (const job of batch) yield* runJob(session, job)
-          }).pipe(Effect.locally(currentSessionGuard, lease.check)),
-          lease.lost
-        )
-      }).pipe(Effect.scoped)
+    const underOneSession = Effect.fn("SyncBatch.session")(function* (batch: Arr.NonEmptyReadonlyArray<ClaimedJob>) {
+      const first = Arr.headNonEmpty(batch)
+      const sync = syncs.get(first.connector)
+      if (sync === undefined) return yield* Effect.dieMessage(`no sync for connector ${first.connector}`)
+      const login = yield* connections.open(first.connectionId)
+      if (login.refused) {
+        return yield* new UpstreamCredentialsInvalid({
+          upstream: login.connector,
+          message: "the upstream refused these credentials on an earlier login, and another bad login may lock the user out"
+        })
+      }
+      const held = yield* lock.tryAcquire(sessionKey(login.connector, login.institution, login.credentials.rut))
+      if (Option.isNone(held)) return yield* Effect.fail(new SessionBusy())
+      const lease = held.value
+      // Losing the lease interrupts the session wherever it is; the guard holds back any step about to start.
+      yield* Effect.raceFirst(
+        Effect.gen(function* () {
+          const session = yield* sync.login(login)
+          for (const job of batch.slice(1)) yield* jobs.report(job, { done: 1, total: sync.steps, step: "en espera" })
+          for (const job of batch) yield* runJob(session, job)
+        }).pipe(Effect.locally(currentSessionGuard, lease.check)),
+        lease.lost
+      )
+    }, Effect.scoped)
 
     const onLoginFailure = (batch: Arr.NonEmptyReadonlyArray<ClaimedJob>, cause: Cause.Cause<UpstreamError | SessionBusy | SessionLeaseLost>) => {
       const connectionId = Arr.headNonEmpty(batch).connectionId

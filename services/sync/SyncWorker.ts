@@ -30,14 +30,12 @@ export class SyncWorker extends Effect.Service<SyncWorker>()("brein/sync/SyncWor
     const semaphore = yield* Effect.makeSemaphore(settings.concurrency)
     const stopping = yield* Ref.make(false)
     /** A batch stopped by a shutdown hands its unfinished jobs back at once, their attempt unspent. */
-    const handBack = (batch: Arr.NonEmptyReadonlyArray<ClaimedJob>) =>
-      Effect.forEach(batch, (job) => jobs.release(job, Duration.zero), { discard: true }).pipe(
-        Effect.zipRight(Effect.logInfo("sync stopped: its unfinished jobs are queued again").pipe(
-          Effect.annotateLogs({ connectionId: batch[0].connectionId })
-        )),
-        // a scope closed without `stop` is a crash: its jobs wait for their lease, as after a kill
-        Effect.whenEffect(Ref.get(stopping))
-      )
+    const handBack = Effect.fn("SyncWorker.handBack")(function* (batch: Arr.NonEmptyReadonlyArray<ClaimedJob>) {
+      // a scope closed without `stop` is a crash: its jobs wait for their lease, as after a kill
+      if (!(yield* Ref.get(stopping))) return
+      yield* Effect.forEach(batch, (job) => jobs.release(job, Duration.zero), { discard: true })
+      yield* Effect.logInfo("sync stopped: its unfinished jobs are queued again").pipe(Effect.annotateLogs({ connectionId: batch[0].connectionId }))
+    })
     // The worker stops only between claims: jobs it claimed are always in a batch that hands them back.
     const claimAndRun = Effect.uninterruptible(Effect.gen(function* () {
       const claimed = yield* jobs.claim(settings.lease).pipe(Effect.onError(() => semaphore.release(1)))

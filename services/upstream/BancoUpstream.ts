@@ -59,12 +59,19 @@ export class BancoUpstream extends Context.Tag("brein/upstream/BancoUpstream")<
 /** The same client with the session guard checked before every login and request. */
 export const guardedBanco = (upstream: BancoUpstream["Type"]): BancoUpstream["Type"] =>
   BancoUpstream.of({
-    login: (credentials) =>
-      guarded(upstream.login(credentials)).pipe(Effect.map((session): BancoSession => ({
+    login: Effect.fn("BancoUpstream.login")(function* (credentials: BancoCredentials) {
+      yield* Effect.annotateCurrentSpan({ institution: credentials.institution })
+      const session = yield* guarded(upstream.login(credentials))
+      return {
         ...session,
-        cuentas: () => guarded(session.cuentas()),
-        movimientos: (accountId, desde, hasta) => guarded(session.movimientos(accountId, desde, hasta))
-      })))
+        cuentas: Effect.fn("BancoUpstream.cuentas")(function* () {
+          return yield* guarded(session.cuentas())
+        }),
+        movimientos: Effect.fn("BancoUpstream.movimientos")(function* (accountId: AccountId, desde: Fecha, hasta: Fecha) {
+          return yield* guarded(session.movimientos(accountId, desde, hasta))
+        })
+      } satisfies BancoSession
+    })
   })
 
 /** Failure modes of the simulator, chosen by the exact `clave`; any other clave logs in normally. */

@@ -100,7 +100,12 @@ export const makeIndicadoresServer = Effect.fn("IndicadoresSimulatorServer.make"
     HttpRouter.get("/api/:codigo/:fecha", guarded(serie))
   )
 
-  const control = IndicadoresServerControl.of({ inject: (next) => Ref.set(fault, next), requests: Ref.get(requests) })
+  const control = IndicadoresServerControl.of({
+    inject: Effect.fn("IndicadoresSimulatorServer.inject")(function*(next: ServerFault) {
+      yield* Ref.set(fault, next)
+    }),
+    requests: Ref.get(requests)
+  })
   return { router, control }
 })
 

@@ -10,12 +10,13 @@ export interface SessionLog {
 export const makeSessionLog: Effect.Effect<SessionLog> = Effect.map(
   Ref.make<ReadonlyArray<UpstreamSessionEvent>>([]),
   (ref) => ({
-    record: (event) =>
-      Clock.currentTimeMillis.pipe(
-        Effect.flatMap((at) => Ref.update(ref, (events) => [...events, { ...event, at }])),
-        Effect.zipRight(Effect.logDebug(`upstream session ${event.kind}`)),
+    record: Effect.fn("SessionLog.record")(function*(event: Omit<UpstreamSessionEvent, "at">) {
+      const at = yield* Clock.currentTimeMillis
+      yield* Ref.update(ref, (events) => [...events, { ...event, at }])
+      yield* Effect.logDebug(`upstream session ${event.kind}`).pipe(
         Effect.annotateLogs({ upstream: event.upstream, sessionId: event.sessionId, rut: maskRut(event.rut) })
-      ),
+      )
+    }),
     events: Ref.get(ref)
   })
 )

@@ -49,12 +49,20 @@ export class SiiUpstream extends Context.Tag("brein/upstream/SiiUpstream")<
 /** The same client with the session guard checked before every login and request. */
 export const guardedSii = (upstream: SiiUpstream["Type"]): SiiUpstream["Type"] =>
   SiiUpstream.of({
-    login: (credentials) =>
-      guarded(upstream.login(credentials)).pipe(Effect.map((session): SiiSession => ({
+    login: Effect.fn("SiiUpstream.login")(function* (credentials: SiiCredentials) {
+      const session = yield* guarded(upstream.login(credentials))
+      return {
         ...session,
-        resumen: (periodo, perspectiva) => guarded(session.resumen(periodo, perspectiva)),
-        detalle: (periodo, perspectiva, tipoDte) => guarded(session.detalle(periodo, perspectiva, tipoDte))
-      })))
+        resumen: Effect.fn("SiiUpstream.resumen")(function* (periodo: Periodo, perspectiva: Perspectiva) {
+          yield* Effect.annotateCurrentSpan({ periodo, perspectiva })
+          return yield* guarded(session.resumen(periodo, perspectiva))
+        }),
+        detalle: Effect.fn("SiiUpstream.detalle")(function* (periodo: Periodo, perspectiva: Perspectiva, tipoDte: TipoDte) {
+          yield* Effect.annotateCurrentSpan({ periodo, perspectiva, tipoDte })
+          return yield* guarded(session.detalle(periodo, perspectiva, tipoDte))
+        })
+      } satisfies SiiSession
+    })
   })
 
 /** Failure modes of the simulator, chosen by the exact `clave`; any other clave logs in normally. */

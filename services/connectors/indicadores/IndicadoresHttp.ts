@@ -78,59 +78,58 @@ const toSerie = (body: SerieBody, serie: ReadonlyArray<SeriePunto>): IndicadorSe
   serie: newestFirst(serie)
 })
 
-export const makeIndicadoresHttp = (options: IndicadoresHttpOptions) =>
-  Effect.gen(function*() {
-    const client = (yield* HttpClient.HttpClient).pipe(
-      HttpClient.mapRequest(HttpClientRequest.prependUrl(options.baseUrl.replace(/\/+$/, ""))),
-      HttpClient.mapRequest(HttpClientRequest.acceptJson)
+export const makeIndicadoresHttp = Effect.fn("IndicadoresHttp.make")(function*(options: IndicadoresHttpOptions) {
+  const client = (yield* HttpClient.HttpClient).pipe(
+    HttpClient.mapRequest(HttpClientRequest.prependUrl(options.baseUrl.replace(/\/+$/, ""))),
+    HttpClient.mapRequest(HttpClientRequest.acceptJson)
+  )
+  const timeout = options.timeout ?? INDICADORES_TIMEOUT
+  const schedule = transientRetry(options.backoff, options.retries)
+  const fallbackRetryAfter = options.retryAfterSeconds ?? INDICADORES_RETRY_AFTER_SECONDS
+
+  const get = (path: string) =>
+    client.get(path).pipe(
+      Effect.flatMap(HttpClientResponse.filterStatusOk),
+      Effect.flatMap(HttpClientResponse.schemaBodyJson(SerieBody)),
+      Effect.timeout(timeout),
+      Effect.retry({ schedule, while: isTransient }),
+      Effect.tapError((error) =>
+        Effect.logWarning("indicadores upstream failed").pipe(Effect.annotateLogs({ path, failure: failureOf(error) }))
+      ),
+      Effect.mapError((error) =>
+        new UpstreamUnavailable({ upstream: "indicadores", retryAfterSeconds: retryAfterOf(error, fallbackRetryAfter) })
+      ),
+      Effect.flatMap((body) => {
+        const valid = body.serie.flatMap((raw) => Option.toArray(decodePunto(raw)))
+        const skipped = body.serie.length - valid.length
+        const log = skipped > 0
+          ? Effect.logWarning("indicadores upstream sent invalid values").pipe(Effect.annotateLogs({ path, skipped }))
+          : Effect.void
+        return Effect.as(log, { body, valid })
+      })
     )
-    const timeout = options.timeout ?? INDICADORES_TIMEOUT
-    const schedule = transientRetry(options.backoff, options.retries)
-    const fallbackRetryAfter = options.retryAfterSeconds ?? INDICADORES_RETRY_AFTER_SECONDS
 
-    const get = (path: string) =>
-      client.get(path).pipe(
-        Effect.flatMap(HttpClientResponse.filterStatusOk),
-        Effect.flatMap(HttpClientResponse.schemaBodyJson(SerieBody)),
-        Effect.timeout(timeout),
-        Effect.retry({ schedule, while: isTransient }),
-        Effect.tapError((error) =>
-          Effect.logWarning("indicadores upstream failed").pipe(Effect.annotateLogs({ path, failure: failureOf(error) }))
-        ),
-        Effect.mapError((error) =>
-          new UpstreamUnavailable({ upstream: "indicadores", retryAfterSeconds: retryAfterOf(error, fallbackRetryAfter) })
-        ),
-        Effect.flatMap((body) => {
-          const valid = body.serie.flatMap((raw) => Option.toArray(decodePunto(raw)))
-          const skipped = body.serie.length - valid.length
-          const log = skipped > 0
-            ? Effect.logWarning("indicadores upstream sent invalid values").pipe(Effect.annotateLogs({ path, skipped }))
-            : Effect.void
-          return Effect.as(log, { body, valid })
-        })
-      )
-
-    const valor = Effect.fn("IndicadoresHttp.valor")(function*(codigo: IndicadorCodigo, fecha?: Fecha) {
-      const path = fecha === undefined ? `/api/${codigo}` : `/api/${codigo}/${formatDmy(parseIsoDay(fecha), "-")}`
-      const { body, valid } = yield* get(path)
-      const punto = newestFirst(valid).find((p) => fecha === undefined || formatIsoDay(dayOf(p)) === fecha)
-      if (punto === undefined) {
-        return yield* new IndicadorValueNotFound({ codigo, fecha: fecha ?? formatIsoDay(yield* todayInChile) })
-      }
-      return { codigo: body.codigo, nombre: body.nombre, unidad_medida: body.unidad_medida, ...punto } satisfies IndicadorValor
-    })
-
-    const serie = Effect.fn("IndicadoresHttp.serie")(function*(codigo: IndicadorCodigo, desde: Fecha, hasta: Fecha) {
-      const [from, to] = [parseIsoDay(desde), parseIsoDay(hasta)]
-      const [first, last] = [ymdFromDay(from).year, ymdFromDay(to).year]
-      const years = Arr.makeBy(Math.max(1, last - first + 1), (i) => first + i)
-      const pages = yield* Effect.forEach(years, (year) => get(`/api/${codigo}/${year}`), { concurrency: 3 })
-      const inRange = pages.flatMap((page) => page.valid.filter((p) => dayOf(p) >= from && dayOf(p) <= to))
-      return toSerie(Arr.headNonEmpty(pages).body, inRange)
-    })
-
-    return IndicadoresSource.of({ valor, serie })
+  const valor = Effect.fn("IndicadoresHttp.valor")(function*(codigo: IndicadorCodigo, fecha?: Fecha) {
+    const path = fecha === undefined ? `/api/${codigo}` : `/api/${codigo}/${formatDmy(parseIsoDay(fecha), "-")}`
+    const { body, valid } = yield* get(path)
+    const punto = newestFirst(valid).find((p) => fecha === undefined || formatIsoDay(dayOf(p)) === fecha)
+    if (punto === undefined) {
+      return yield* new IndicadorValueNotFound({ codigo, fecha: fecha ?? formatIsoDay(yield* todayInChile) })
+    }
+    return { codigo: body.codigo, nombre: body.nombre, unidad_medida: body.unidad_medida, ...punto } satisfies IndicadorValor
   })
+
+  const serie = Effect.fn("IndicadoresHttp.serie")(function*(codigo: IndicadorCodigo, desde: Fecha, hasta: Fecha) {
+    const [from, to] = [parseIsoDay(desde), parseIsoDay(hasta)]
+    const [first, last] = [ymdFromDay(from).year, ymdFromDay(to).year]
+    const years = Arr.makeBy(Math.max(1, last - first + 1), (i) => first + i)
+    const pages = yield* Effect.forEach(years, (year) => get(`/api/${codigo}/${year}`), { concurrency: 3 })
+    const inRange = pages.flatMap((page) => page.valid.filter((p) => dayOf(p) >= from && dayOf(p) <= to))
+    return toSerie(Arr.headNonEmpty(pages).body, inRange)
+  })
+
+  return IndicadoresSource.of({ valor, serie })
+})
 
 export const IndicadoresHttp = {
   /** The live source: a mindicador-shaped HTTP API, with retries on 5xx/transport errors and a timeout per request. */
