@@ -1,45 +1,61 @@
 import { SqlClient } from "@effect/sql"
-import { Array as Arr, Effect, Option, Schema } from "effect"
+import { Array as Arr, Cache, Duration, Effect, Exit, Option, Schema } from "effect"
 import { ConnectionId, WorkspaceId } from "../../schema/Ids.ts"
 import { Channel, Signals } from "../Signals.ts"
 
 const ConnectionRef = Schema.Struct({ id: ConnectionId, workspaceId: WorkspaceId, connector: Schema.String })
 export type ConnectionRef = typeof ConnectionRef.Type
 const decode = Schema.decodeUnknown(Schema.Array(ConnectionRef))
-const TTL_MS = 30_000
+const KNOWN_TTL = Duration.seconds(30)
+const CAPACITY = 10_000
+
+interface Found {
+  readonly ref: Option.Option<ConnectionRef>
+  /** How many times connections were forgotten when the lookup started. */
+  readonly epoch: number
+}
 
 /** Who owns a connection and which connector it belongs to: what the executor needs to authorize. */
 export class ConnectionLookup extends Effect.Service<ConnectionLookup>()("brein/connections/ConnectionLookup", {
   scoped: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const signals = yield* Signals
-    // Who owns a connection never changes; a deleted one is forgotten when its signal arrives; all are when LISTEN is reopened.
-    const known = new Map<string, { readonly ref: ConnectionRef; readonly until: number }>()
-    const drop = (id: string) => Effect.sync(() => void known.delete(id))
+    let epoch = 0
+
+    const load = Effect.fn("ConnectionLookup.load")(function* (id: string) {
+      const rows = yield* sql`SELECT id, workspace_id, connector FROM connections WHERE id = ${id}`.pipe(Effect.flatMap(decode), Effect.orDie)
+      return Arr.head(rows)
+    })
+
+    // Who owns a connection never changes, so a known one is kept until its signal says it was deleted
+    // (or, should signals be lost, for KNOWN_TTL). Not kept: an unknown id (it may be created any moment),
+    // a failed lookup (the database, not the id), and a lookup that started before something was forgotten.
+    const cacheable = (exit: Exit.Exit<Found>) => Exit.isSuccess(exit) && Option.isSome(exit.value.ref) && exit.value.epoch === epoch
+    const known = yield* Cache.makeWith({
+      capacity: CAPACITY,
+      lookup: (id: string) => Effect.suspend(() => Effect.map(load(id), (ref): Found => ({ ref, epoch }))),
+      timeToLive: (exit) => (cacheable(exit) ? KNOWN_TTL : Duration.zero)
+    })
+    const drop = (id: string) =>
+      Effect.suspend(() => {
+        epoch += 1
+        return known.invalidate(id)
+      })
+    const dropAll = Effect.suspend(() => {
+      epoch += 1
+      return known.invalidateAll
+    })
     yield* signals.on(Channel.connections, drop)
-    yield* signals.onReopen(Effect.sync(() => known.clear()))
-    const load = (id: string, now: number, remember: boolean) =>
-      sql`SELECT id, workspace_id, connector FROM connections WHERE id = ${id}`.pipe(
-        Effect.flatMap(decode),
-        Effect.orDie,
-        Effect.map(Arr.head),
-        Effect.tap(Option.match({
-          onNone: () => Effect.void,
-          onSome: (ref) => Effect.sync(() => {
-            if (!remember) return
-            if (known.size >= 10_000) known.delete(known.keys().next().value ?? "")
-            known.set(id, { ref, until: now + TTL_MS })
-          })
-        }))
-      )
+    yield* signals.onReopen(dropAll)
+
     // Without a live LISTEN a deletion elsewhere would go unheard: then every lookup asks the database.
-    const find = (id: string) =>
-      Effect.flatMap(signals.live, (live) =>
-        Effect.clockWith((clock) => {
-          const now = clock.unsafeCurrentTimeMillis()
-          const hit = known.get(id)
-          return live && hit !== undefined && hit.until > now ? Effect.succeed(Option.some(hit.ref)) : load(id, now, live)
-        }))
+    const find = Effect.fn("ConnectionLookup.find")(function* (id: string) {
+      if (!(yield* signals.live)) return yield* load(id)
+      // A zero time to live still answers within the same millisecond (or forever on a stopped clock): drop it at once.
+      const found = yield* known.get(id).pipe(Effect.onExit((exit) => (cacheable(exit) ? Effect.void : known.invalidate(id))))
+      return found.ref
+    })
+
     /** Forgets the connection here at once and in every other process when the caller's transaction commits. */
     const forget = Effect.fn("ConnectionLookup.forget")(function* (id: string) {
       yield* drop(id)

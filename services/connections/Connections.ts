@@ -88,30 +88,30 @@ export class Connections extends Effect.Service<Connections>()("brein/connection
     const vault = yield* Vault
     const lookup = yield* ConnectionLookup
 
-    const view = (row: typeof Row.Type) =>
-      sql`SELECT scope, synced_at, completo FROM sync_coverage WHERE connection_id = ${row.id} ORDER BY scope_key`.pipe(
+    const view = Effect.fn("Connections.view")(function* (row: typeof Row.Type) {
+      const coverage = yield* sql`SELECT scope, synced_at, completo FROM sync_coverage WHERE connection_id = ${row.id} ORDER BY scope_key`.pipe(
         Effect.flatMap(decodeCoverage),
-        Effect.orDie,
-        Effect.map((coverage): ConnectionView => ({
-          id: row.id,
-          connector: row.connector,
-          institution: row.institution,
-          state: row.state,
-          reason: row.stateReason,
-          hint: hintFor(row.id, row.stateReason),
-          createdAt: row.createdAt.toISOString(),
-          coverage: coverage.map((c) => ({ scope: c.scope, sincronizadoEn: c.syncedAt.toISOString(), completo: c.completo }))
-        }))
+        Effect.orDie
       )
+      return {
+        id: row.id,
+        connector: row.connector,
+        institution: row.institution,
+        state: row.state,
+        reason: row.stateReason,
+        hint: hintFor(row.id, row.stateReason),
+        createdAt: row.createdAt.toISOString(),
+        coverage: coverage.map((c) => ({ scope: c.scope, sincronizadoEn: c.syncedAt.toISOString(), completo: c.completo }))
+      } satisfies ConnectionView
+    })
 
-    const find = (principal: Principal, id: string) =>
-      sql`SELECT id, connector, institution, state, state_reason, created_at FROM connections
-          WHERE id = ${id} AND workspace_id = ${principal.workspaceId}`.pipe(
-        Effect.flatMap(decodeRows),
-        Effect.orDie,
-        Effect.flatMap(Arr.head),
-        Effect.mapError(() => new ConnectionNotFound({ connectionId: id, message: `no connection ${id} in this workspace` }))
-      )
+    const find = Effect.fn("Connections.find")(function* (principal: Principal, id: string) {
+      const rows = yield* sql`SELECT id, connector, institution, state, state_reason, created_at FROM connections
+          WHERE id = ${id} AND workspace_id = ${principal.workspaceId}`.pipe(Effect.flatMap(decodeRows), Effect.orDie)
+      const row = Arr.head(rows)
+      if (Option.isNone(row)) return yield* new ConnectionNotFound({ connectionId: id, message: `no connection ${id} in this workspace` })
+      return row.value
+    })
 
     const create = Effect.fn("Connections.create")(function* (principal: Principal, input: CreateConnection) {
       if (principal.plan !== "paid") {
@@ -177,16 +177,19 @@ export class Connections extends Effect.Service<Connections>()("brein/connection
     })
 
     /** Serializes the transactions that end jobs of one connection, so the last to commit sees the others. */
-    const lock = (id: string) => sql`SELECT 1 FROM connections WHERE id = ${id} FOR UPDATE`.pipe(Effect.orDie, Effect.asVoid)
+    const lock = Effect.fn("Connections.lock")(function* (id: string) {
+      yield* sql`SELECT 1 FROM connections WHERE id = ${id} FOR UPDATE`.pipe(Effect.orDie)
+    })
 
     /** The connection's state after jobs ended, in their transaction: still syncing while any job of it is open. */
-    const settle = (id: string, ended: Ended, whileOpen: string | null) =>
-      sql`UPDATE connections c SET
+    const settle = Effect.fn("Connections.settle")(function* (id: string, ended: Ended, whileOpen: string | null) {
+      yield* sql`UPDATE connections c SET
             state = CASE WHEN o.open THEN 'sincronizando' ELSE ${ended.state}::text END,
             state_reason = CASE WHEN o.open THEN ${whileOpen}::text ELSE ${ended.reason}::text END,
             updated_at = now()
           FROM (SELECT EXISTS (SELECT 1 FROM sync_jobs WHERE connection_id = ${id} AND state IN ('en_cola', 'sincronizando')) AS open) o
-          WHERE c.id = ${id}`.pipe(Effect.orDie, Effect.asVoid)
+          WHERE c.id = ${id}`.pipe(Effect.orDie)
+    })
 
     return { create, get, list, summaries, remove, open, replaceCredentials, lock, settle }
   }),

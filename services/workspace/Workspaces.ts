@@ -74,21 +74,21 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
     const signals = yield* Signals
     const scope = yield* Effect.scope
 
-    const findByName = (name: string) =>
-      sql`SELECT id, name, plan FROM workspaces WHERE name = ${name}`.pipe(
-        Effect.flatMap(decodeWorkspaces),
-        Effect.map(Arr.head),
-        Effect.orDie
-      )
+    const findByName = Effect.fn("Workspaces.findByName")(function* (name: string) {
+      const rows = yield* sql`SELECT id, name, plan FROM workspaces WHERE name = ${name}`.pipe(Effect.flatMap(decodeWorkspaces), Effect.orDie)
+      return Arr.head(rows)
+    })
 
-    const ensureWorkspace = (name: string, plan: Option.Option<Plan>) =>
-      Effect.gen(function* () {
+    const ensureWorkspace = Effect.fn("Workspaces.ensureWorkspace")(
+      function* (name: string, plan: Option.Option<Plan>) {
         const id = yield* newId("ws")
         const wanted = Option.getOrElse(plan, () => "free" as const)
         yield* sql`INSERT INTO workspaces (id, name, plan) VALUES (${id}, ${name}, ${wanted}) ON CONFLICT (name) DO NOTHING`
         if (Option.isSome(plan)) yield* sql`UPDATE workspaces SET plan = ${plan.value} WHERE name = ${name}`
         return yield* findByName(name).pipe(Effect.flatMap(Effect.orDieWith(() => `workspace ${name} vanished`)))
-      }).pipe(Effect.orDie)
+      },
+      Effect.orDie
+    )
 
     /** Issues a new API key; the plain key exists only in the return value. */
     const issueKey = Effect.fn("Workspaces.issueKey")(function* (options: { readonly workspace: string; readonly plan: Option.Option<Plan> }) {
@@ -111,61 +111,59 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
       return Option.some(yield* issueKey({ workspace: DEMO_WORKSPACE, plan: Option.some("paid") }))
     })
 
-    const lookup = (keyHash: string) =>
-      sql`SELECT k.id AS key_id, w.id AS workspace_id, w.name AS workspace_name, w.plan
+    const lookup = Effect.fn("Workspaces.lookup")(function* (keyHash: string) {
+      const rows = yield* sql`SELECT k.id AS key_id, w.id AS workspace_id, w.name AS workspace_name, w.plan
           FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
-          WHERE k.key_hash = ${keyHash} AND k.revoked_at IS NULL`.pipe(
-        Effect.flatMap(decodeKeys),
-        Effect.orDie,
-        Effect.flatMap(Arr.head),
-        Effect.mapError(() => unauthorized),
-        Effect.map((row) => new Principal({ workspaceId: row.workspaceId, workspaceName: row.workspaceName, plan: row.plan, keyId: row.keyId }))
-      )
+          WHERE k.key_hash = ${keyHash} AND k.revoked_at IS NULL`.pipe(Effect.flatMap(decodeKeys), Effect.orDie)
+      const row = Arr.head(rows)
+      if (Option.isNone(row)) return yield* unauthorized
+      return new Principal({ workspaceId: row.value.workspaceId, workspaceName: row.value.workspaceName, plan: row.value.plan, keyId: row.value.keyId })
+    })
 
     // A key lookup per request would cost a query per call: a known key is trusted until a signal says it
     // changed (every process hears a revocation or a new key at once) or, should signals be lost, for
     // KEY_TTL at most. An unknown key is remembered as unknown for UNKNOWN_KEY_TTL, so that repeating a bad
     // key costs no query; a failed lookup (the database, not the key) is not remembered at all.
-    const keys = yield* Cache.makeWith({
-      capacity: KEY_CACHE_SIZE,
-      lookup: lookup,
-      timeToLive: Exit.match({
-        onSuccess: () => KEY_TTL,
-        onFailure: (cause) => (Cause.isFailType(cause) ? UNKNOWN_KEY_TTL : Duration.zero)
-      })
-    })
+    const remembered = (exit: Exit.Exit<Principal, Unauthorized>) =>
+      Exit.isSuccess(exit) ? KEY_TTL : Cause.isFailType(exit.cause) ? UNKNOWN_KEY_TTL : Duration.zero
+    const keys = yield* Cache.makeWith({ capacity: KEY_CACHE_SIZE, lookup, timeToLive: remembered })
     const forget = (hash: string) => keys.invalidate(hash)
     yield* signals.on(Channel.keys, forget)
     // revocations sent while LISTEN was down were missed: start over once it is back
     yield* signals.onReopen(keys.invalidateAll)
 
-    const usedAt = new Map<string, number>()
-    const markUsed = (keyId: string | null, now: number) => {
-      if (keyId === null || (usedAt.get(keyId) ?? -Infinity) > now - Duration.toMillis(LAST_USED_EVERY)) return Effect.void
-      if (usedAt.size >= KEY_CACHE_SIZE) usedAt.delete(usedAt.keys().next().value ?? "")
-      usedAt.set(keyId, now)
-      return sql`UPDATE api_keys SET last_used_at = now() WHERE id = ${keyId}`.pipe(
-        Effect.catchAllCause((cause) => Effect.logWarning("could not record when a key was last used", cause)),
-        Effect.forkIn(scope),
-        Effect.asVoid
-      )
-    }
+    // last_used_at is written once per LAST_USED_EVERY per key, in the background: the write is the cache's lookup.
+    const touched = yield* Cache.make({
+      capacity: KEY_CACHE_SIZE,
+      timeToLive: LAST_USED_EVERY,
+      lookup: (keyId: string) =>
+        sql`UPDATE api_keys SET last_used_at = now() WHERE id = ${keyId}`.pipe(
+          Effect.catchAllCause((cause) => Effect.logWarning("could not record when a key was last used", cause)),
+          Effect.forkIn(scope),
+          Effect.asVoid
+        )
+    })
 
-    // A plain function rather than Effect.fn: it runs on every request. A key not of the shape keys are
-    // issued in is refused without a lookup.
-    const authenticate = (key: string) =>
-      KEY_SHAPE.test(key)
-        ? Effect.flatMap(keys.get(sha256(key)), (principal) =>
-          Effect.clockWith((clock) => Effect.as(markUsed(principal.keyId, clock.unsafeCurrentTimeMillis()), principal)))
-        : Effect.fail(unauthorized)
+    // Light: it runs on every request. A key not of the shape keys are issued in is refused without a lookup.
+    const authenticate = Effect.fn("Workspaces.authenticate")(function* (key: string) {
+      if (!KEY_SHAPE.test(key)) return yield* unauthorized
+      const hash = sha256(key)
+      // A zero time to live still answers within the same millisecond (or forever on a stopped clock): drop a defect at once.
+      const principal = yield* keys.get(hash).pipe(Effect.tapDefect(() => keys.invalidate(hash)))
+      if (principal.keyId !== null) yield* touched.get(principal.keyId)
+      return principal
+    })
 
-    const revokeWhere = (condition: Statement.Fragment) =>
-      Effect.gen(function* () {
+    const revokeWhere = Effect.fn("Workspaces.revokeWhere")(
+      function* (condition: Statement.Fragment) {
         const rows = yield* sql<{ readonly keyHash: string; readonly id: string; readonly workspaceId: string }>`UPDATE api_keys SET revoked_at = now()
                                                               WHERE ${condition} AND revoked_at IS NULL RETURNING key_hash, id, workspace_id`
         yield* Effect.forEach(rows, (row) => forget(row.keyHash).pipe(Effect.zipRight(signals.publish(Channel.keys, row.keyHash))))
         return rows.map((row) => ({ id: row.id, workspaceId: row.workspaceId }))
-      }).pipe(sql.withTransaction, Effect.orDie)
+      },
+      sql.withTransaction,
+      Effect.orDie
+    )
 
     const revoke = Effect.fn("Workspaces.revoke")(function* (keyId: string) {
       yield* revokeWhere(sql`id = ${keyId}`)

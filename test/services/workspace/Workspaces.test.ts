@@ -1,13 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Clock, Effect, Option, Redacted, Tracer } from "effect"
+import { Cause, Clock, Effect, Exit, Option, Redacted, Tracer } from "effect"
 import { Channel } from "../../../services/Signals.ts"
 import { waitUntil } from "../../support/Eventually.ts"
-import { createHash } from "node:crypto"
+import { sha256 } from "../../../services/Crypto.ts"
 import { DEMO_WORKSPACE, KEY_PREFIX, Workspaces } from "../../../services/workspace/Workspaces.ts"
 import { ServicesTest, uniqueName } from "../../support/TestLayers.ts"
 
-const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 
 const unauthorizedWith = (key: string) =>
   Effect.flatMap(Workspaces, (w) => w.authenticate(key)).pipe(Effect.flip, Effect.map((e) => e._tag))
@@ -94,6 +93,27 @@ layer(ServicesTest)("Workspaces", (it) => {
       )
       assert.strictEqual(Option.getOrThrow(principal).keyId, "key_later")
       assert.isOk(issued)
+    }))
+
+  it.effect("a lookup the database failed is not remembered: the key works as soon as the database answers", () =>
+    Effect.gen(function* () {
+      const workspaces = yield* Workspaces
+      const sql = yield* SqlClient.SqlClient
+      const issued = yield* workspaces.issueKey({ workspace: uniqueName("outage"), plan: Option.some("free") })
+      const key = Redacted.value(issued.key)
+      yield* sql`ALTER TABLE api_keys RENAME TO api_keys_away`
+      const during = yield* Effect.exit(workspaces.authenticate(key))
+      yield* sql`ALTER TABLE api_keys_away RENAME TO api_keys`
+      assert.isTrue(Exit.isFailure(during) && Cause.isDie(during.cause), "the outage is a defect, not Unauthorized")
+      // The test clock never moves: a failure kept for "zero" time would be answered again here.
+      const principal = yield* workspaces.authenticate(key)
+      assert.strictEqual(principal.workspaceId, issued.workspace.id)
+      const used = yield* waitUntil(
+        sql<{ lastUsedAt: Date | null }>`SELECT last_used_at FROM api_keys WHERE id = ${principal.keyId}`,
+        (rows) => rows[0]?.lastUsedAt != null,
+        { what: "last_used_at written" }
+      ).pipe(Effect.withClock(Clock.make()))
+      assert.lengthOf(used, 1)
     }))
 
   it.effect("a revoked key is Unauthorized at once, even after it was used", () =>
