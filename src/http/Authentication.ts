@@ -3,6 +3,7 @@ import { Effect, Layer, Option } from "effect"
 import { Authentication } from "../../schema/http/Security.ts"
 import { Gate } from "./Gate.ts"
 
+// per request, under the request's span: plain, as Gate's checks are (see Gate)
 const fromRequest = (gate: Gate) =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
     gate.authenticateFrom(Option.getOrUndefined(request.remoteAddress), request.headers))
