@@ -50,17 +50,19 @@ const chunks = <A>(all: ReadonlyArray<A>) => Array.from({ length: Math.ceil(all.
  * alone. Runs inside the job's transaction (Persist), so a failed sync leaves nothing behind.
  */
 export const upsertWithHistory = <Row>(resource: CachedResource<Row>, rows: ReadonlyArray<Row>, jobId: string) =>
-  Effect.gen(function* () {
+  write(resource, rows.map((row): Prepared => {
+    const values = resource.values(row)
+    return { key: resource.naturalKey(row), values, hash: contentHash(values) }
+  }), jobId)
+
+const write = Effect.fn("CacheWriter.upsertWithHistory")(
+  function* (resource: Pick<CachedResource<unknown>, "resource" | "table" | "columns">, prepared: ReadonlyArray<Prepared>, jobId: string) {
     const { sql, connectionId } = yield* Persist
     const all: ReadonlyArray<Column> = [...resource.columns, { name: "content_hash", type: "text" }]
     const names = all.map((c) => c.name)
     const unnest = `unnest($2::text[], ${all.map((c, i) => `$${i + 3}::${c.type}[]`).join(", ")}) AS u(natural_key, ${names.join(", ")})`
     const run = (statement: string, params: ReadonlyArray<unknown>) => Effect.orDie(sql.unsafe(statement, params))
 
-    const prepared: Array<Prepared> = rows.map((row) => {
-      const values = resource.values(row)
-      return { key: resource.naturalKey(row), values, hash: contentHash(values) }
-    })
     const known = new Map<string, string>()
     for (const chunk of chunks(prepared)) {
       const found = yield* run(
@@ -93,4 +95,5 @@ export const upsertWithHistory = <Row>(resource: CachedResource<Row>, rows: Read
       )
     }
     return { nuevos: fresh.length, cambiados: changed.length, sinCambios: prepared.length - fresh.length - changed.length }
-  })
+  }
+)

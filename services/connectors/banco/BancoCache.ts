@@ -60,14 +60,15 @@ export interface MovimientosFilter {
 /** Reads of the bank cache and its sync bookkeeping: never the bank. */
 export class BancoCache extends Effect.Service<BancoCache>()("brein/connectors/banco/BancoCache", {
   effect: Effect.map(SqlClient.SqlClient, (sql) => {
-    const cuentas = (connectionId: string) =>
-      sql`SELECT account_id, type, name, official_name, number, currency, balance_available::float8 AS balance_available,
+    const cuentas = Effect.fn("BancoCache.cuentas")(function* (connectionId: string) {
+      return yield* sql`SELECT account_id, type, name, official_name, number, currency, balance_available::float8 AS balance_available,
                  balance_current::float8 AS balance_current, balance_limit::float8 AS balance_limit, version
           FROM ${sql(CuentasResource.table)} WHERE connection_id = ${connectionId}
           ORDER BY type, account_id`.pipe(Effect.flatMap(decodeCuentas), Effect.orDie)
+    })
 
-    const movimientos = (f: MovimientosFilter) =>
-      sql`SELECT id::float8 AS row_id, movement_id, account_id, periodo, to_char(post_date, 'YYYY-MM-DD') AS post_date,
+    const movimientos = Effect.fn("BancoCache.movimientos")(function* (f: MovimientosFilter) {
+      return yield* sql`SELECT id::float8 AS row_id, movement_id, account_id, periodo, to_char(post_date, 'YYYY-MM-DD') AS post_date,
                  to_char(transaction_date, 'YYYY-MM-DD') AS transaction_date, amount::float8 AS amount, balance::float8 AS balance,
                  currency, description, comment, pending, reference_id, type, version
           FROM ${sql(MovimientosResource.table)}
@@ -75,25 +76,27 @@ export class BancoCache extends Effect.Service<BancoCache>()("brein/connectors/b
             ${f.cuenta === undefined ? sql`` : sql`AND account_id = ${f.cuenta}`}
             ${Option.match(f.after, { onNone: () => sql``, onSome: (c) => sql`AND (post_date, id) > (${c.postDate}::date, ${c.id})` })}
           ORDER BY bank_movements.post_date, bank_movements.id LIMIT ${f.limit + 1}`.pipe(Effect.flatMap(decodeMovimientos), Effect.orDie)
+    })
 
-    const history = (connectionId: string, keys: ReadonlyArray<string>) =>
-      keys.length === 0
-        ? Effect.succeed([])
-        : sql`SELECT natural_key, version, snapshot, valid_from, valid_to FROM cache_history
+    const history = Effect.fn("BancoCache.history")(function* (connectionId: string, keys: ReadonlyArray<string>) {
+      if (keys.length === 0) return []
+      return yield* sql`SELECT natural_key, version, snapshot, valid_from, valid_to FROM cache_history
               WHERE connection_id = ${connectionId} AND resource = ${MovimientosResource.resource} AND natural_key IN ${sql.in(keys)}
               ORDER BY natural_key, version`.pipe(Effect.flatMap(decodeHistory), Effect.orDie)
+    })
 
     /** Coverage of the given scopes; with none given, the latest of the connection. */
-    const coverage = (connectionId: string, scopeKeys?: ReadonlyArray<string>) =>
-      sql`SELECT scope_key, synced_at, completo FROM sync_coverage WHERE connection_id = ${connectionId}
+    const coverage = Effect.fn("BancoCache.coverage")(function* (connectionId: string, scopeKeys?: ReadonlyArray<string>) {
+      return yield* sql`SELECT scope_key, synced_at, completo FROM sync_coverage WHERE connection_id = ${connectionId}
           ${scopeKeys === undefined ? sql`ORDER BY synced_at DESC LIMIT 1` : sql`AND scope_key IN ${sql.in(scopeKeys)}`}`.pipe(
         Effect.flatMap(decodeCoverage),
         Effect.orDie
       )
+    })
 
     /** The oldest sync under way among the given scopes (any scope of the connection when none given). */
-    const openJob = (connectionId: string, scopeKeys?: ReadonlyArray<string>) =>
-      sql`SELECT id, state, progress FROM sync_jobs
+    const openJob = Effect.fn("BancoCache.openJob")(function* (connectionId: string, scopeKeys?: ReadonlyArray<string>) {
+      return yield* sql`SELECT id, state, progress FROM sync_jobs
           WHERE connection_id = ${connectionId} AND state IN ('en_cola', 'sincronizando')
             ${scopeKeys === undefined ? sql`` : sql`AND scope_key IN ${sql.in(scopeKeys)}`}
           ORDER BY created_at, id LIMIT 1`.pipe(
@@ -102,6 +105,7 @@ export class BancoCache extends Effect.Service<BancoCache>()("brein/connectors/b
         Effect.map(Arr.head),
         Effect.map(Option.map((j) => ({ trabajo: j.id, estado: j.state, progreso: { done: j.progress.done, total: j.progress.total } })))
       )
+    })
 
     return { cuentas, movimientos, history, coverage, openJob }
   })

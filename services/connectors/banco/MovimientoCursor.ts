@@ -12,10 +12,11 @@ const encodeJson = Schema.encodeSync(CursorJson)
 
 export const encodeCursor = (cursor: MovimientoCursor) => Buffer.from(encodeJson(cursor), "utf8").toString("base64url")
 
-export const decodeCursor = (cursor: string | undefined) =>
-  cursor === undefined
-    ? Effect.succeed(Option.none<MovimientoCursor>())
-    : decodeJson(Buffer.from(cursor, "base64url").toString("utf8")).pipe(
-      Effect.map(Option.some),
+export const decodeCursor = Effect.fn("MovimientoCursor.decode")(function* (cursor: string | undefined) {
+  if (cursor === undefined) return Option.none<MovimientoCursor>()
+  return Option.some(
+    yield* decodeJson(Buffer.from(cursor, "base64url").toString("utf8")).pipe(
       Effect.mapError(() => new InvalidInput({ message: "input.cursor: not a cursor of this tool", issues: [{ path: "input.cursor", message: "not a cursor of this tool" }] }))
     )
+  )
+})

@@ -3,8 +3,8 @@ import type { Periodo, Perspectiva, RcvResumenTipo } from "../../../schema/upstr
 import { Persist } from "../../pipeline/Persist.ts"
 
 /** The types SII reports only as a total for the period (boletas): replaced as a whole on every sync. */
-export const replaceTotals = (periodo: Periodo, perspectiva: Perspectiva, totals: ReadonlyArray<RcvResumenTipo>) =>
-  Effect.gen(function* () {
+export const replaceTotals = Effect.fn("RcvTotals.replace")(
+  function* (periodo: Periodo, perspectiva: Perspectiva, totals: ReadonlyArray<RcvResumenTipo>) {
     const { sql, connectionId } = yield* Persist
     yield* sql`DELETE FROM rcv_totals WHERE connection_id = ${connectionId} AND periodo = ${periodo} AND perspectiva = ${perspectiva}`
     if (totals.length === 0) return
@@ -20,4 +20,6 @@ export const replaceTotals = (periodo: Periodo, perspectiva: Perspectiva, totals
       montoTotal: t.montoTotal,
       syncedAt: new Date()
     })))}`
-  }).pipe(Effect.orDie)
+  },
+  Effect.orDie
+)
