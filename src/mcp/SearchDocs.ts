@@ -1,9 +1,10 @@
 import { Effect, Schema } from "effect"
 import { ToolNotFound } from "../../schema/Errors.ts"
+import { ToolId } from "../../schema/Ids.ts"
 import { ToolDocument } from "../../schema/tools/Definition.ts"
 import { invalidInput } from "../../services/tools/Tool.ts"
 
-export const SEARCH_DOCS = "search_docs"
+export const SEARCH_DOCS = ToolId.make("search_docs")
 
 export const SearchDocsInput = Schema.Struct({
   tool: Schema.optionalWith(Schema.String, { exact: true }).annotations({

@@ -1,6 +1,6 @@
 import { describe, expectTypeOf, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { Persist, type PersistApi } from "../../services/pipeline/Persist.ts"
+import { Persist, type PersistApi } from "../../services/tools/Persist.ts"
 import type { RegistryInvalid } from "../../services/tools/Invariants.ts"
 import { Registry, type RegistryApi } from "../../services/tools/Registry.ts"
 import { connector } from "../../services/tools/Source.ts"
