@@ -225,7 +225,7 @@ export const connectedAction = <const Id extends string, I, II, O, OI, E extends
  */
 export const read = <I, II, O, OI, E extends HandlerError, R, E2 extends HandlerError = never, R2 = never>(
   definition: Definition<I, II, O, OI, ReadContext, E, R> & {
-    readonly afterCommit?: (committed: O, ctx: AfterCommitContext) => Effect.Effect<O, E2, R2>
+    readonly afterCommit?: (input: I, committed: NoInfer<O>, ctx: AfterCommitContext) => Effect.Effect<NoInfer<O>, E2, R2>
   }
 ): AfterCommitGuard<R2, Tool<R | R2>> => {
   const decode = decoderOf(definition.input)
@@ -245,7 +245,7 @@ export const read = <I, II, O, OI, E extends HandlerError, R, E2 extends Handler
             return {
               answer: yield* encode(committed),
               afterCommit: after === undefined ? Option.none() : Option.some((later: CallInfo) =>
-                Effect.flatMap(after(committed, { ...later, connectionId: persist.connectionId, persist: null }), encode)
+                Effect.flatMap(after(decoded, committed, { ...later, connectionId: persist.connectionId, persist: null }), encode)
               )
             }
           })

@@ -8,7 +8,7 @@ import {
 } from "../../../schema/connectors/Banco.ts"
 import { SyncOutput } from "../../../schema/connectors/Sync.ts"
 import { InvalidInput } from "../../../schema/Errors.ts"
-import { sincronizar } from "../../sync/Sincronizar.ts"
+import { esperar, sincronizar } from "../../sync/Sincronizar.ts"
 import { scopeKeyOf } from "../../sync/SyncJobs.ts"
 import { connector } from "../../tools/Source.ts"
 import { type CallInfo, connectedAction, read } from "../../tools/Tool.ts"
@@ -37,8 +37,9 @@ export const bancoSincronizar = read({
   handler: (input, ctx) =>
     Effect.gen(function* () {
       yield* checkPeriodo(input.periodo)
-      return yield* sincronizar("banco", [{ periodo: input.periodo }], input.esperar, ctx)
-    })
+      return yield* sincronizar("banco", [{ periodo: input.periodo }], ctx)
+    }),
+  afterCommit: (input, committed, ctx) => esperar("banco", input.esperar, committed, ctx)
 })
 
 export const cuentasConsultar = connectedAction({

@@ -4,7 +4,7 @@ import { SyncOutput } from "../../../schema/connectors/Sync.ts"
 import { InvalidInput } from "../../../schema/Errors.ts"
 import { TIPOS_DTE } from "../../../schema/upstream/Rcv.ts"
 import { decodeCursor, encodeCursor, scopeStatus } from "../../sync/Coverage.ts"
-import { sincronizar } from "../../sync/Sincronizar.ts"
+import { esperar, sincronizar } from "../../sync/Sincronizar.ts"
 import { connector } from "../../tools/Source.ts"
 import { type CallInfo, connectedAction, read } from "../../tools/Tool.ts"
 import { checkPeriodo } from "./Periodo.ts"
@@ -36,8 +36,9 @@ export const siiSincronizar = read({
     Effect.gen(function* () {
       yield* checkPeriodo(input.periodo)
       const perspectivas = input.perspectiva === undefined ? (["ventas", "compras"] as const) : [input.perspectiva]
-      return yield* sincronizar("sii", perspectivas.map((perspectiva) => ({ periodo: input.periodo, perspectiva })), input.esperar, ctx)
-    })
+      return yield* sincronizar("sii", perspectivas.map((perspectiva) => ({ periodo: input.periodo, perspectiva })), ctx)
+    }),
+  afterCommit: (input, committed, ctx) => esperar("sii", input.esperar, committed, ctx)
 })
 
 export const rcvConsultar = connectedAction({
