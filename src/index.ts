@@ -4,23 +4,23 @@ import { DatabaseLive } from "../layers/Database.ts"
 import { IndicadoresLive } from "../layers/Indicadores.ts"
 import { sources as builtIn } from "../layers/Registry.ts"
 import { catalog, connector, type Source } from "../services/tools/Source.ts"
-import { action, read } from "../services/tools/Tool.ts"
+import { action, connectedAction, read } from "../services/tools/Tool.ts"
 
 export * from "../schema/Errors.ts"
-export type { Descriptor, Hints, Plan, Plane, Stage, ToolDocument } from "../schema/tools/Definition.ts"
+export type { CallPolicy, Descriptor, Hints, Plan, Plane, Stage, ToolDocument } from "../schema/tools/Definition.ts"
 export type { ToolResponse } from "../schema/tools/Response.ts"
 export type { CallContext, Principal, Surface } from "../schema/Principal.ts"
 export { AuditVerify } from "../services/audit/AuditVerify.ts"
 export { Executor } from "../services/pipeline/Executor.ts"
-export { Persist, type PersistApi } from "../services/pipeline/Persist.ts"
+export { Persist, type PersistApi } from "../services/tools/Persist.ts"
 export { Registry, type RegisteredTool } from "../services/tools/Registry.ts"
 export { RegistryInvalid } from "../services/tools/Invariants.ts"
-export type { ActionContext, ReadContext, Tool as ToolDefinition } from "../services/tools/Tool.ts"
+export type { ActionContext, AfterCommitContext, ConnectedContext, ReadContext, Tool as ToolDefinition } from "../services/tools/Tool.ts"
 export { Workspaces } from "../services/workspace/Workspaces.ts"
 export { AppLive, DatabaseLive }
 
-/** The definition API: `Tool.action({...})`, `Tool.read({...})`, grouped with `Tool.connector` / `Tool.catalog`. */
-export const Tool = { action, read, connector, catalog } as const
+/** The definition API: `Tool.action({...})`, `Tool.connectedAction({...})`, `Tool.read({...})`, grouped with `Tool.connector` / `Tool.catalog`. */
+export const Tool = { action, connectedAction, read, connector, catalog } as const
 
 /**
  * brein in-process: the built-in connectors plus yours, over PostgreSQL (DATABASE_URL, or the

@@ -39,6 +39,14 @@ export const Cost = Schema.Union(
 )
 export type Cost = typeof Cost.Type
 
+export const CallPolicy = Schema.Literal("read", "pure", "spends", "writes").annotations({
+  description:
+    "how a call is audited: read commits its cache writes and audit row together, then waits for the sync; " +
+    "pure (readOnly, free) answers even when its audit row cannot be written (audit_status failed); " +
+    "spends (readOnly, costs) fails without its audit row; writes commits its effects and audit row together"
+})
+export type CallPolicy = typeof CallPolicy.Type
+
 export const ToolIdShape = {
   connector: /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*){2,}$/,
   catalog: /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/
@@ -68,6 +76,7 @@ export const JsonSchemaObject = Schema.Record({ key: Schema.String, value: Schem
 
 export const ToolDocument = Schema.Struct({
   ...Descriptor.fields,
+  policy: CallPolicy,
   requiresConnection: Schema.Boolean,
   inputSchema: JsonSchemaObject,
   outputSchema: JsonSchemaObject

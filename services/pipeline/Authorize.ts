@@ -1,35 +1,56 @@
 import { Effect, Option } from "effect"
 import { Forbidden } from "../../schema/Errors.ts"
 import type { ConnectionId } from "../../schema/Ids.ts"
-import type { Principal } from "../../schema/Principal.ts"
 import { ConnectionLookup } from "../connections/ConnectionLookup.ts"
-import type { RegisteredTool } from "../tools/Registry.ts"
+import type { Authorized, Bound, Decoded } from "./Call.ts"
 
 /** Step 3: principal → workspace; paid tools need a paid workspace; connector tools need its connection. */
 export class Authorize extends Effect.Service<Authorize>()("brein/pipeline/Authorize", {
   effect: Effect.gen(function* () {
     const connections = yield* ConnectionLookup
-    const check = Effect.fnUntraced(function* (
-      tool: RegisteredTool,
-      principal: Principal,
-      connectionId: ConnectionId | undefined
-    ) {
-      const d = tool.descriptor
-      if (d.plan === "paid" && principal.plan !== "paid") {
-        return yield* Forbidden.planRequired(d.id, principal.workspaceName)
-      }
-      if (!tool.requiresConnection) return null
-      if (connectionId === undefined) {
-        return yield* Forbidden.connectionRequired(d.id, d.connector ?? "")
-      }
+
+    /** The connection the call names, once it is known to belong to the workspace and to the tool's connector. */
+    const connectionOf = Effect.fn("Authorize.connection")(function* (call: Decoded) {
+      const d = call.tool.descriptor
+      const connectionId = call.context.connectionId
+      if (connectionId === undefined) return yield* Forbidden.connectionRequired(d.id, d.connector ?? "")
       const found = yield* connections.find(connectionId)
-      if (Option.isNone(found) || found.value.workspaceId !== principal.workspaceId) {
+      if (Option.isNone(found) || found.value.workspaceId !== call.context.principal.workspaceId) {
         return yield* Forbidden.connectionNotInWorkspace(connectionId)
       }
       if (found.value.connector !== d.connector) {
         return yield* Forbidden.wrongConnector(connectionId, found.value.connector, d.connector ?? "")
       }
       return connectionId
+    })
+
+    const bind = Effect.fn("Authorize.bind")(function* (call: Decoded): Effect.fn.Return<Bound, Forbidden> {
+      const { decoded } = call
+      if (decoded.policy === "read") {
+        const connectionId: ConnectionId = yield* connectionOf(call)
+        const { workspaceId } = call.context.principal
+        const connector = call.tool.descriptor.connector ?? ""
+        const run = decoded.prepared.run
+        return { policy: "read", connectionId, run: (info, sql) => run(info, { sql, workspaceId, connectionId, connector }) }
+      }
+      const prepared = decoded.prepared
+      switch (prepared.access) {
+        case "open":
+          return { policy: decoded.policy, connectionId: null, run: prepared.run }
+        case "connected": {
+          const connectionId = yield* connectionOf(call)
+          return { policy: decoded.policy, connectionId, run: (info) => prepared.run(info, connectionId) }
+        }
+      }
+    })
+
+    const check = Effect.fn("Executor.authorize")(function* (call: Decoded) {
+      const d = call.tool.descriptor
+      const principal = call.context.principal
+      if (d.plan === "paid" && principal.plan !== "paid") {
+        return yield* Forbidden.planRequired(d.id, principal.workspaceName)
+      }
+      return { ...call, bound: yield* bind(call) } satisfies Authorized
     })
     return { check }
   }),

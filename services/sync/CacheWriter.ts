@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto"
 import { Effect, Schema } from "effect"
-import { Persist } from "../pipeline/Persist.ts"
+import { Persist } from "../tools/Persist.ts"
 
 export interface Column {
   readonly name: string

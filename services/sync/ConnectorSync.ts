@@ -2,7 +2,7 @@ import { Context, type Effect, type Scope } from "effect"
 import type { MissingPart, Progress } from "../../schema/connections/SyncJob.ts"
 import type { UpstreamError } from "../../schema/upstream/Errors.ts"
 import type { OpenedCredentials } from "../connections/Connections.ts"
-import type { Persist } from "../pipeline/Persist.ts"
+import type { Persist } from "../tools/Persist.ts"
 import type { JobRow } from "./SyncJobs.ts"
 
 export interface SyncResult {

@@ -3,7 +3,7 @@ import { Array as Arr, Cause, Duration, Effect, Exit, Fiber, Option, Schedule } 
 import type { JobError } from "../../schema/connections/SyncJob.ts"
 import { UpstreamCredentialsInvalid, type UpstreamError } from "../../schema/upstream/Errors.ts"
 import { Connections, type Ended, sessionKey } from "../connections/Connections.ts"
-import { Persist } from "../pipeline/Persist.ts"
+import { Persist } from "../tools/Persist.ts"
 import { ConnectorSyncs, type SyncResult, type SyncSession } from "./ConnectorSync.ts"
 import { retryTransient, transientIn } from "../Database.ts"
 import { currentSessionGuard } from "../upstream/SessionGuard.ts"

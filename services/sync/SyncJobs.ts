@@ -1,12 +1,11 @@
-import { SqlClient, type SqlError, type Statement } from "@effect/sql"
-import { Array as Arr, Clock, Data, Duration, Effect, Option, Schema } from "effect"
-import { type JobError, type JobState, MissingPart, type Progress, type SyncJobView, TERMINAL } from "../../schema/connections/SyncJob.ts"
+import { SqlClient } from "@effect/sql"
+import { Array as Arr, Data, Duration, Effect, Option, Schema } from "effect"
+import { type JobError, type JobState, MissingPart, type Progress, type SyncJobView } from "../../schema/connections/SyncJob.ts"
 import { ConnectionId, WorkspaceId } from "../../schema/Ids.ts"
 import { newId } from "../Ids.ts"
 import { sqlState } from "../Database.ts"
 import { Channel } from "../Signals.ts"
-
-const POLL_MS = 100
+import { makeJobWatch } from "./JobWatch.ts"
 
 /** The job's connection no longer exists. */
 export class ConnectionGone extends Data.TaggedError("ConnectionGone")<{ readonly connectionId: string }> {}
@@ -73,73 +72,61 @@ export interface JobTarget {
 
 /** Durable sync jobs in PostgreSQL: one open job per (connection, scope); any process may run it. */
 export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", {
-  effect: Effect.gen(function* () {
+  scoped: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const COLUMNS = sql`id, connection_id, workspace_id, connector, scope_key, scope, state, attempts, max_attempts, progress,
                         counts, error_reason, error_message, error_parts, created_at, started_at, finished_at`
     const query = (statement: Effect.Effect<ReadonlyArray<unknown>, unknown>) => statement.pipe(Effect.flatMap(decodeJobs), Effect.orDie)
 
     /**
-     * Records a job per scope (or finds the one already open). `visible: "now"` writes on a connection
-     * of its own, outside the caller's transaction, so a worker sees the job while the caller waits for
-     * it; `"with-caller"` writes in the caller's transaction (committed with its audit row) and takes
-     * no second connection, which is what keeps a burst of callers from exhausting the pool.
+     * Records a job per scope (or finds the one already open), in the caller's transaction: the jobs
+     * commit with the call's audit row, and a worker hears of them (NOTIFY) when that commits.
      */
     const enqueue = Effect.fn("SyncJobs.enqueue")(function* (
       target: JobTarget,
       scopes: ReadonlyArray<Readonly<Record<string, string>>>,
       maxAttempts: number,
-      steps: number,
-      visible: "now" | "with-caller"
+      steps: number
     ) {
-      const connection = visible === "now" ? Option.some(yield* sql.reserve) : Option.none()
-      const run = (statement: Statement.Statement<unknown>): Effect.Effect<ReadonlyArray<unknown>, SqlError.SqlError> =>
-        Option.match(connection, {
-          onNone: () => statement,
-          onSome: (reserved) => {
-            const [text, params] = statement.compile()
-            return reserved.execute(text, params, undefined)
-          }
-        })
       const keys = scopes.map(scopeKeyOf)
       const fresh = yield* Effect.forEach(scopes, () => newId("job"))
       // One statement for every scope: a worker sees all of them at once and runs them under one login.
-      yield* run(sql.unsafe(
+      yield* sql.unsafe(
         `INSERT INTO sync_jobs (id, connection_id, workspace_id, connector, scope_key, scope, state, max_attempts, progress, created_at)
          SELECT u.id, $1, $2, $3, u.scope_key, u.scope::jsonb, 'en_cola', $4, $5::jsonb, clock_timestamp()
          FROM unnest($6::text[], $7::text[], $8::text[]) WITH ORDINALITY AS u(id, scope_key, scope, n) ORDER BY u.n
          ON CONFLICT (connection_id, scope_key) WHERE state IN ('en_cola', 'sincronizando') DO NOTHING`,
         [target.connectionId, target.workspaceId, target.connector, maxAttempts, JSON.stringify({ done: 0, total: steps }), fresh, keys, scopes.map((s) => JSON.stringify(s))]
-      )).pipe(
+      ).pipe(
         // The connection was deleted (by another process, too recently for its cache to have heard).
         Effect.catchIf((error) => sqlState(error) === "23503", () => Effect.fail(new ConnectionGone({ connectionId: target.connectionId })))
       )
-      const latest = yield* run(sql`SELECT DISTINCT ON (scope_key) scope_key AS key, id FROM sync_jobs
-                                    WHERE connection_id = ${target.connectionId} AND scope_key IN ${sql.in(keys)}
-                                    ORDER BY scope_key, (state IN ('en_cola', 'sincronizando')) DESC, created_at DESC`).pipe(Effect.flatMap(decodeLatest))
+      const latest = yield* sql`SELECT DISTINCT ON (scope_key) scope_key AS key, id FROM sync_jobs
+                                WHERE connection_id = ${target.connectionId} AND scope_key IN ${sql.in(keys)}
+                                ORDER BY scope_key, (state IN ('en_cola', 'sincronizando')) DESC, created_at DESC`.pipe(Effect.flatMap(decodeLatest))
       const ids = keys.flatMap((key) => latest.filter((row) => row.key === key).map((row) => row.id))
-      yield* run(sql`SELECT pg_notify(${Channel.syncJobs}, ${target.connectionId})`)
+      yield* sql`SELECT pg_notify(${Channel.syncJobs}, ${target.connectionId})`
       return ids
-    }, Effect.scoped, Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
+    }, Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
 
     /** The jobs in the order of `ids` (the order of the scopes asked for). */
-    const byIds = (ids: ReadonlyArray<string>) =>
-      ids.length === 0
-        ? Effect.succeed([])
-        : query(sql`SELECT ${COLUMNS} FROM sync_jobs WHERE id IN ${sql.in(ids)}`).pipe(
-          Effect.map((rows) => [...rows].sort((a, b) => ids.indexOf(a.id) - ids.indexOf(b.id)))
-        )
+    const byIds = Effect.fn("SyncJobs.byIds")(function* (ids: ReadonlyArray<string>) {
+      if (ids.length === 0) return []
+      const rows = yield* query(sql`SELECT ${COLUMNS} FROM sync_jobs WHERE id IN ${sql.in(ids)}`)
+      return [...rows].sort((a, b) => ids.indexOf(a.id) - ids.indexOf(b.id))
+    })
 
-    const list = (connectionId: string, limit: number) =>
-      query(sql`SELECT ${COLUMNS} FROM sync_jobs WHERE connection_id = ${connectionId} ORDER BY created_at DESC, id LIMIT ${limit}`)
+    const list = Effect.fn("SyncJobs.list")(function* (connectionId: string, limit: number) {
+      return yield* query(sql`SELECT ${COLUMNS} FROM sync_jobs WHERE connection_id = ${connectionId} ORDER BY created_at DESC, id LIMIT ${limit}`)
+    })
 
     /**
      * Takes the next due job whose lease (if any) has run out (a crashed worker's job comes back here)
      * together with every other due job of its connection, so they run under one upstream login; the
      * connection says `sincronizando` in the same statement, unless its credentials were refused.
      */
-    const claim = (lease: Duration.Duration) =>
-      sql`WITH first AS (
+    const claim = Effect.fn("SyncJobs.claim")(function* (lease: Duration.Duration) {
+      return yield* sql`WITH first AS (
             SELECT connection_id FROM sync_jobs WHERE state IN ('en_cola', 'sincronizando') AND run_after <= now()
             ORDER BY run_after FOR UPDATE SKIP LOCKED LIMIT 1
           ), batch AS (
@@ -164,62 +151,52 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
           return Arr.isNonEmptyReadonlyArray(sorted) ? Option.some(sorted) : Option.none()
         })
       )
+    })
 
     // A claim is (id, attempts): a worker whose lease ran out and whose job was claimed again changes nothing.
     const owned = (claim: Claim) => sql`id = ${claim.id} AND attempts = ${claim.attempts}`
 
-    const renew = (claim: Claim, lease: Duration.Duration) =>
-      sql`UPDATE sync_jobs SET run_after = now() + ${`${Duration.toMillis(lease)} milliseconds`}::interval
+    const renew = Effect.fn("SyncJobs.renew")(function* (claim: Claim, lease: Duration.Duration) {
+      return yield* sql`UPDATE sync_jobs SET run_after = now() + ${`${Duration.toMillis(lease)} milliseconds`}::interval
           WHERE ${owned(claim)} AND state = 'sincronizando'`.pipe(Effect.orDie, Effect.asVoid)
+    })
 
-    const report = (claim: Claim, progress: Progress) =>
-      sql`UPDATE sync_jobs SET progress = ${JSON.stringify(progress)}::jsonb WHERE ${owned(claim)}`.pipe(Effect.orDie, Effect.asVoid)
+    const report = Effect.fn("SyncJobs.report")(function* (claim: Claim, progress: Progress) {
+      return yield* sql`UPDATE sync_jobs SET progress = ${JSON.stringify(progress)}::jsonb WHERE ${owned(claim)}`.pipe(Effect.orDie, Effect.asVoid)
+    })
 
     /** Ends a claimed job; false when the claim was lost (another worker owns the job now). */
-    const finish = (claim: Claim, state: JobState, counts: Readonly<Record<string, number>>, error: Option.Option<JobError>) =>
-      sql`UPDATE sync_jobs SET state = ${state}, counts = ${JSON.stringify(counts)}::jsonb, finished_at = now(),
+    const finish = Effect.fn("SyncJobs.finish")(function* (claim: Claim, state: JobState, counts: Readonly<Record<string, number>>, error: Option.Option<JobError>) {
+      return yield* sql`UPDATE sync_jobs SET state = ${state}, counts = ${JSON.stringify(counts)}::jsonb, finished_at = now(),
             progress = CASE WHEN ${state} = 'error' THEN progress
                             ELSE jsonb_build_object('done', progress->'total', 'total', progress->'total') END,
             error_reason = ${Option.match(error, { onNone: () => null, onSome: (e) => e.reason })},
             error_message = ${Option.match(error, { onNone: () => null, onSome: (e) => e.message })},
             error_parts = ${Option.match(error, { onNone: () => null, onSome: (e) => e.parts === undefined ? null : JSON.stringify(e.parts) })}::jsonb
           WHERE ${owned(claim)} AND state = 'sincronizando' RETURNING id`.pipe(Effect.orDie, Effect.map((rows) => rows.length > 0))
+    })
 
     /** Fails the connection's queued jobs that no worker holds: no login is tried for them. */
-    const failQueued = (connectionId: string, error: JobError) =>
-      sql`UPDATE sync_jobs SET state = 'error', finished_at = now(), error_reason = ${error.reason}, error_message = ${error.message}
+    const failQueued = Effect.fn("SyncJobs.failQueued")(function* (connectionId: string, error: JobError) {
+      return yield* sql`UPDATE sync_jobs SET state = 'error', finished_at = now(), error_reason = ${error.reason}, error_message = ${error.message}
           WHERE id IN (SELECT id FROM sync_jobs WHERE connection_id = ${connectionId} AND state = 'en_cola' FOR UPDATE SKIP LOCKED)
           RETURNING id`.pipe(Effect.orDie, Effect.map((rows) => rows.length))
+    })
 
-    const retryLater = (claim: Claim, delay: Duration.Duration, error: { readonly reason: string; readonly message: string }) =>
-      sql`UPDATE sync_jobs SET state = 'en_cola', run_after = now() + ${`${Duration.toMillis(delay)} milliseconds`}::interval,
+    const retryLater = Effect.fn("SyncJobs.retryLater")(function* (claim: Claim, delay: Duration.Duration, error: { readonly reason: string; readonly message: string }) {
+      return yield* sql`UPDATE sync_jobs SET state = 'en_cola', run_after = now() + ${`${Duration.toMillis(delay)} milliseconds`}::interval,
             error_reason = ${error.reason}, error_message = ${error.message}
           WHERE ${owned(claim)} AND state = 'sincronizando'`.pipe(Effect.orDie, Effect.asVoid)
+    })
 
     /** Hands a claimed job back without spending its attempt (its upstream session is busy elsewhere). */
-    const release = (claim: Claim, delay: Duration.Duration) =>
-      sql`UPDATE sync_jobs SET state = 'en_cola', attempts = attempts - 1,
+    const release = Effect.fn("SyncJobs.release")(function* (claim: Claim, delay: Duration.Duration) {
+      return yield* sql`UPDATE sync_jobs SET state = 'en_cola', attempts = attempts - 1,
             run_after = now() + ${`${Duration.toMillis(delay)} milliseconds`}::interval
           WHERE ${owned(claim)} AND state = 'sincronizando'`.pipe(Effect.orDie, Effect.asVoid)
-
-    /** Waits until every job is done or the time is up; reports progress as it changes. */
-    const awaitJobs = Effect.fn("SyncJobs.await")(function* (
-      ids: ReadonlyArray<string>,
-      maxWait: Duration.Duration,
-      onProgress: (jobs: ReadonlyArray<JobRow>) => Effect.Effect<void>
-    ) {
-      const deadline = (yield* Clock.currentTimeMillis) + Duration.toMillis(maxWait)
-      let last = ""
-      while (true) {
-        const jobs = yield* byIds(ids)
-        const signature = JSON.stringify(jobs.map((j) => [j.state, j.progress]))
-        if (signature !== last) yield* onProgress(jobs)
-        last = signature
-        const left = deadline - (yield* Clock.currentTimeMillis)
-        if (jobs.every((j) => TERMINAL.includes(j.state)) || left <= 0) return jobs
-        yield* Effect.sleep(Duration.millis(Math.min(POLL_MS, left)))
-      }
     })
+
+    const { awaitJobs } = yield* makeJobWatch(byIds)
 
     return { enqueue, byIds, list, claim, renew, report, finish, failQueued, retryLater, release, awaitJobs }
   })

@@ -10,9 +10,6 @@ export class SyncSettings extends Effect.Service<SyncSettings>()("brein/sync/Syn
     const maxAttempts = yield* Config.integer("BREIN_SYNC_MAX_ATTEMPTS").pipe(Config.withDefault(3))
     const pollMs = yield* Config.integer("BREIN_SYNC_POLL_MS").pipe(Config.withDefault(5000))
     const worker = yield* Config.boolean("BREIN_SYNC_WORKER").pipe(Config.withDefault(true))
-    // A caller that waits holds a pooled connection (its read-plane transaction): keep most of the pool free.
-    const maxWaiting = yield* Config.integer("BREIN_SYNC_MAX_WAITING").pipe(Config.withDefault(8))
-    const waiting = yield* Effect.makeSemaphore(maxWaiting)
     return {
       /** 1 = production-like upstream latencies and retry waits; 0 = instant (tests). */
       timeScale,
@@ -22,8 +19,6 @@ export class SyncSettings extends Effect.Service<SyncSettings>()("brein/sync/Syn
       poll: Duration.millis(pollMs),
       /** Whether this process runs sync jobs (every server process does by default). */
       worker,
-      /** At most this many sincronizar calls wait for their jobs at once; the others answer at once. */
-      waiting,
       retryDelay: (retryAfterSeconds: number) => Duration.millis(Math.max(50, retryAfterSeconds * 1000 * timeScale))
     }
   })

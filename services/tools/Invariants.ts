@@ -1,6 +1,7 @@
 import { Data, Either, Schema } from "effect"
 import { MAX_VISIBLE_TOOLS, STAGES, ToolIdShape, Descriptor } from "../../schema/tools/Definition.ts"
 import type { Source } from "./Source.ts"
+import type { Access } from "./Tool.ts"
 
 export interface Violation {
   readonly tool: string
@@ -19,6 +20,7 @@ export class RegistryInvalid extends Data.TaggedError("RegistryInvalid")<{
 export interface Entry {
   readonly descriptor: Descriptor
   readonly source: Source
+  readonly access: Access
 }
 
 const SYNC_SUFFIX = "conexion.sincronizar"
@@ -36,6 +38,13 @@ const perTool = (entry: Entry): ReadonlyArray<Omit<Violation, "tool">> => {
   if (d.plane === "read" && d.plan !== "paid") add("read_requires_paid", "a read-plane tool must be on a paid plan")
   if (d.plane === "read" && entry.source.kind === "connector" && entry.source.plan !== "paid") {
     add("read_requires_paid", `connector "${entry.source.id}" is free and cannot declare a read-plane tool`)
+  }
+  const needsConnection = entry.source.kind === "connector" && entry.source.requiresConnection
+  if (needsConnection && entry.access === "open") {
+    add("connection_typed", `connector "${d.connector ?? ""}" requires a connection: its tools are defined with connectedAction or read`)
+  }
+  if (!needsConnection && entry.access !== "open") {
+    add("connection_typed", "this tool takes a connection its source does not require")
   }
   if (d.hints.readOnly && d.hints.destructive) add("readonly_not_destructive", "a readOnly tool cannot be destructive")
   if (d.cost.kind === "credits" && (d.level !== 2 || !d.quoted)) {

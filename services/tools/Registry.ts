@@ -1,24 +1,35 @@
 import { Context, Effect, Layer, Option, Schema, SchemaAST } from "effect"
-import { toJsonSchema } from "../../schema/tools/JsonSchema.ts"
 import type { InvalidInput } from "../../schema/Errors.ts"
-import type { Descriptor, ToolDocument } from "../../schema/tools/Definition.ts"
-import { Persist } from "../pipeline/Persist.ts"
+import type { ToolId } from "../../schema/Ids.ts"
+import { toJsonSchema } from "../../schema/tools/JsonSchema.ts"
+import type { CallPolicy, Descriptor, ToolDocument } from "../../schema/tools/Definition.ts"
 import { check, type Entry, type RegistryInvalid } from "./Invariants.ts"
+import { Persist, type PersistApi } from "./Persist.ts"
+import { type DirectPolicy, directPolicyOf, policyOf } from "./Policy.ts"
 import type { Source } from "./Source.ts"
 import type { AnyTool, Prepared, ToolContext } from "./Tool.ts"
+
+type Buffered = Extract<Prepared<never>, { readonly access: "buffered" }>
+type Direct = Exclude<Prepared<never>, { readonly access: "buffered" }>
+
+/** A decoded call with the policy it runs under: a read call is buffered, every other runs directly. */
+export type Decoded =
+  | { readonly policy: "read"; readonly prepared: Buffered }
+  | { readonly policy: DirectPolicy; readonly prepared: Direct }
 
 export interface RegisteredTool {
   readonly descriptor: Descriptor
   readonly document: ToolDocument
+  readonly policy: CallPolicy
   readonly requiresConnection: boolean
-  readonly prepare: (raw: unknown) => Effect.Effect<Prepared<never>, InvalidInput>
+  readonly decode: (raw: unknown) => Effect.Effect<Decoded, InvalidInput>
 }
 
 export interface RegistryApi {
   readonly tools: ReadonlyArray<RegisteredTool>
   /** Tools callable from outside the process (MCP, HTTP). */
   readonly external: ReadonlyArray<RegisteredTool>
-  readonly get: (id: string) => Option.Option<RegisteredTool>
+  readonly get: (id: ToolId) => Option.Option<RegisteredTool>
 }
 
 type SourceContext<S> = S extends { readonly tools: ReadonlyArray<infer T> } ? ToolContext<T> : never
@@ -42,26 +53,48 @@ const register = (source: Source, tool: AnyTool, context: Context.Context<never>
     scope: tool.spec.scope ?? null,
     connector: source.kind === "connector" ? source.id : null
   }
-  const requiresConnection = source.kind === "connector" && source.requiresConnection
+  const policy = policyOf(descriptor)
+  const direct = directPolicyOf(descriptor)
+  const requiresConnection = tool.access !== "open"
+  // Persist is never inherited: only the read plane gets it, and only this call's buffer.
+  const provide = <A, E>(effect: Effect.Effect<A, E, unknown>, persist: PersistApi | null): Effect.Effect<A, E> =>
+    Effect.mapInputContext(effect, (outer: Context.Context<never>) => {
+      const base = Context.omit(Persist)(Context.merge(context, outer))
+      // A tool's own requirements were erased when it was stored as AnyTool; the registry holds them.
+      return (persist === null ? base : Context.add(base, Persist, persist)) as Context.Context<unknown>
+    })
+  const bind = (prepared: Prepared<unknown>): Decoded => {
+    switch (prepared.access) {
+      case "open":
+        return { policy: direct, prepared: { access: "open", run: (info) => provide(prepared.run(info), null) } }
+      case "connected":
+        return { policy: direct, prepared: { access: "connected", run: (info, id) => provide(prepared.run(info, id), null) } }
+      case "buffered":
+        return {
+          policy: "read",
+          prepared: {
+            access: "buffered",
+            run: (info, persist) =>
+              Effect.map(provide(prepared.run(info, persist), persist), (committed) => ({
+                answer: committed.answer,
+                afterCommit: Option.map(committed.afterCommit, (after) => (later) => provide(after(later), null))
+              }))
+          }
+        }
+    }
+  }
   return {
     descriptor,
+    policy,
     requiresConnection,
     document: {
       ...descriptor,
+      policy,
       requiresConnection,
       inputSchema: jsonSchema(tool.input),
       outputSchema: jsonSchema(tool.output)
     },
-    prepare: (raw) =>
-      Effect.map(tool.prepare(raw), (run): Prepared<never> => (info, persist) =>
-        Effect.mapInputContext(run(info, persist), (outer: Context.Context<never>) => {
-          // Persist is never inherited: only the read plane gets it, and only this call's buffer.
-          const base = Context.omit(Persist)(Context.merge(context, outer))
-          const withPersist = persist !== null && descriptor.plane === "read" ? Context.add(base, Persist, persist) : base
-          // A tool's own requirements were erased when it was stored as AnyTool; the registry holds them.
-          return withPersist as Context.Context<unknown>
-        })
-      )
+    decode: (raw) => Effect.map(tool.prepare(raw), bind)
   }
 }
 
@@ -73,12 +106,12 @@ export class Registry extends Context.Tag("brein/tools/Registry")<Registry, Regi
       const entries: Array<Entry & { readonly tool: RegisteredTool }> = sources.flatMap((source) =>
         source.tools.map((tool) => {
           const registered = register(source, tool, context)
-          return { source, descriptor: registered.descriptor, tool: registered }
+          return { source, descriptor: registered.descriptor, access: tool.access, tool: registered }
         })
       )
       yield* check(sources, entries)
       const tools = entries.map((e) => e.tool)
-      const byId = new Map(tools.map((t) => [t.descriptor.id, t]))
+      const byId = new Map<string, RegisteredTool>(tools.map((t) => [t.descriptor.id, t]))
       return Registry.of({
         tools,
         external: tools.filter((t) => t.descriptor.external),

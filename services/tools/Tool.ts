@@ -1,4 +1,4 @@
-import { Effect, ParseResult, Schema, SchemaAST } from "effect"
+import { Effect, Option, ParseResult, Schema, SchemaAST } from "effect"
 import { InvalidInput, ToolFailed } from "../../schema/Errors.ts"
 import { issuesOf, MAX_ISSUES, summary } from "../../schema/Issues.ts"
 import type { Cost, Hints, Level, Plan, Plane, Stage } from "../../schema/tools/Definition.ts"
@@ -6,24 +6,35 @@ import type { EnvelopeExtras } from "../../schema/tools/Envelope.ts"
 import type { HandlerError } from "../../schema/tools/ToolError.ts"
 import type { ConnectionId } from "../../schema/Ids.ts"
 import type { CallContext, ProgressUpdate } from "../../schema/Principal.ts"
-import type { Persist, PersistApi } from "../pipeline/Persist.ts"
+import type { Persist, PersistApi } from "./Persist.ts"
 
 export interface CallInfo extends Required<Pick<CallContext, "surface" | "principal">> {
   readonly requestId: string
-  readonly connectionId: ConnectionId | null
-  /** Adds instructions next to the data (warnings, next actions, a hint). */
-  readonly annotate: (extras: EnvelopeExtras) => void
+  /** Adds instructions next to the data (warnings, next actions, a hint); a later call replaces a field. */
+  readonly annotate: (extras: EnvelopeExtras) => Effect.Effect<void>
   /** Reports progress of a long call to whoever listens (MCP progress notifications). */
   readonly progress: (update: ProgressUpdate) => Effect.Effect<void>
 }
 
+/** A tool that needs no connection. */
 export interface ActionContext extends CallInfo {
+  readonly connectionId: null
+  readonly persist: null
+}
+
+/** A connector tool behind a connection: the executor authorized this one before the handler runs. */
+export interface ConnectedContext extends CallInfo {
+  readonly connectionId: ConnectionId
   readonly persist: null
 }
 
 export interface ReadContext extends CallInfo {
+  readonly connectionId: ConnectionId
   readonly persist: PersistApi
 }
+
+/** What a read tool does once its transaction committed: it holds the connection, never the buffer. */
+export type AfterCommitContext = ConnectedContext
 
 export interface ToolFields<I, II, O, OI> {
   readonly id: string
@@ -48,11 +59,24 @@ export type ToolSpec = Omit<ToolFields<unknown, unknown, unknown, unknown>, "inp
   readonly quoted: boolean
 }
 
-/** A decoded call, ready to run: the output comes back encoded (JSON-safe). */
-export type Prepared<R> = (ctx: CallInfo, persist: PersistApi | null) => Effect.Effect<unknown, HandlerError, R>
+/** How a decoded call runs: what it needs from the executor is in its type. */
+export type Prepared<R> =
+  | { readonly access: "open"; readonly run: (info: CallInfo) => Effect.Effect<unknown, HandlerError, R> }
+  | { readonly access: "connected"; readonly run: (info: CallInfo, connectionId: ConnectionId) => Effect.Effect<unknown, HandlerError, R> }
+  | { readonly access: "buffered"; readonly run: (info: CallInfo, persist: PersistApi) => Effect.Effect<Committed<R>, HandlerError, R> }
+
+export type Access = Prepared<never>["access"]
+
+/** A read call's answer as its transaction commits it (encoded), and what runs after the commit. */
+export interface Committed<R> {
+  /** What the audit row's output digest covers: the call's answer as committed. */
+  readonly answer: unknown
+  readonly afterCommit: Option.Option<(info: CallInfo) => Effect.Effect<unknown, HandlerError, R>>
+}
 
 export interface Tool<out R = never> {
   readonly spec: ToolSpec
+  readonly access: Access
   readonly input: Schema.Schema.AnyNoContext
   readonly output: Schema.Schema.AnyNoContext
   readonly prepare: (raw: unknown) => Effect.Effect<Prepared<R>, InvalidInput>
@@ -64,6 +88,10 @@ export type ToolContext<T> = T extends Tool<infer R> ? R : never
 type NoPersist<R> = [Extract<R, Persist>] extends [never]
   ? unknown
   : { readonly "action-plane tools must not require Persist": never }
+
+/** What runs after the commit holds no transaction: a tool whose `afterCommit` requires Persist is no tool. */
+type AfterCommitGuard<R2, T> = [Extract<R2, Persist>] extends [never] ? T
+  : { readonly "afterCommit runs after the transaction and must not require Persist": never }
 
 /** Marks the Tag of a client that talks to an external system (SII, a bank). */
 export interface UpstreamClient {
@@ -110,6 +138,19 @@ const tooManyUnknown = (fields: ReadonlySet<string> | undefined, raw: unknown): 
   return new InvalidInput({ message: summary(issues, unknown), issues })
 }
 
+const decoderOf = <I, II>(input: Schema.Schema<I, II>) => {
+  const decodeInput = Schema.decodeUnknown(input, { errors: "all", onExcessProperty: "error" })
+  // Schema.Struct({}) accepts any non-nullish value; a tool without fields takes only an empty object.
+  const closed = isEmptyStruct(input.ast) ? Schema.decodeUnknown(NoFields, { errors: "all" }) : Effect.succeed
+  const fields = fieldsOf(input.ast)
+  return (raw: unknown): Effect.Effect<I, InvalidInput> => {
+    const refused = tooManyUnknown(fields, raw)
+    return refused === undefined
+      ? Effect.zipRight(closed(raw), decodeInput(raw)).pipe(Effect.mapError(invalidInput))
+      : Effect.fail(refused)
+  }
+}
+
 const EncodedTypeId: unique symbol = Symbol.for("brein/tools/EncodedOutput")
 
 /**
@@ -124,64 +165,107 @@ export const encodedOutput = <OI>(value: OI): EncodedOutput<OI> => ({ [EncodedTy
 
 const isEncodedOutput = (u: unknown): u is EncodedOutput<unknown> => typeof u === "object" && u !== null && EncodedTypeId in u
 
-const make = <I, II, O, OI, E extends HandlerError, R, C>(
-  plane: Plane,
-  definition: ToolFields<I, II, O, OI> & { readonly handler: (input: I, ctx: C) => Effect.Effect<O | EncodedOutput<OI>, E, R> },
-  context: (info: CallInfo, persist: PersistApi | null) => Effect.Effect<C>
-): Tool<R> => {
-  const { input, output, quote, handler, ...rest } = definition
-  const decodeInput = Schema.decodeUnknown(input, { errors: "all", onExcessProperty: "error" })
-  // Schema.Struct({}) accepts any non-nullish value; a tool without fields takes only an empty object.
-  const closed = isEmptyStruct(input.ast) ? Schema.decodeUnknown(NoFields, { errors: "all" }) : Effect.succeed
-  const fields = fieldsOf(input.ast)
-  const decode = (raw: unknown) => {
-    const refused = tooManyUnknown(fields, raw)
-    return refused === undefined
-      ? Effect.zipRight(closed(raw), decodeInput(raw)).pipe(Effect.mapError(invalidInput))
-      : Effect.fail(refused)
-  }
+const encoderOf = <O, OI>(id: string, output: Schema.Schema<O, OI>) => {
   const encode = Schema.encode(output)
-  return {
-    spec: { ...rest, plane, quoted: quote !== undefined },
-    input,
-    output,
-    prepare: (raw) =>
-      decode(raw).pipe(
-        Effect.map((decoded) => (info, persist) =>
-          context(info, persist).pipe(
-            Effect.flatMap((ctx) => handler(decoded, ctx)),
-            Effect.flatMap((result) =>
-              isEncodedOutput(result) ? Effect.succeed(result[EncodedTypeId]) : encode(result).pipe(
-                Effect.mapError((error) =>
-                  new ToolFailed({ toolId: definition.id, message: `output did not match its schema: ${error.message}` })
-                )
-              )
-            )
-          )
-        )
-      )
-  }
+  return (result: O | EncodedOutput<OI>): Effect.Effect<unknown, ToolFailed> =>
+    isEncodedOutput(result) ? Effect.succeed(result[EncodedTypeId]) : encode(result).pipe(
+      Effect.mapError((error) => new ToolFailed({ toolId: id, message: `output did not match its schema: ${error.message}` }))
+    )
 }
+
+type Definition<I, II, O, OI, C, E, R> = ToolFields<I, II, O, OI> & {
+  readonly handler: (input: I, ctx: C) => Effect.Effect<O | EncodedOutput<OI>, E, R>
+}
+
+const specOf = <I, II, O, OI>(plane: Plane, d: ToolFields<I, II, O, OI>): ToolSpec => ({
+  id: d.id,
+  family: d.family,
+  label: d.label,
+  description: d.description,
+  plan: d.plan,
+  hints: d.hints,
+  cost: d.cost,
+  level: d.level,
+  stages: d.stages,
+  ...(d.external === undefined ? {} : { external: d.external }),
+  ...(d.scope === undefined ? {} : { scope: d.scope }),
+  plane,
+  quoted: d.quote !== undefined
+})
 
 /** An ephemeral tool: persists nothing of business, and its Effect cannot require Persist. */
 export const action = <const Id extends string, I, II, O, OI, E extends HandlerError, R>(
-  definition: ToolFields<I, II, O, OI> & {
-    readonly id: Id
-    readonly handler: (input: I, ctx: ActionContext) => Effect.Effect<O | EncodedOutput<OI>, E, R>
-  } & NoPersist<R> & NoUpstream<Id, R>
+  definition: Definition<I, II, O, OI, ActionContext, E, R> & { readonly id: Id } & NoPersist<R> & NoUpstream<Id, R>
 ): Tool<R> => {
-  return make("action", definition, (info) =>
-    Effect.succeed<ActionContext>({ ...info, persist: null }))
+  const decode = decoderOf(definition.input)
+  const encode = encoderOf(definition.id, definition.output)
+  return {
+    spec: specOf("action", definition),
+    access: "open",
+    input: definition.input,
+    output: definition.output,
+    prepare: (raw) =>
+      Effect.map(decode(raw), (decoded): Prepared<R> => ({
+        access: "open",
+        run: (info) => Effect.flatMap(definition.handler(decoded, { ...info, connectionId: null, persist: null }), encode)
+      }))
+  }
 }
 
-/** A persistent tool: syncs an external system into the cache through Persist (paid connectors only). */
-export const read = <I, II, O, OI, E extends HandlerError, R>(
+/** An action tool of a connector behind a connection: its handler gets the authorized `ConnectionId`. */
+export const connectedAction = <const Id extends string, I, II, O, OI, E extends HandlerError, R>(
+  definition: Definition<I, II, O, OI, ConnectedContext, E, R> & { readonly id: Id } & NoPersist<R> & NoUpstream<Id, R>
+): Tool<R> => {
+  const decode = decoderOf(definition.input)
+  const encode = encoderOf(definition.id, definition.output)
+  return {
+    spec: specOf("action", definition),
+    access: "connected",
+    input: definition.input,
+    output: definition.output,
+    prepare: (raw) =>
+      Effect.map(decode(raw), (decoded): Prepared<R> => ({
+        access: "connected",
+        run: (info, connectionId) => Effect.flatMap(definition.handler(decoded, { ...info, connectionId, persist: null }), encode)
+      }))
+  }
+}
+
+/**
+ * A persistent tool: syncs an external system into the cache through Persist (paid connectors only).
+ * `handler` runs in the call's transaction and answers as of the commit; `afterCommit`, when given,
+ * runs once the transaction (the tool's writes and its audit row) committed, outside any transaction,
+ * and answers in its place: the place to wait for progress without holding a database connection.
+ */
+export const read = <I, II, O, OI, E extends HandlerError, R, E2 extends HandlerError = never, R2 = never>(
   definition: ToolFields<I, II, O, OI> & {
     readonly handler: (input: I, ctx: ReadContext) => Effect.Effect<O, E, R>
+    readonly afterCommit?: (input: I, committed: NoInfer<O>, ctx: AfterCommitContext) => Effect.Effect<NoInfer<O>, E2, R2>
   }
-): Tool<R> => {
-  return make("read", definition, (info, persist) =>
-    persist === null
-      ? Effect.dieMessage(`read tool ${definition.id} ran without its persistence buffer`)
-      : Effect.succeed<ReadContext>({ ...info, persist }))
+): AfterCommitGuard<R2, Tool<R | R2>> => {
+  const decode = decoderOf(definition.input)
+  const encode = encoderOf(definition.id, definition.output)
+  const after = definition.afterCommit
+  const tool: Tool<R | R2> = {
+    spec: specOf("read", definition),
+    access: "buffered",
+    input: definition.input,
+    output: definition.output,
+    prepare: (raw) =>
+      Effect.map(decode(raw), (decoded): Prepared<R | R2> => ({
+        access: "buffered",
+        run: (info, persist) =>
+          Effect.gen(function* () {
+            const committed = yield* definition.handler(decoded, { ...info, connectionId: persist.connectionId, persist })
+            return {
+              answer: yield* encode(committed),
+              afterCommit: after === undefined ? Option.none() : Option.some((later: CallInfo) =>
+                Effect.flatMap(after(decoded, committed, { ...later, connectionId: persist.connectionId, persist: null }), encode)
+              )
+            }
+          })
+      }))
+  }
+  // The guard is a type: at run time the registry never hands the after-commit part a Persist.
+  return tool as AfterCommitGuard<R2, Tool<R | R2>>
 }

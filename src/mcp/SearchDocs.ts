@@ -1,9 +1,10 @@
 import { Effect, Schema } from "effect"
 import { ToolNotFound } from "../../schema/Errors.ts"
+import { ToolId } from "../../schema/Ids.ts"
 import { ToolDocument } from "../../schema/tools/Definition.ts"
 import { invalidInput } from "../../services/tools/Tool.ts"
 
-export const SEARCH_DOCS = "search_docs"
+export const SEARCH_DOCS = ToolId.make("search_docs")
 
 export const SearchDocsInput = Schema.Struct({
   tool: Schema.optionalWith(Schema.String, { exact: true }).annotations({
@@ -24,7 +25,7 @@ export const searchDocsSpec = {
   title: "Buscar en la documentación",
   description:
     "Looks up brein's tools. With `tool`, that tool's definition: plane (action persists nothing; read syncs an " +
-    "external system into the cache), plan, hints, cost, approval level, scope, whether it needs a connection, and " +
+    "external system into the cache), call policy (read, pure, spends or writes: how its audit row is committed), plan, hints, cost, approval level, scope, whether it needs a connection, and " +
     "its input/output JSON Schema. With `query`, the definitions whose id, label or description contain its words, " +
     "best match first. With neither, every tool."
 } as const

@@ -1,10 +1,11 @@
 import { describe, expectTypeOf, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { Persist, type PersistApi } from "../../services/pipeline/Persist.ts"
+import { Persist, type PersistApi } from "../../services/tools/Persist.ts"
 import type { RegistryInvalid } from "../../services/tools/Invariants.ts"
 import { Registry, type RegistryApi } from "../../services/tools/Registry.ts"
 import { connector } from "../../services/tools/Source.ts"
-import { action, read, type Tool } from "../../services/tools/Tool.ts"
+import { action, connectedAction, read, type Tool } from "../../services/tools/Tool.ts"
+import type { ConnectionId } from "../../schema/Ids.ts"
 
 const fields = {
   family: "probe",
@@ -72,5 +73,39 @@ describe("plane guard (types)", () => {
   it("the registry supplies Persist itself: a registry with a read tool needs nothing from outside", () => {
     const probe = connector({ id: "probe", label: "Probe", plan: "paid", requiresConnection: true, tools: [readWithPersist, actionWithoutPersist] })
     expectTypeOf(Registry.make([probe])).toEqualTypeOf<Effect.Effect<RegistryApi, RegistryInvalid, never>>()
+  })
+})
+
+describe("connected tools", () => {
+  it("a connected tool's handler gets a ConnectionId, never null; an open tool's gets null", () => {
+    connectedAction({
+      ...fields,
+      id: "probe.cuentas.consultar",
+      hints: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+      handler: (_input, ctx) => {
+        expectTypeOf(ctx.connectionId).toEqualTypeOf<ConnectionId>()
+        return Effect.succeed({ written: ctx.connectionId.length })
+      }
+    })
+    action({
+      ...fields,
+      id: "probe.notas.consultar",
+      handler: (_input, ctx) => {
+        expectTypeOf(ctx.connectionId).toEqualTypeOf<null>()
+        // @ts-expect-error an open tool has no connection to read
+        return Effect.succeed({ written: ctx.connectionId.length })
+      }
+    })
+  })
+
+  it("what a read tool does after its commit cannot require Persist", () => {
+    const afterWithPersist = read({
+      ...fields,
+      id: "probe.conexion.sincronizar",
+      handler: () => Effect.succeed({ written: 0 }),
+      afterCommit: () => writesThroughPersist
+    })
+    // @ts-expect-error the guard turns the tool into a type no connector accepts
+    connector({ id: "probe", label: "Probe", plan: "paid", requiresConnection: true, tools: [afterWithPersist] })
   })
 })

@@ -8,10 +8,10 @@ import {
 } from "../../../schema/connectors/Banco.ts"
 import { SyncOutput } from "../../../schema/connectors/Sync.ts"
 import { InvalidInput } from "../../../schema/Errors.ts"
-import { sincronizar } from "../../sync/Sincronizar.ts"
+import { esperar, sincronizar } from "../../sync/Sincronizar.ts"
 import { scopeKeyOf } from "../../sync/SyncJobs.ts"
 import { connector } from "../../tools/Source.ts"
-import { action, type CallInfo, read } from "../../tools/Tool.ts"
+import { type CallInfo, connectedAction, read } from "../../tools/Tool.ts"
 import { BancoCache, type MovimientoRow } from "./BancoCache.ts"
 import { decodeCursor, encodeCursor } from "./MovimientoCursor.ts"
 import { checkPeriodo, currentPeriodo, periodosBetween, spans, syncablePeriodos } from "./Periodo.ts"
@@ -20,9 +20,6 @@ const consultHints = { readOnly: true, destructive: false, idempotent: true, ope
 const CUENTAS_SCOPE = "banco.cuentas: the connection's accounts and balances, as of the latest sync of any month"
 const MOVIMIENTOS_SCOPE = "banco.movimientos: cartola lines of every account, per month synced (by post_date), with their history"
 const SYNC_TOOL = "banco.conexion.sincronizar"
-
-const connectionOf = (ctx: CallInfo) =>
-  ctx.connectionId === null ? Effect.dieMessage("a connector tool ran without its connection") : Effect.succeed(ctx.connectionId)
 
 export const bancoSincronizar = read({
   id: SYNC_TOOL,
@@ -40,11 +37,12 @@ export const bancoSincronizar = read({
   handler: (input, ctx) =>
     Effect.gen(function* () {
       yield* checkPeriodo(input.periodo)
-      return yield* sincronizar("banco", [{ periodo: input.periodo }], input.esperar, ctx)
-    })
+      return yield* sincronizar("banco", [{ periodo: input.periodo }], ctx)
+    }),
+  afterCommit: (input, committed, ctx) => esperar("banco", input.esperar, committed, ctx)
 })
 
-export const cuentasConsultar = action({
+export const cuentasConsultar = connectedAction({
   id: "banco.cuentas.consultar",
   family: "banco",
   label: "Consultar cuentas",
@@ -61,13 +59,13 @@ export const cuentasConsultar = action({
   handler: (_input, ctx) =>
     Effect.gen(function* () {
       const cache = yield* BancoCache
-      const connectionId = yield* connectionOf(ctx)
+      const connectionId = ctx.connectionId
       const cuentas = yield* cache.cuentas(connectionId)
       const [latest] = yield* cache.coverage(connectionId)
       const enCurso = Option.getOrNull(yield* cache.openJob(connectionId))
       if (latest === undefined) {
         const periodo = yield* currentPeriodo
-        ctx.annotate({
+        yield* ctx.annotate({
           hint: enCurso === null
             ? `This connection has never been synced: an empty list means "not synced", not "no accounts". Run ${SYNC_TOOL} (any month brings the accounts and their balances), then consult again.`
             : "The first sync of this connection is under way (sincronizacionEnCurso): consult again when it ends.",
@@ -93,7 +91,7 @@ const notSynced = (ctx: CallInfo, missing: ReadonlyArray<string>, enCurso: boole
     const window = yield* syncablePeriodos
     const syncable = missing.filter((p) => p >= window.desde && p <= window.hasta)
     const outside = missing.filter((p) => p < window.desde || p > window.hasta)
-    ctx.annotate({
+    yield* ctx.annotate({
       hint: [
         `Not synced: ${spans(missing)}. Movements absent from those months mean "not synced", not "no movements".`,
         syncable.length > 0 ? `Run ${SYNC_TOOL} for ${spans(syncable)}, then consult again.` : "",
@@ -104,7 +102,7 @@ const notSynced = (ctx: CallInfo, missing: ReadonlyArray<string>, enCurso: boole
     })
   })
 
-export const movimientosConsultar = action({
+export const movimientosConsultar = connectedAction({
   id: "banco.movimientos.consultar",
   family: "banco",
   label: "Consultar movimientos",
@@ -125,7 +123,7 @@ export const movimientosConsultar = action({
         return yield* new InvalidInput({ message: `input.desde: ${message}`, issues: [{ path: "input.desde", message }] })
       }
       const cache = yield* BancoCache
-      const connectionId = yield* connectionOf(ctx)
+      const connectionId = ctx.connectionId
       const after = yield* decodeCursor(input.cursor)
       const rows = yield* cache.movimientos({
         connectionId,
@@ -147,7 +145,7 @@ export const movimientosConsultar = action({
       if (input.cuenta !== undefined && page.length === 0 && missing.length < periodos.length) {
         const cuentas = yield* cache.cuentas(connectionId)
         if (!cuentas.some((c) => c.accountId === input.cuenta)) {
-          ctx.annotate({ warnings: [`No account ${input.cuenta} in this connection's cache: banco.cuentas.consultar lists them.`] })
+          yield* ctx.annotate({ warnings: [`No account ${input.cuenta} in this connection's cache: banco.cuentas.consultar lists them.`] })
         }
       }
 

@@ -34,7 +34,7 @@ export const valorObtener = action({
       const valor = yield* valorVigente(input.codigo, fecha, today)
       const dated = diaDe(valor.fecha)
       if (dated !== fecha) {
-        ctx.annotate({
+        yield* ctx.annotate({
           warnings: [`${valor.nombre} has no value dated ${fecha}; this is the value in force then, dated ${dated}.`]
         })
       }
@@ -67,7 +67,7 @@ export const serieObtener = action({
       const valores = serie.map((punto) => punto.valor)
       const total = valores.reduce((sum, valor) => sum + valor, 0)
       if (serie.length === 0) {
-        ctx.annotate({
+        yield* ctx.annotate({
           warnings: [
             `No ${input.codigo} value is dated between ${input.desde} and ${input.hasta}.` +
             (input.hasta > today ? ` Values dated after today (${today}) may not be published yet.` : "")

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import type { Periodo, Perspectiva, RcvResumenTipo } from "../../../schema/upstream/Rcv.ts"
-import { Persist } from "../../pipeline/Persist.ts"
+import { Persist } from "../../tools/Persist.ts"
 
 /** The types SII reports only as a total for the period (boletas): replaced as a whole on every sync. */
 export const replaceTotals = Effect.fn("RcvTotals.replace")(

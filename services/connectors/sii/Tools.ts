@@ -5,17 +5,14 @@ import { InvalidInput } from "../../../schema/Errors.ts"
 import { TIPOS_DTE } from "../../../schema/upstream/Rcv.ts"
 import { decodeCursor, encodeCursor, scopeStatus } from "../../sync/Coverage.ts"
 import { rowCheck } from "../../sync/RowCheck.ts"
-import { sincronizar } from "../../sync/Sincronizar.ts"
+import { esperar, sincronizar } from "../../sync/Sincronizar.ts"
 import { connector } from "../../tools/Source.ts"
-import { action, type CallInfo, encodedOutput, read } from "../../tools/Tool.ts"
+import { type CallInfo, connectedAction, encodedOutput, read } from "../../tools/Tool.ts"
 import { checkPeriodo } from "./Periodo.ts"
 import { RcvCache } from "./RcvCache.ts"
 
 const consultHints = { readOnly: true, destructive: false, idempotent: true, openWorld: false } as const
 const RCV_SCOPE = "sii.rcv: documents of the Registro de Compras y Ventas per periodo × perspectiva, as last synced"
-
-const connectionOf = (ctx: CallInfo) =>
-  ctx.connectionId === null ? Effect.dieMessage("a connector tool ran without its connection") : Effect.succeed(ctx.connectionId)
 
 const notSynced = (ctx: CallInfo, periodo: string, perspectiva: string) =>
   ctx.annotate({
@@ -40,11 +37,12 @@ export const siiSincronizar = read({
     Effect.gen(function* () {
       yield* checkPeriodo(input.periodo)
       const perspectivas = input.perspectiva === undefined ? (["ventas", "compras"] as const) : [input.perspectiva]
-      return yield* sincronizar("sii", perspectivas.map((perspectiva) => ({ periodo: input.periodo, perspectiva })), input.esperar, ctx)
-    })
+      return yield* sincronizar("sii", perspectivas.map((perspectiva) => ({ periodo: input.periodo, perspectiva })), ctx)
+    }),
+  afterCommit: (input, committed, ctx) => esperar("sii", input.esperar, committed, ctx)
 })
 
-export const rcvConsultar = action({
+export const rcvConsultar = connectedAction({
   id: "sii.rcv.consultar",
   family: "sii",
   label: "Consultar RCV",
@@ -61,7 +59,7 @@ export const rcvConsultar = action({
   handler: (input, ctx) =>
     Effect.gen(function* () {
       const cache = yield* RcvCache
-      const connectionId = yield* connectionOf(ctx)
+      const connectionId = ctx.connectionId
       const after = yield* decodeCursor(input.cursor).pipe(
         Effect.mapError(() => new InvalidInput({ message: "input.cursor: not a cursor of this tool", issues: [{ path: "input.cursor", message: "not a cursor of this tool" }] }))
       )
@@ -82,7 +80,7 @@ export const rcvConsultar = action({
           })
         })
       }
-      if (status.sincronizacion === null && page.documentos.length === 0) notSynced(ctx, input.periodo, input.perspectiva)
+      if (status.sincronizacion === null && page.documentos.length === 0) yield* notSynced(ctx, input.periodo, input.perspectiva)
       const cursor = page.next === null ? null : encodeCursor(page.next)
       // The rows come as the answer sends them: checked once, not decoded and encoded again.
       if (checkDocumentos(page.documentos)) return encodedOutput({ documentos: page.documentos, cursor, ...status })
@@ -99,7 +97,7 @@ const pick = (input: typeof RcvQueryInput.Type) => ({
   ...(input.estado === undefined ? {} : { estado: input.estado })
 })
 
-export const rcvResumenConsultar = action({
+export const rcvResumenConsultar = connectedAction({
   id: "sii.rcv.resumen.consultar",
   family: "sii",
   label: "Resumen RCV",
@@ -116,12 +114,12 @@ export const rcvResumenConsultar = action({
   handler: (input, ctx) =>
     Effect.gen(function* () {
       const cache = yield* RcvCache
-      const connectionId = yield* connectionOf(ctx)
+      const connectionId = ctx.connectionId
       const [tipos, status] = yield* Effect.all([
         cache.byType(connectionId, input.periodo, input.perspectiva),
         scopeStatus(connectionId, { periodo: input.periodo, perspectiva: input.perspectiva })
       ], { concurrency: 2 })
-      if (status.sincronizacion === null) notSynced(ctx, input.periodo, input.perspectiva)
+      if (status.sincronizacion === null) yield* notSynced(ctx, input.periodo, input.perspectiva)
       const sign = (tipo: number) => (CREDIT_NOTES.has(tipo) ? -1 : 1)
       const sum = (field: "montoExento" | "montoNeto" | "montoIva" | "montoTotal") => tipos.reduce((n, t) => n + sign(t.tipoDte) * t[field], 0)
       const documentos = tipos.reduce((n, t) => n + t.documentos, 0)

@@ -3,10 +3,10 @@ import { Effect, Option, Schema } from "effect"
 import { ToolFailed } from "../../../schema/Errors.ts"
 import type { Hints } from "../../../schema/tools/Definition.ts"
 import { CoreConnector, EchoConnector } from "../../../services/connectors/Core.ts"
-import { Persist } from "../../../services/pipeline/Persist.ts"
+import { Persist } from "../../../services/tools/Persist.ts"
 import { Registry } from "../../../services/tools/Registry.ts"
 import { catalog, connector } from "../../../services/tools/Source.ts"
-import { action, read } from "../../../services/tools/Tool.ts"
+import { action, connectedAction, read } from "../../../services/tools/Tool.ts"
 
 export const pure: Hints = { readOnly: true, destructive: false, idempotent: true, openWorld: false }
 export const writes: Hints = { readOnly: false, destructive: false, idempotent: false, openWorld: false }
@@ -46,7 +46,7 @@ export const probeSync = read({
     })
 })
 
-export const probeItems = action({
+export const probeItems = connectedAction({
   ...base,
   id: "probe.items.consultar",
   family: "probe",
@@ -105,9 +105,9 @@ export const annotated = action({
   input: Schema.Struct({}),
   output: Schema.Struct({ total: Schema.Int }),
   handler: (_input, ctx) =>
-    Effect.sync(() => {
-      ctx.annotate({ warnings: ["the period is not synced"] })
-      ctx.annotate({ hint: "sync first", next_actions: [{ tool: "probe.conexion.sincronizar", reason: "fill the cache" }] })
+    Effect.gen(function* () {
+      yield* ctx.annotate({ warnings: ["the period is not synced"] })
+      yield* ctx.annotate({ hint: "sync first", next_actions: [{ tool: "probe.conexion.sincronizar", reason: "fill the cache" }] })
       return { total: 3 }
     })
 })

@@ -4,7 +4,7 @@ import { Effect, Layer } from "effect"
 import { randomBytes } from "node:crypto"
 import { ConnectionId, WorkspaceId } from "../../../schema/Ids.ts"
 import { Executor } from "../../../services/pipeline/Executor.ts"
-import { Persist, type PersistApi } from "../../../services/pipeline/Persist.ts"
+import { Persist, type PersistApi } from "../../../services/tools/Persist.ts"
 import { TestDatabase } from "../../support/TestDatabase.ts"
 import { callContext, issuePrincipal, servicesWith } from "../../support/TestLayers.ts"
 import { createScratchTables, FixtureRegistry } from "./Fixtures.ts"
@@ -12,7 +12,7 @@ import { createScratchTables, FixtureRegistry } from "./Fixtures.ts"
 const leaked = Effect.map(SqlClient.SqlClient, (sql): PersistApi => ({
   sql,
   workspaceId: WorkspaceId.make("ws_leaked"),
-  connectionId: null,
+  connectionId: ConnectionId.make("conn_leaked"),
   connector: "probe"
 }))
 

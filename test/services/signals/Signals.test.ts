@@ -69,8 +69,7 @@ describe("signals between processes", () => {
           { connectionId: connection.id, workspaceId: principal.workspaceId, connector: "sii" },
           [{ periodo: "2026-10", perspectiva: "compras" }],
           3,
-          4,
-          "now"
+          4
         )
         return connection.id
       }).pipe(Effect.provide(first))

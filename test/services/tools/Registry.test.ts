@@ -5,7 +5,9 @@ import { CoreConnector, EchoConnector } from "../../../services/connectors/Core.
 import { Executor } from "../../../services/pipeline/Executor.ts"
 import { Registry } from "../../../services/tools/Registry.ts"
 import { catalog, connector, type Source } from "../../../services/tools/Source.ts"
-import { action, read } from "../../../services/tools/Tool.ts"
+import { action, connectedAction, read } from "../../../services/tools/Tool.ts"
+import { ToolId } from "../../../schema/Ids.ts"
+import { policyOf } from "../../../services/tools/Policy.ts"
 import { TestDatabase } from "../../support/TestDatabase.ts"
 import { callContext, issuePrincipal, servicesWith } from "../../support/TestLayers.ts"
 import { fixtureSources, FixtureRegistry, pure } from "../pipeline/Fixtures.ts"
@@ -37,10 +39,11 @@ const fields = (id: string, overrides: Overrides) => ({
 })
 
 const act = (id: string, overrides: Overrides = {}) => action(fields(id, overrides))
+const conn = (id: string, overrides: Overrides = {}) => connectedAction(fields(id, overrides))
 const rd = (id: string, overrides: Overrides = {}) => read(fields(id, overrides))
 
 const sync = rd("probe.conexion.sincronizar", { cost: { kind: "read" } })
-const consultar = act("probe.items.consultar", { scope: "items" })
+const consultar = conn("probe.items.consultar", { scope: "items" })
 const probe = (...tools: ReadonlyArray<ReturnType<typeof act>>) =>
   connector({ id: "probe", label: "Probe", plan: "paid", requiresConnection: true, tools: [sync, consultar, ...tools] })
 const family = (...tools: ReadonlyArray<ReturnType<typeof act>>) => catalog({ family: "testing", tools })
@@ -66,8 +69,8 @@ describe("Registry invariants", () => {
         ["probe.items.consultar", "action", "probe"],
         ["notes_get", "action", null]
       ])
-      assert.isTrue(Option.isSome(registry.get("probe.items.consultar")))
-      assert.isTrue(Option.isNone(registry.get("probe.items.listar")))
+      assert.isTrue(Option.isSome(registry.get(ToolId.make("probe.items.consultar"))))
+      assert.isTrue(Option.isNone(registry.get(ToolId.make("probe.items.listar"))))
     }))
 
   it.effect("read ⇒ paid: a read tool on the free plan is rejected", () =>
@@ -77,7 +80,7 @@ describe("Registry invariants", () => {
 
   it.effect("read ⇒ paid: a free connector cannot declare a read-plane tool", () =>
     Effect.gen(function* () {
-      const error = yield* rejects([connector({ id: "probe", label: "Probe", plan: "free", requiresConnection: false, tools: [sync, consultar] })], [
+      const error = yield* rejects([connector({ id: "probe", label: "Probe", plan: "free", requiresConnection: true, tools: [sync, consultar] })], [
         ["probe.conexion.sincronizar", "read_requires_paid"]
       ])
       assert.include(error.violations[0]?.message, `connector "probe" is free`)
@@ -87,7 +90,7 @@ describe("Registry invariants", () => {
     rejects([probe(), family(act("notes_get")), catalog({ family: "other", tools: [act("notes_get")] })], [["notes_get", "unique_id"]]))
 
   it.effect("connector tool ids look like connector.recurso.verbo, under their own connector", () =>
-    rejects([probe(act("probe.Items.consultar", { scope: "items" }), act("probe.consultar", { scope: "items" }), act("sii.rcv.consultar", { scope: "rcv" }))], [
+    rejects([probe(conn("probe.Items.consultar", { scope: "items" }), conn("probe.consultar", { scope: "items" }), conn("sii.rcv.consultar", { scope: "rcv" }))], [
       ["probe.Items.consultar", "id_shape"],
       ["probe.consultar", "id_shape"],
       ["sii.rcv.consultar", "id_shape"]
@@ -106,13 +109,13 @@ describe("Registry invariants", () => {
     }))
 
   it.effect("two classes: a third class of data tool on a read-plane connector is rejected", () =>
-    rejects([probe(act("probe.items.listar"))], [["probe.items.listar", "two_classes"]]))
+    rejects([probe(conn("probe.items.listar"))], [["probe.items.listar", "two_classes"]]))
 
   it.effect("two classes: a read tool not named conexion.sincronizar is rejected", () =>
     rejects([probe(rd("probe.items.sincronizar"))], [["probe.items.sincronizar", "two_classes"]]))
 
   it.effect("two classes: conexion.sincronizar must be read plane", () =>
-    rejects([connector({ id: "probe", label: "Probe", plan: "paid", requiresConnection: true, tools: [act("probe.conexion.sincronizar")] })], [
+    rejects([connector({ id: "probe", label: "Probe", plan: "paid", requiresConnection: true, tools: [conn("probe.conexion.sincronizar")] })], [
       ["probe.conexion.sincronizar", "two_classes"]
     ]))
 
@@ -123,12 +126,18 @@ describe("Registry invariants", () => {
 
   it.effect("two classes: .consultar without a scope is rejected", () =>
     Effect.gen(function* () {
-      const noScope = act("probe.movimientos.consultar")
+      const noScope = conn("probe.movimientos.consultar")
       yield* rejects([probe(noScope)], [["probe.movimientos.consultar", "consultar_scope"]])
     }))
 
+  it.effect("a connector that requires a connection has only connected tools, and only such a connector has them", () =>
+    rejects([probe(act("probe.cuentas.consultar", { scope: "cuentas" })), family(conn("notes_get"))], [
+      ["probe.cuentas.consultar", "connection_typed"],
+      ["notes_get", "connection_typed"]
+    ]))
+
   it.effect("the Brein catalog is action plane only", () =>
-    rejects([family(rd("market_sync"))], [["market_sync", "catalog_is_action"]]))
+    rejects([family(rd("market_sync"))], [["market_sync", "connection_typed"], ["market_sync", "catalog_is_action"]]))
 
   it.effect("readOnly ⇒ not destructive", () =>
     rejects([family(act("notes_purge", { hints: { ...pure, destructive: true } }))], [["notes_purge", "readonly_not_destructive"]]))
@@ -160,6 +169,40 @@ describe("Registry invariants", () => {
       const rules = error.violations.filter((v) => v.tool === "market_search").map((v) => v.rule)
       assert.include(rules, "known_stage")
       assert.include(error.message, `market_search [known_stage]: unknown stage "vendiendo"`)
+    }))
+})
+
+describe("call policy", () => {
+  const hints = (readOnly: boolean) => ({ ...pure, readOnly })
+  const costs: ReadonlyArray<Cost> = [{ kind: "free" }, { kind: "read" }, { kind: "credits", unit: "contact", unitPrice: 2 }]
+  it("is derived from plane, readOnly and cost, for every combination", () => {
+    const table = (["action", "read"] as const).flatMap((plane) =>
+      [true, false].flatMap((readOnly) => costs.map((cost) => [plane, readOnly, cost.kind, policyOf({ plane, hints: hints(readOnly), cost })]))
+    )
+    assert.deepStrictEqual(table, [
+      ["action", true, "free", "pure"],
+      ["action", true, "read", "spends"],
+      ["action", true, "credits", "spends"],
+      ["action", false, "free", "writes"],
+      ["action", false, "read", "writes"],
+      ["action", false, "credits", "writes"],
+      ["read", true, "free", "read"],
+      ["read", true, "read", "read"],
+      ["read", true, "credits", "read"],
+      ["read", false, "free", "read"],
+      ["read", false, "read", "read"],
+      ["read", false, "credits", "read"]
+    ])
+  })
+
+  it.effect("is the registered tool's, and its public document says it", () =>
+    Effect.gen(function* () {
+      const registry = yield* Registry.make([CoreConnector, probe(), family(act("notes_write", { hints: { ...pure, readOnly: false } }))])
+      const policies = Object.fromEntries(registry.tools.map((t) => [t.descriptor.id, [t.policy, t.document.policy]]))
+      assert.deepStrictEqual(policies["core.timestamp.now"], ["pure", "pure"])
+      assert.deepStrictEqual(policies["probe.items.consultar"], ["pure", "pure"])
+      assert.deepStrictEqual(policies["notes_write"], ["writes", "writes"])
+      assert.deepStrictEqual(policies["probe.conexion.sincronizar"], ["read", "read"])
     }))
 })
 

@@ -68,6 +68,7 @@ layer(HttpTest, { excludeTestServices: true })("HTTP tools", (it) => {
       const { tools } = yield* client.tools.list()
       const one = yield* client.tools.get({ path: { id: "echo.message.reflect" } })
       assert.deepStrictEqual(one, yield* findTool(tools, "echo.message.reflect"))
+      assert.strictEqual(one.policy, "pure")
       const missing = yield* Effect.flip(client.tools.get({ path: { id: "nope.nothing.here" } }))
       assert.strictEqual(missing._tag, "ToolNotFound")
       assert.include(missing.message, "nope.nothing.here")

@@ -174,6 +174,7 @@ layer(McpTest, { excludeTestServices: true })("MCP over Streamable HTTP", (it) =
           cost: { kind: "free" },
           level: 0,
           scope: null,
+          policy: "pure",
           requiresConnection: true
         })
         assert.hasAllKeys(doc?.["inputSchema"], ["type", "required", "properties", "additionalProperties"])

@@ -6,7 +6,7 @@ import { servicesWith } from "../../../layers/App.ts"
 import { CoreConnector, EchoConnector } from "../../../services/connectors/Core.ts"
 import type { Plan } from "../../../schema/tools/Definition.ts"
 import { connector } from "../../../services/tools/Source.ts"
-import { action } from "../../../services/tools/Tool.ts"
+import { action, connectedAction } from "../../../services/tools/Tool.ts"
 import { Workspaces } from "../../../services/workspace/Workspaces.ts"
 import { listen, serveOn } from "../../../src/http/Server.ts"
 import { TestDatabase } from "../../support/TestDatabase.ts"
@@ -45,7 +45,7 @@ export const VaultConnector = connector({
   plan: "free",
   requiresConnection: true,
   tools: [
-    action({
+    connectedAction({
       id: "vault.item.get",
       family: "vault",
       label: "Item de bóveda",

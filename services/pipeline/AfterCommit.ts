@@ -1,0 +1,29 @@
+import { Effect, Option } from "effect"
+import type { Audited } from "./Call.ts"
+import { envelope } from "./Envelope.ts"
+import { collecting, handled } from "./Run.ts"
+
+/**
+ * What a read call does once its writes and its audit row committed (wait for its sync), outside any
+ * transaction. Should that fail, the committed answer stands, with a warning: the call was recorded.
+ */
+export const afterCommit = Effect.fn("Executor.afterCommit")(function* (call: Audited) {
+  if (Option.isNone(call.afterCommit)) return call
+  const after = call.afterCommit.value
+  const later = yield* collecting(call, call.extras, (info) => handled(call.toolId)(after(info))).pipe(
+    Effect.map(([data, extras]) => ({ data, extras })),
+    Effect.catchAll((error) =>
+      Effect.logWarning("the call committed but what follows its commit failed: it answers as committed", error).pipe(
+        Effect.as({
+          data: call.data,
+          extras: {
+            ...call.extras,
+            warnings: [...(call.extras.warnings ?? []), `Recorded, but its progress could not be followed (${error.message}): this answer is as of the commit.`]
+          }
+        })
+      )
+    )
+  )
+  const enveloped = yield* envelope({ ...call, ...later, afterCommit: Option.none() })
+  return { ...call, ...enveloped, status: call.status, row: call.row }
+})

@@ -1,0 +1,68 @@
+import { Cause, Clock, Data, Effect, Option } from "effect"
+import type { AuditEntry } from "../../schema/audit/AuditRow.ts"
+import type { AuditUnavailable, ServiceUnavailable } from "../../schema/Errors.ts"
+import type { AuditLog } from "../audit/AuditLog.ts"
+import { digestOf } from "../audit/Chain.ts"
+import type { RegisteredTool } from "../tools/Registry.ts"
+import type { Audited, Enveloped, Request } from "./Call.ts"
+
+/** The audit step itself failed: the call already has (or tried to write) its one row. */
+export class AuditFailed extends Data.TaggedError("AuditFailed")<{ readonly error: AuditUnavailable | ServiceUnavailable }> {}
+
+export const elapsedMs = (request: Request) =>
+  Effect.map(Clock.currentTimeNanos, (now) => Math.round(Number(now - request.startedNanos) / 10_000) / 100)
+
+type Outcome = { readonly ok: true; readonly data: unknown } | { readonly ok: false; readonly cause: Cause.Cause<{ readonly _tag: string }> }
+
+/**
+ * The row of a call. The output digest covers the answer as committed: for a read call, the answer
+ * its transaction commits, before anything it does after the commit.
+ */
+// The call's trace id (request.traceId) joins the entry once the audit row has a column for it.
+const entryOf = (request: Request, tool: Option.Option<RegisteredTool>, outcome: Outcome, connectionId: string | null) =>
+  Effect.map(elapsedMs(request), (latencyMs): AuditEntry => ({
+    requestId: request.requestId,
+    at: new Date(Number(request.startedNanos / 1_000_000n)),
+    workspaceId: request.context.principal.workspaceId,
+    principal: request.context.principal.keyId ?? `in-process:${request.context.surface}`,
+    surface: request.context.surface,
+    toolId: request.toolId,
+    plane: Option.match(tool, { onNone: () => "action" as const, onSome: (t) => t.descriptor.plane }),
+    connectionId,
+    inputDigest: digestOf(request.rawInput),
+    outputDigest: outcome.ok ? digestOf(outcome.data) : null,
+    outcome: outcome.ok ? "ok" : "error",
+    errorTag: outcome.ok
+      ? null
+      : Option.match(Cause.failureOption(outcome.cause), { onNone: () => "Defect", onSome: (e) => e._tag }),
+    latencyMs,
+    cost: Option.match(tool, { onNone: () => "free", onSome: (t) => t.descriptor.cost.kind })
+  }))
+
+/** Step 7, one writer per policy: the group writer, the call's own transaction, or the row of a failed call. */
+export const auditStep = (log: AuditLog) => {
+  const succeeded = (call: Enveloped) => entryOf(call, Option.some(call.tool), { ok: true, data: call.data }, call.bound.connectionId)
+  const recorded = (call: Enveloped) => (row: Audited["row"] extends Option.Option<infer R> ? R : never): Audited => ({
+    ...call,
+    status: "recorded",
+    row: Option.some(row)
+  })
+
+  /** Through the group writer, committed before the call answers. */
+  const grouped = Effect.fn("Executor.audit")(function* (call: Enveloped) {
+    return recorded(call)(yield* Effect.flatMap(succeeded(call), log.record))
+  })
+
+  /** In the caller's transaction: the row commits with the call's effects or not at all. */
+  const inTransaction = Effect.fn("Executor.audit")(function* (call: Enveloped) {
+    return recorded(call)(yield* Effect.flatMap(succeeded(call), log.recordInTransaction))
+  })
+
+  /** The one row of a call that failed before its own audit step; a row that cannot be written is logged, not fatal. */
+  const failed = Effect.fn("Executor.audit")(function* (request: Request, tool: Option.Option<RegisteredTool>, cause: Cause.Cause<{ readonly _tag: string }>) {
+    const entry = yield* entryOf(request, tool, { ok: false, cause }, request.context.connectionId ?? null)
+    yield* log.record(entry).pipe(Effect.ignore)
+  })
+
+  return { grouped, inTransaction, failed }
+}

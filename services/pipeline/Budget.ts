@@ -1,0 +1,10 @@
+import { Effect } from "effect"
+import type { Authorized, Budgeted } from "./Call.ts"
+
+/**
+ * The seat of the budget: where a `read` cost will count against the workspace's hourly ceiling and a
+ * `credits` call will need its live quote and idempotency key. Until then every call passes, unmetered.
+ */
+export const budget = Effect.fn("Executor.budget")(function* (authorized: Authorized) {
+  return { ...authorized, charge: "unmetered" } satisfies Budgeted
+})

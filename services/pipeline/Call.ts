@@ -1,0 +1,68 @@
+import type { SqlClient } from "@effect/sql"
+import type { Effect, Option } from "effect"
+import type { AuditRow } from "../../schema/audit/AuditRow.ts"
+import type { ConnectionId } from "../../schema/Ids.ts"
+import type { CallContext } from "../../schema/Principal.ts"
+import type { EnvelopeExtras } from "../../schema/tools/Envelope.ts"
+import type { AuditStatus } from "../../schema/tools/Response.ts"
+import type { HandlerError } from "../../schema/tools/ToolError.ts"
+import type { DirectPolicy } from "../tools/Policy.ts"
+import type { Decoded as DecodedCall, RegisteredTool } from "../tools/Registry.ts"
+import type { CallInfo, Committed, Prepared } from "../tools/Tool.ts"
+
+/** What the executor knows of a call before any step: who asks, for what, since when. */
+export interface Request {
+  readonly toolId: string
+  readonly rawInput: unknown
+  readonly context: CallContext
+  readonly requestId: string
+  readonly startedNanos: bigint
+  /** The call's trace, for the audit row to lead to it. */
+  readonly traceId: Option.Option<string>
+}
+
+export interface Resolved extends Request {
+  readonly tool: RegisteredTool
+}
+
+export interface Decoded extends Resolved {
+  readonly decoded: DecodedCall
+}
+
+/** A call bound to what authorization granted: the connection, and for a read call its buffer's owner. */
+export type Bound =
+  | {
+    readonly policy: "read"
+    readonly connectionId: ConnectionId
+    readonly run: (info: CallInfo, sql: SqlClient.SqlClient) => Effect.Effect<Committed<never>, HandlerError>
+  }
+  | {
+    readonly policy: DirectPolicy
+    readonly connectionId: ConnectionId | null
+    readonly run: Extract<Prepared<never>, { readonly access: "open" }>["run"]
+  }
+
+export interface Authorized extends Resolved {
+  readonly bound: Bound
+}
+
+/** The budget's verdict; today every call is unmetered. */
+export interface Budgeted extends Authorized {
+  readonly charge: "unmetered"
+}
+
+export interface Ran extends Budgeted {
+  /** The handler's answer, encoded. */
+  readonly data: unknown
+  readonly extras: EnvelopeExtras
+  readonly afterCommit: Committed<never>["afterCommit"]
+}
+
+export interface Enveloped extends Ran {
+  readonly envelope: EnvelopeExtras & { readonly data: unknown }
+}
+
+export interface Audited extends Enveloped {
+  readonly status: AuditStatus
+  readonly row: Option.Option<AuditRow>
+}

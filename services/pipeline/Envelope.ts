@@ -1,0 +1,7 @@
+import { Effect } from "effect"
+import type { Enveloped, Ran } from "./Call.ts"
+
+/** Step 6: the data with the instructions the handler added next to it. */
+export const envelope = Effect.fn("Executor.envelope")(function* (ran: Ran) {
+  return { ...ran, envelope: { data: ran.data, ...ran.extras } } satisfies Enveloped
+})

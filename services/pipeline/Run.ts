@@ -1,0 +1,52 @@
+import type { SqlClient } from "@effect/sql"
+import { Effect, Option, Ref } from "effect"
+import { ServiceUnavailable, ToolFailed } from "../../schema/Errors.ts"
+import type { EnvelopeExtras } from "../../schema/tools/Envelope.ts"
+import type { HandlerError } from "../../schema/tools/ToolError.ts"
+import { isTransient } from "../Database.ts"
+import type { CallInfo } from "../tools/Tool.ts"
+import type { Budgeted, Ran, Request } from "./Call.ts"
+
+/** A handler that died: the database briefly gone answers ServiceUnavailable, anything else ToolFailed. */
+export const handled = (toolId: string) => <A, E>(effect: Effect.Effect<A, E>) =>
+  Effect.catchAllDefect(effect, (defect): Effect.Effect<never, ServiceUnavailable | ToolFailed> =>
+    isTransient(defect)
+      ? Effect.logWarning("database unavailable: the call answers ServiceUnavailable", defect).pipe(
+        Effect.zipRight(Effect.fail(ServiceUnavailable.database))
+      )
+      : Effect.logError("tool handler died", defect).pipe(
+        Effect.zipRight(Effect.fail(new ToolFailed({ toolId, message: "the tool failed unexpectedly" })))
+      ))
+
+/**
+ * Runs `body` with a CallInfo whose `annotate` collects into extras owned by this run, and answers
+ * them with the body's result.
+ */
+export const collecting = <A, E>(
+  request: Request,
+  from: EnvelopeExtras,
+  body: (info: CallInfo) => Effect.Effect<A, E>
+): Effect.Effect<readonly [A, EnvelopeExtras], E> =>
+  Effect.gen(function* () {
+    const extras = yield* Ref.make(from)
+    const info: CallInfo = {
+      requestId: request.requestId,
+      surface: request.context.surface,
+      principal: request.context.principal,
+      annotate: (more) => Ref.update(extras, (before) => ({ ...before, ...more })),
+      progress: request.context.onProgress ?? (() => Effect.void)
+    }
+    const result = yield* body(info)
+    return [result, yield* Ref.get(extras)] as const
+  })
+
+/** Step 5: the handler, given `sql` only when its policy is read (the persistence buffer). */
+export const run = Effect.fn("Executor.run")(function* (call: Budgeted, sql: SqlClient.SqlClient) {
+  const bound = call.bound
+  const guard = handled(call.toolId)
+  const [ran, extras] = yield* collecting(call, {}, (info) =>
+    bound.policy === "read"
+      ? guard(bound.run(info, sql))
+      : Effect.map(guard(bound.run(info)), (data) => ({ answer: data, afterCommit: Option.none() })))
+  return { ...call, data: ran.answer, afterCommit: ran.afterCommit, extras } satisfies Ran
+}) satisfies (call: Budgeted, sql: SqlClient.SqlClient) => Effect.Effect<Ran, HandlerError | ServiceUnavailable>
