@@ -1,4 +1,4 @@
-import { Cause, Clock, Config, Context, Deferred, Duration, Effect, Exit, Option, Queue, Redacted, Schedule } from "effect"
+import { Cause, Clock, Config, Context, Deferred, Duration, Effect, Exit, Option, Queue, Redacted, Schedule, type Tracer } from "effect"
 import type { AuditEntry, AuditRow } from "../../schema/audit/AuditRow.ts"
 import { AuditUnavailable } from "../../schema/Errors.ts"
 import { AuditKey } from "./AuditKey.ts"
@@ -9,6 +9,8 @@ import { chainsOf, GENESIS, link, signCheckpoint } from "./Chain.ts"
 interface Pending {
   readonly entry: AuditEntry
   readonly done: Deferred.Deferred<AuditRow, AuditUnavailable>
+  /** The caller's span: one INSERT serves many calls, so it sits under the first and links the others. */
+  readonly span: Option.Option<Tracer.AnySpan>
 }
 
 const MAX_BATCH = 1000
@@ -97,8 +99,16 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
 
     const forget = (batch: ReadonlyArray<Pending>) => Effect.sync(() => batch.forEach((p) => heads.delete(p.entry.workspaceId)))
 
-    const flush = Effect.fn("AuditLog.flush")(function* () {
+    const flush = Effect.gen(function* () {
       const batch = [...(yield* Queue.takeBetween(queue, 1, MAX_BATCH))]
+      const [first, ...others] = batch.flatMap((p) => Option.toArray(p.span))
+      return yield* flushBatch(batch).pipe(Effect.withSpan("AuditLog.flush", {
+        attributes: { rows: batch.length },
+        ...(first === undefined ? {} : { parent: first }),
+        links: others.map((span) => ({ _tag: "SpanLink" as const, span, attributes: {} }))
+      }))
+    })
+    const flushBatch = Effect.fnUntraced(function* (batch: Array<Pending>) {
       const result = yield* Effect.exit(append(batch.map((p) => p.entry)))
       if (Exit.isSuccess(result)) return answer(batch, result.value)
       yield* forget(batch)
@@ -115,7 +125,7 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
         answer([p], Exit.isSuccess(alone) ? alone.value : [])
       }
     })
-    yield* Effect.forkScoped(Effect.mapInputContext(Effect.forever(Effect.suspend(flush)), (_: Context.Context<never>) => context))
+    yield* Effect.forkScoped(Effect.mapInputContext(Effect.forever(flush), (_: Context.Context<never>) => context))
 
     const checkpoint = Effect.fn("AuditLog.checkpoint")(function* () {
       const chains = new Set([...dirty, ...previous])
@@ -146,7 +156,7 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
 
     const record = Effect.fn("AuditLog.record")(function* (entry: AuditEntry) {
       const done = yield* Deferred.make<AuditRow, AuditUnavailable>()
-      yield* Queue.offer(queue, { entry: yield* prepared(entry), done })
+      yield* Queue.offer(queue, { entry: yield* prepared(entry), done, span: yield* Effect.option(Effect.currentSpan) })
       return yield* Deferred.await(done)
     })
 
