@@ -58,7 +58,9 @@ export const auditKeyIn = (configured: Option.Option<Redacted.Redacted<string>>,
         )
       )
       const readAll = fs.exists(witnessFile).pipe(
-        Effect.flatMap((exists) => (exists ? Effect.flatMap(fs.readFileString(witnessFile), Schema.decode(WitnessFile)) : Effect.succeed(none))),
+        Effect.flatMap((
+          exists
+        ) => (exists ? Effect.flatMap(fs.readFileString(witnessFile), Schema.decode(WitnessFile)) : Effect.succeed(none))),
         Effect.catchAll((error) => Effect.as(Effect.logWarning("the audit witness file is unreadable", error), none))
       )
       const readWitness = Effect.fn("AuditKey.readWitness")(function* (database: string) {

@@ -31,8 +31,7 @@ export const databaseFromUrl = (url: Redacted.Redacted<string>) =>
         maxConnections,
         transformQueryNames: String.camelToSnake,
         transformResultNames: String.snakeToCamel
-      })
-    )))
+      }))))
   )
 
 export const DatabaseLive = Layer.unwrapEffect(Effect.map(DatabaseUrl, databaseFromUrl)).pipe(

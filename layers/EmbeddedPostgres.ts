@@ -2,7 +2,7 @@ import { FileSystem, Path } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { Config, Context, Data, Duration, Effect, Layer, Option, Queue, Redacted, Schedule } from "effect"
 import * as Net from "node:net"
-import { type Placement, place } from "./PostgresPlacement.ts"
+import { place, type Placement } from "./PostgresPlacement.ts"
 import { type Binaries, EmbeddedPostgresFailed, initdb, shippedBinaries, startPostgres } from "./PostgresProcess.ts"
 
 export { EmbeddedPostgresFailed }
@@ -42,10 +42,9 @@ const parsePostmaster = (text: string) => {
     : Option.none()
 }
 
-const hasCode = (cause: unknown, code: string) =>
-  typeof cause === "object" && cause !== null && "code" in cause && cause.code === code
+const hasCode = (cause: unknown, code: string) => typeof cause === "object" && cause !== null && "code" in cause && cause.code === code
 
-const isPostgresProcess = Effect.fn("EmbeddedPostgres.isPostgresProcess")(function*(pid: number) {
+const isPostgresProcess = Effect.fn("EmbeddedPostgres.isPostgresProcess")(function* (pid: number) {
   const alive = yield* Effect.try({ try: () => process.kill(pid, 0), catch: (cause) => cause }).pipe(
     Effect.match({ onSuccess: () => true, onFailure: (cause) => hasCode(cause, "EPERM") })
   )
@@ -56,7 +55,7 @@ const isPostgresProcess = Effect.fn("EmbeddedPostgres.isPostgresProcess")(functi
   return Option.match(name, { onNone: () => true, onSome: (comm) => comm.trim() === "postgres" })
 })
 
-const runningPort = Effect.fn("EmbeddedPostgres.runningPort")(function*(directory: string) {
+const runningPort = Effect.fn("EmbeddedPostgres.runningPort")(function* (directory: string) {
   const fs = yield* FileSystem.FileSystem
   const text = yield* Effect.option(fs.readFileString(`${directory}/postmaster.pid`))
   const postmaster = Option.flatMap(text, parsePostmaster)
@@ -90,7 +89,7 @@ const pickPort = (preferred: number) =>
     Effect.mapError((cause) => new EmbeddedPostgresFailed({ message: "no free port for PostgreSQL", cause }))
   )
 
-const launch = Effect.fn("EmbeddedPostgres.launch")(function*(placement: Placement, options: EmbeddedPostgresOptions) {
+const launch = Effect.fn("EmbeddedPostgres.launch")(function* (placement: Placement, options: EmbeddedPostgresOptions) {
   const { directory } = placement
   const fs = yield* FileSystem.FileSystem
   const output = yield* Queue.unbounded<string>()
@@ -121,7 +120,7 @@ const launch = Effect.fn("EmbeddedPostgres.launch")(function*(placement: Placeme
   return { directory, port, url: urlFor(port), owned: true, binaries: placement.binaries.root } satisfies EmbeddedServer
 })
 
-export const startEmbeddedPostgres = Effect.fn("EmbeddedPostgres.start")(function*(options: EmbeddedPostgresOptions) {
+export const startEmbeddedPostgres = Effect.fn("EmbeddedPostgres.start")(function* (options: EmbeddedPostgresOptions) {
   const path = yield* Path.Path
   const placement = yield* place(options.binaries ?? (yield* shippedBinaries), path.resolve(options.directory))
   const directory = placement.directory

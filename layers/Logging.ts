@@ -20,8 +20,7 @@ export const LoggingLive = Layer.unwrapEffect(
     Layer.merge(
       Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger)),
       Logger.minimumLogLevel(level)
-    )
-  )
+    ))
 )
 
 /** Operator commands answer on stdout; their own logs stay at Warning unless LOG_LEVEL asks for more. */

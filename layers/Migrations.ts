@@ -11,7 +11,7 @@ const lockName = "brein.migrations"
 // reserved connection serializes the whole run.
 const withMigrationLock = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.scoped(
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const connection = yield* sql.reserve
       yield* Effect.acquireRelease(

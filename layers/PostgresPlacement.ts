@@ -28,7 +28,7 @@ const shelf = Effect.firstSuccessOf(shelves.map((folder) =>
 const exists = (path: string) => Effect.promise(() => Fs.access(path).then(() => true, () => false))
 
 /** A copy of the binaries on the shelf, made once per build (copied aside, then renamed into place). */
-const copyBinaries = Effect.fn("PostgresPlacement.copyBinaries")(function*(shipped: Binaries, folder: string) {
+const copyBinaries = Effect.fn("PostgresPlacement.copyBinaries")(function* (shipped: Binaries, folder: string) {
   const target = Path.join(folder, `postgres-${digest(shipped.root)}`)
   if (yield* exists(Path.join(target, ".complete"))) return { root: target } satisfies Binaries
   const staging = `${target}.${randomToken(4, "hex")}`
@@ -47,7 +47,8 @@ const nearestExisting = (path: string): Effect.Effect<string> =>
 
 const cannotReach = (what: string) =>
   new EmbeddedPostgresFailed({
-    message: `PostgreSQL will not run as root and its postgres user cannot reach ${what}: run brein as another user, or set DATABASE_URL to a PostgreSQL server`
+    message:
+      `PostgreSQL will not run as root and its postgres user cannot reach ${what}: run brein as another user, or set DATABASE_URL to a PostgreSQL server`
   })
 
 /**
@@ -56,7 +57,7 @@ const cannotReach = (what: string) =>
  * node_modules, the data folder) is kept on a shelf it can reach instead: the binaries as a copy,
  * the data in a folder named after the data folder asked for, so every run finds the same one.
  */
-export const place = Effect.fn("PostgresPlacement.place")(function*(shipped: Binaries, directory: string) {
+export const place = Effect.fn("PostgresPlacement.place")(function* (shipped: Binaries, directory: string) {
   if (process.getuid?.() !== 0) return { binaries: shipped, directory, runAs: Option.none() } satisfies Placement
   const runAs = yield* postgresUser
   // The data folder holds secrets and is created private (0700): judge what it will be, not a parent that exists now.

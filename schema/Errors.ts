@@ -45,7 +45,10 @@ export const InputIssue = Schema.Struct({ path: Schema.String, message: Schema.S
 
 export class InvalidInput extends Schema.TaggedError<InvalidInput>()(
   "InvalidInput",
-  { message: Schema.String, issues: Schema.Array(InputIssue).annotations({ description: `At most ${MAX_ISSUES}; the message counts the rest` }) },
+  {
+    message: Schema.String,
+    issues: Schema.Array(InputIssue).annotations({ description: `At most ${MAX_ISSUES}; the message counts the rest` })
+  },
   HttpApiSchema.annotations({ status: 422 })
 ) {
   /** At most MAX_ISSUES issues; `total` (when more were found than are listed) is counted in the message. */
@@ -89,8 +92,12 @@ export class Forbidden extends Schema.TaggedError<Forbidden>()(
     return new Forbidden({
       reason: "connection_required",
       message: `${toolId} needs a ${connector} connection: send its id in the X-Connect-Connection header`,
-      hint: `Create a ${connector} connection (POST ${CONNECTIONS}) or pick one from GET ${CONNECTIONS}, then send its id in X-Connect-Connection (over MCP, the connection argument works too)`,
-      next_actions: [{ method: "POST", path: CONNECTIONS, reason: `create a ${connector} connection with the user's credentials` }, listConnections]
+      hint:
+        `Create a ${connector} connection (POST ${CONNECTIONS}) or pick one from GET ${CONNECTIONS}, then send its id in X-Connect-Connection (over MCP, the connection argument works too)`,
+      next_actions: [
+        { method: "POST", path: CONNECTIONS, reason: `create a ${connector} connection with the user's credentials` },
+        listConnections
+      ]
     })
   }
 
@@ -151,7 +158,9 @@ export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaTyp
 ) {
   static of(contentType: string | undefined) {
     return new UnsupportedMediaType({
-      message: `the request body must be JSON: send it with Content-Type: application/json${contentType === undefined ? " (none was sent)" : `, not ${contentType.slice(0, 100)}`}`
+      message: `the request body must be JSON: send it with Content-Type: application/json${
+        contentType === undefined ? " (none was sent)" : `, not ${contentType.slice(0, 100)}`
+      }`
     })
   }
 }

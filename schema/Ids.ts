@@ -12,8 +12,7 @@ export const ToolId = Schema.String.pipe(
 export type ToolId = typeof ToolId.Type
 
 /** The edge's check, without a Schema decode on the hot path: the length first, so a huge name costs nothing. */
-export const isToolId = (raw: unknown): raw is ToolId =>
-  typeof raw === "string" && raw.length <= TOOL_ID_MAX && TOOL_ID_PATTERN.test(raw)
+export const isToolId = (raw: unknown): raw is ToolId => typeof raw === "string" && raw.length <= TOOL_ID_MAX && TOOL_ID_PATTERN.test(raw)
 
 export const WorkspaceId = Schema.String.pipe(Schema.pattern(/^ws_[A-Za-z0-9]+$/), Schema.brand("WorkspaceId"))
 export type WorkspaceId = typeof WorkspaceId.Type

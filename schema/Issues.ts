@@ -89,7 +89,13 @@ export const readableIssues = (all: ReadonlyArray<RawIssue>, root: string): Read
       last.text = `must be ${clip(last.expected.join(" or "), MAX_MESSAGE)}, got ${shown(actual ?? "")}`
       continue
     }
-    merged.push({ path, secret: isSecretPath(issue.path), expected: expected === undefined ? [] : [expected], ...(actual === undefined ? {} : { actual }), text })
+    merged.push({
+      path,
+      secret: isSecretPath(issue.path),
+      expected: expected === undefined ? [] : [expected],
+      ...(actual === undefined ? {} : { actual }),
+      text
+    })
   }
   return merged.map(({ path, secret, text }) => ({ path: clip(path, MAX_MESSAGE), message: secret ? redacted(text) : text }))
 }
@@ -101,11 +107,17 @@ const boundMessage = (ast: SchemaAST.Refinement, actual: unknown): string | unde
   const bounds = Option.getOrUndefined(SchemaAST.getJSONSchemaAnnotation(ast)) as Readonly<Record<string, unknown>> | undefined
   if (bounds === undefined) return undefined
   const n = (key: string) => (typeof bounds[key] === "number" ? count(bounds[key]) : undefined)
-  if (typeof actual === "string" && n("maxLength") !== undefined) return `must be at most ${n("maxLength")} characters, got ${count(actual.length)}`
-  if (typeof actual === "string" && n("minLength") !== undefined) return `must be at least ${n("minLength")} characters, got ${count(actual.length)}`
+  if (typeof actual === "string" && n("maxLength") !== undefined) {
+    return `must be at most ${n("maxLength")} characters, got ${count(actual.length)}`
+  }
+  if (typeof actual === "string" && n("minLength") !== undefined) {
+    return `must be at least ${n("minLength")} characters, got ${count(actual.length)}`
+  }
   if (Array.isArray(actual) && n("maxItems") !== undefined) return `must have at most ${n("maxItems")} items, got ${count(actual.length)}`
   if (Array.isArray(actual) && n("minItems") !== undefined) return `must have at least ${n("minItems")} items, got ${count(actual.length)}`
-  if (n("minimum") !== undefined && n("maximum") !== undefined) return `must be between ${n("minimum")} and ${n("maximum")}, got ${describeNumber(actual)}`
+  if (n("minimum") !== undefined && n("maximum") !== undefined) {
+    return `must be between ${n("minimum")} and ${n("maximum")}, got ${describeNumber(actual)}`
+  }
   if (n("minimum") !== undefined) return `must be at least ${n("minimum")}, got ${describeNumber(actual)}`
   if (n("maximum") !== undefined) return `must be at most ${n("maximum")}, got ${describeNumber(actual)}`
   if (n("exclusiveMinimum") !== undefined) return `must be greater than ${n("exclusiveMinimum")}, got ${describeNumber(actual)}`
@@ -135,7 +147,9 @@ const collect = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey>
       }
     }
   }
-  for (const formatted of ParseResult.ArrayFormatter.formatIssueSync(issue)) out.push({ path: [...path, ...formatted.path], message: formatted.message })
+  for (const formatted of ParseResult.ArrayFormatter.formatIssueSync(issue)) {
+    out.push({ path: [...path, ...formatted.path], message: formatted.message })
+  }
 }
 
 /** How many leaf issues a tree holds, without formatting any (iterative: a tree may be deep). */

@@ -1,5 +1,6 @@
 import { type Effect, Schema } from "effect"
-import { ApiKeyId, ConnectionId, RequestId, WorkspaceId } from "./Ids.ts"
+import type { ConnectionId, RequestId } from "./Ids.ts"
+import { ApiKeyId, WorkspaceId } from "./Ids.ts"
 import { Plan } from "./tools/Definition.ts"
 
 export const Surface = Schema.Literal("http", "mcp", "luna", "library")

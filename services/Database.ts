@@ -1,7 +1,8 @@
 import { Cause, Effect, Option, type Schedule } from "effect"
 
 const TRANSIENT_CODES = new Set(["57P01", "57P02", "57P03", "40001", "40P01", "53300"])
-const TRANSIENT_MESSAGES = /Connection terminated|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable|Connection error/i
+const TRANSIENT_MESSAGES =
+  /Connection terminated|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable|Connection error/i
 
 const causes = (error: unknown): ReadonlyArray<unknown> => {
   const chain: Array<unknown> = []

@@ -26,7 +26,7 @@ const real = Clock.make()
  * must not trust what they cached on the strength of signals, which may have been missed meanwhile.
  */
 export class Signals extends Effect.Service<Signals>()("brein/Signals", {
-  scoped: Effect.gen(function*() {
+  scoped: Effect.gen(function* () {
     const pg = yield* PgClient.PgClient
     const sql = yield* SqlClient.SqlClient
     const check = Duration.seconds(yield* Config.number("BREIN_SIGNALS_CHECK_SECONDS").pipe(Config.withDefault(5)))
@@ -45,7 +45,7 @@ export class Signals extends Effect.Service<Signals>()("brein/Signals", {
     const send = (channel: Channel, payload: string) => sql`SELECT pg_notify(${channel}, ${payload})`.pipe(Effect.asVoid)
 
     /** Whether this process hears its own probe on `channel` within `tries` × 20 ms. */
-    const hears = Effect.fn("Signals.hears")(function*(channel: Channel, tries: number) {
+    const hears = Effect.fn("Signals.hears")(function* (channel: Channel, tries: number) {
       const nonce = `${PROBE}${yield* newId("probe")}`
       const heard = yield* Deferred.make<void>()
       probes.set(nonce, heard)
@@ -61,7 +61,7 @@ export class Signals extends Effect.Service<Signals>()("brein/Signals", {
     const channels = Object.values(Channel)
     // One LISTEN connection for every channel, held for as long as this scope lives; it ends (and the
     // driver closes the connection) when the check finds it deaf.
-    const session = Effect.scoped(Effect.gen(function*() {
+    const session = Effect.scoped(Effect.gen(function* () {
       // One by one: the channels share one connection, which runs one statement at a time.
       // Each LISTEN is in place once its probe comes back, before the next one is sent.
       for (const channel of channels) {
@@ -81,7 +81,12 @@ export class Signals extends Effect.Service<Signals>()("brein/Signals", {
     })).pipe(Effect.ensuring(Ref.set(live, false)))
 
     yield* session.pipe(
-      Effect.catchAllCause((cause) => Effect.logWarning("lost the LISTEN connection: reopening it; until then cached keys and connections are checked in the database", cause)),
+      Effect.catchAllCause((cause) =>
+        Effect.logWarning(
+          "lost the LISTEN connection: reopening it; until then cached keys and connections are checked in the database",
+          cause
+        )
+      ),
       Effect.repeat(Schedule.spaced(Duration.millis(500))),
       Effect.withClock(real),
       Effect.forkScoped
@@ -90,19 +95,19 @@ export class Signals extends Effect.Service<Signals>()("brein/Signals", {
     if (!ready) yield* Effect.logWarning("LISTEN is not answering: changes from other processes arrive by polling")
 
     /** Runs `handler` for every signal on `channel` while the caller's scope is open. */
-    const on = Effect.fn("Signals.on")(function*(channel: Channel, handler: Handler) {
+    const on = Effect.fn("Signals.on")(function* (channel: Channel, handler: Handler) {
       const set = handlers.get(channel) ?? new Set<Handler>()
       handlers.set(channel, set)
       yield* Effect.acquireRelease(Effect.sync(() => set.add(handler)), () => Effect.sync(() => set.delete(handler)))
     })
 
     /** Runs `forgetAll` each time LISTEN is reopened (signals may have been missed), while the caller's scope is open. */
-    const onReopen = Effect.fn("Signals.onReopen")(function*(forgetAll: Effect.Effect<void>) {
+    const onReopen = Effect.fn("Signals.onReopen")(function* (forgetAll: Effect.Effect<void>) {
       yield* Effect.acquireRelease(Effect.sync(() => reopened.add(forgetAll)), () => Effect.sync(() => reopened.delete(forgetAll)))
     })
 
     /** Signals every process listening on `channel`, this one included (on commit, inside a transaction). */
-    const publish = Effect.fn("Signals.publish")(function*(channel: Channel, payload: string) {
+    const publish = Effect.fn("Signals.publish")(function* (channel: Channel, payload: string) {
       yield* send(channel, payload).pipe(Effect.orDie)
     })
 

@@ -10,8 +10,8 @@ import { keys } from "./cli/Keys.ts"
 import { mcp } from "./cli/Mcp.ts"
 import { plainWhenPiped } from "./cli/PlainOutput.ts"
 import { runServe, serveCommand, serveOptions } from "./cli/Serve.ts"
-import { workspaces } from "./cli/Workspaces.ts"
 import { packageVersion } from "./cli/Version.ts"
+import { workspaces } from "./cli/Workspaces.ts"
 
 const brein = Command.make("brein", serveOptions, runServe).pipe(
   Command.withDescription("A registry of tools served over HTTP and MCP. Without a command: serve."),

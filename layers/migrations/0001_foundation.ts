@@ -50,5 +50,4 @@ export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
       PRIMARY KEY (chain, seq)
     );
     CREATE INDEX audit_log_request ON audit_log (request_id);
-  `)
-)
+  `))

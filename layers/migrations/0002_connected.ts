@@ -120,5 +120,4 @@ export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
       UNIQUE (connection_id, movement_id)
     );
     CREATE INDEX bank_movements_page ON bank_movements (connection_id, account_id, post_date, id);
-  `)
-)
+  `))

@@ -13,5 +13,4 @@ export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
     ALTER TABLE bank_movements ALTER COLUMN natural_key SET NOT NULL;
     ALTER TABLE bank_movements ADD CONSTRAINT bank_movements_natural_key UNIQUE (connection_id, natural_key);
     CREATE INDEX bank_movements_by_date ON bank_movements (connection_id, post_date, id);
-  `)
-)
+  `))

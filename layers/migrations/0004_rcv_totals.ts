@@ -18,5 +18,4 @@ export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
     );
     DROP INDEX IF EXISTS connections_session_key;
     ALTER TABLE connections DROP COLUMN IF EXISTS credential_key;
-  `)
-)
+  `))

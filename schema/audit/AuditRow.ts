@@ -1,6 +1,6 @@
 import { Schema } from "effect"
-import { Plane } from "../tools/Definition.ts"
 import { Surface } from "../Principal.ts"
+import { Plane } from "../tools/Definition.ts"
 
 export const Outcome = Schema.Literal("ok", "error")
 
@@ -21,7 +21,9 @@ export const AuditEntry = Schema.Struct({
   latencyMs: Schema.Number,
   cost: Schema.String,
   traceId: Schema.optionalWith(
-    Schema.NullOr(Schema.String).annotations({ description: "The trace of the call that wrote the row; null for rows written before traces were kept" }),
+    Schema.NullOr(Schema.String).annotations({
+      description: "The trace of the call that wrote the row; null for rows written before traces were kept"
+    }),
     { exact: true }
   )
 })

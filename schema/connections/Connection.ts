@@ -1,8 +1,8 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+import { ConnectionId } from "../Ids.ts"
 import { InstitutionId } from "../upstream/Banco.ts"
 import { Rut } from "../upstream/Rut.ts"
-import { ConnectionId } from "../Ids.ts"
 
 export const ConnectorName = Schema.Literal("sii", "banco")
 export type ConnectorName = typeof ConnectorName.Type
@@ -39,7 +39,9 @@ export const ConnectionView = Schema.Struct({
   connector: ConnectorName,
   institution: Schema.NullOr(Schema.String),
   state: ConnectionState,
-  reason: Schema.NullOr(Schema.String).annotations({ description: "Why the connection is in error (credenciales_invalidas, mfa_requerido, …)" }),
+  reason: Schema.NullOr(Schema.String).annotations({
+    description: "Why the connection is in error (credenciales_invalidas, mfa_requerido, …)"
+  }),
   hint: Schema.NullOr(Schema.String).annotations({ description: "What the user must do before the next sync can work, if anything" }),
   createdAt: Schema.String,
   coverage: Schema.Array(Coverage)

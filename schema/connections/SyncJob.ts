@@ -22,7 +22,9 @@ export type MissingPart = typeof MissingPart.Type
 export const JobError = Schema.Struct({
   reason: Schema.String,
   message: Schema.String,
-  parts: Schema.optional(Schema.Array(MissingPart)).annotations({ description: "For a parcial job: each part that could not be read, and why" })
+  parts: Schema.optional(Schema.Array(MissingPart)).annotations({
+    description: "For a parcial job: each part that could not be read, and why"
+  })
 }).annotations({ identifier: "SyncJobError" })
 export type JobError = typeof JobError.Type
 

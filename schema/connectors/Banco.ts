@@ -31,7 +31,9 @@ export const CuentasQueryOutput = Schema.Struct({
 export const MovimientosQueryInput = Schema.Struct({
   desde: Fecha.annotations({ description: "First posting date (post_date), inclusive" }),
   hasta: Fecha.annotations({ description: "Last posting date (post_date), inclusive" }),
-  cuenta: Schema.optionalWith(AccountId, { exact: true }).annotations({ description: "Only this account (banco.cuentas.consultar lists them)" }),
+  cuenta: Schema.optionalWith(AccountId, { exact: true }).annotations({
+    description: "Only this account (banco.cuentas.consultar lists them)"
+  }),
   incluirHistorial: Schema.optionalWith(Schema.Boolean, { default: () => false }).annotations({
     description: "Add each movement's earlier versions (what changed between syncs, e.g. a check no longer pending)"
   }),
@@ -49,10 +51,13 @@ export const CachedMovimiento = Schema.Struct({
 export type CachedMovimiento = typeof CachedMovimiento.Type
 
 export const MovimientosQueryOutput = Schema.Struct({
-  movimientos: Schema.Array(CachedMovimiento).annotations({ description: "Ordered by post_date, then in the order they were first cached (the bank's order within one sync)" }),
+  movimientos: Schema.Array(CachedMovimiento).annotations({
+    description: "Ordered by post_date, then in the order they were first cached (the bank's order within one sync)"
+  }),
   cursor: Schema.NullOr(Schema.String),
   sincronizacion: Sincronizacion.annotations({
-    description: "Over every month of [desde, hasta]: completo only if all were synced completely; sincronizadoEn is the oldest of them. null when some month was never synced"
+    description:
+      "Over every month of [desde, hasta]: completo only if all were synced completely; sincronizadoEn is the oldest of them. null when some month was never synced"
   }),
   sincronizacionEnCurso: EnCurso
 })

@@ -2,7 +2,9 @@ import { DateTime, Option, Schema } from "effect"
 
 export const TimeZone = Schema.String.pipe(
   // Intl.supportedValuesOf lists ICU's legacy names only (Asia/Calcutta, not Asia/Kolkata)
-  Schema.filter((tz) => Option.isSome(DateTime.zoneMakeNamed(tz)), { message: (issue) => `unknown IANA time zone ${JSON.stringify(issue.actual)}` })
+  Schema.filter((tz) => Option.isSome(DateTime.zoneMakeNamed(tz)), {
+    message: (issue) => `unknown IANA time zone ${JSON.stringify(issue.actual)}`
+  })
 ).annotations({ description: "An IANA time zone such as America/Santiago", examples: ["America/Santiago", "UTC"] })
 
 export const TimestampNowInput = Schema.Struct({

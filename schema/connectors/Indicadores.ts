@@ -15,8 +15,7 @@ const Codigo = IndicadorCodigo.annotations({
   message: () => ({ message: `expected one of ${IndicadorCodigo.literals.join(", ")}`, override: true })
 })
 
-const described = <A, I>(schema: Schema.Schema<A, I>, description: string) =>
-  Schema.propertySignature(schema).annotations({ description })
+const described = <A, I>(schema: Schema.Schema<A, I>, description: string) => Schema.propertySignature(schema).annotations({ description })
 
 const Nombre = described(Schema.String, "The indicator's name as the source serves it")
 

@@ -48,7 +48,9 @@ const Montos = Schema.Struct({ montoExento: Schema.Number, montoNeto: Schema.Num
 
 export const RcvSummaryOutput = Schema.Struct({
   ref: Schema.String.annotations({ description: "Cite figures of this answer with this ref" }),
-  porTipo: Schema.Array(Schema.Struct({ tipoDte: Schema.Int, nombre: Schema.String, documentos: Schema.Int, total: Montos, promedio: Montos })),
+  porTipo: Schema.Array(
+    Schema.Struct({ tipoDte: Schema.Int, nombre: Schema.String, documentos: Schema.Int, total: Montos, promedio: Montos })
+  ),
   total: Schema.Struct({ documentos: Schema.Int, ...Montos.fields }).annotations({
     description: "All types; credit notes (61, 112) subtract"
   }),

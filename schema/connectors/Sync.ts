@@ -2,13 +2,17 @@ import { Schema } from "effect"
 import { ConnectionState } from "../connections/Connection.ts"
 import { JobState, SyncJobView } from "../connections/SyncJob.ts"
 
-export const Esperar = Schema.Int.pipe(Schema.between(0, 55, { message: (issue) => `must be between 0 and 55 seconds, got ${String(issue.actual)}` })).annotations({
-  description: "Seconds to wait for the sync to finish before answering (it goes on in the background); default 25, under MCP clients' 60 s timeout"
+export const Esperar = Schema.Int.pipe(
+  Schema.between(0, 55, { message: (issue) => `must be between 0 and 55 seconds, got ${String(issue.actual)}` })
+).annotations({
+  description:
+    "Seconds to wait for the sync to finish before answering (it goes on in the background); default 25, under MCP clients' 60 s timeout"
 })
 
 export const SyncOutput = Schema.Struct({
   estado: JobState.annotations({
-    description: "From the jobs: sincronizando while any runs, en_cola while all wait; once all ended, error if any failed, parcial if any is incomplete, else sincronizada"
+    description:
+      "From the jobs: sincronizando while any runs, en_cola while all wait; once all ended, error if any failed, parcial if any is incomplete, else sincronizada"
   }),
   trabajos: Schema.Array(SyncJobView),
   conexion: Schema.Struct({ id: Schema.String, estado: ConnectionState, motivo: Schema.NullOr(Schema.String) })

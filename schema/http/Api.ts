@@ -1,13 +1,13 @@
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import {
-  ServiceUnavailable,
   AuditUnavailable,
   BadRequest,
   Forbidden,
   InvalidInput,
   PayloadTooLarge,
   RateLimited,
+  ServiceUnavailable,
   ToolFailed,
   ToolNotFound,
   UnsupportedMediaType
@@ -64,7 +64,8 @@ export class ToolsGroup extends HttpApiGroup.make("tools")
       .addError(ServiceUnavailable)
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "Run a tool through the executor; every call is audited")
-  ) {}
+  )
+{}
 
 export const Health = Schema.Struct({ status: Schema.Literal("ok"), database: Schema.Literal("ok") })
 
@@ -80,4 +81,5 @@ export class BreinApi extends HttpApi.make("brein")
   .addError(PayloadTooLarge)
   .addError(UnsupportedMediaType)
   .annotate(OpenApi.Title, "brein")
-  .annotate(OpenApi.Description, "A registry of tools with two planes, one audited executor, served over HTTP and MCP") {}
+  .annotate(OpenApi.Description, "A registry of tools with two planes, one audited executor, served over HTTP and MCP")
+{}

@@ -15,7 +15,10 @@ export class ConnectionsGroup extends HttpApiGroup.make("connections")
       .addError(Forbidden)
       .addError(InvalidInput)
       .addError(AuditUnavailable)
-      .annotate(OpenApi.Summary, "Connect an SII or bank login (credentials are encrypted at rest and never returned); audited without the secret")
+      .annotate(
+        OpenApi.Summary,
+        "Connect an SII or bank login (credentials are encrypted at rest and never returned); audited without the secret"
+      )
   )
   .add(
     HttpApiEndpoint.get("list", "/api/v1/connections")
@@ -36,7 +39,10 @@ export class ConnectionsGroup extends HttpApiGroup.make("connections")
       .addSuccess(ConnectionView)
       .addError(ConnectionNotFound)
       .addError(AuditUnavailable)
-      .annotate(OpenApi.Summary, "Replace a connection's credentials (encrypted again; the connection goes back to pendiente); audited without the secret")
+      .annotate(
+        OpenApi.Summary,
+        "Replace a connection's credentials (encrypted again; the connection goes back to pendiente); audited without the secret"
+      )
   )
   .add(
     HttpApiEndpoint.del("remove", "/api/v1/connections/:id")
@@ -54,4 +60,5 @@ export class ConnectionsGroup extends HttpApiGroup.make("connections")
       .addError(ConnectionNotFound)
       .annotate(OpenApi.Summary, "Sync jobs of a connection, newest first: state, attempts, progress, counts, error")
   )
-  .middleware(Authentication) {}
+  .middleware(Authentication)
+{}

@@ -40,8 +40,7 @@ export const Cost = Schema.Union(
 export type Cost = typeof Cost.Type
 
 export const CallPolicy = Schema.Literal("read", "pure", "spends", "writes").annotations({
-  description:
-    "how a call is audited: read commits its cache writes and audit row together, then waits for the sync; " +
+  description: "how a call is audited: read commits its cache writes and audit row together, then waits for the sync; " +
     "pure (readOnly, free) answers even when its audit row cannot be written (audit_status failed); " +
     "spends (readOnly, costs) fails without its audit row; writes commits its effects and audit row together"
 })

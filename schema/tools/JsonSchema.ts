@@ -1,4 +1,5 @@
-import { JSONSchema, Schema } from "effect"
+import type { Schema } from "effect"
+import { JSONSchema } from "effect"
 
 export type JsonObject = Record<string, unknown>
 

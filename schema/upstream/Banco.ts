@@ -24,7 +24,8 @@ export const INSTITUTIONS: Readonly<Record<InstitutionId, Institution>> = {
 
 export const AccountType = Schema.Literal("checking_account", "sight_account", "line_of_credit", "credit_card").annotations({
   identifier: "AccountType",
-  description: "checking_account = cuenta corriente, sight_account = cuenta vista/CuentaRUT, line_of_credit = línea de crédito, credit_card = tarjeta de crédito"
+  description:
+    "checking_account = cuenta corriente, sight_account = cuenta vista/CuentaRUT, line_of_credit = línea de crédito, credit_card = tarjeta de crédito"
 })
 export type AccountType = typeof AccountType.Type
 

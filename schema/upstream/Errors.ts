@@ -20,8 +20,7 @@ export type UpstreamReason = typeof UpstreamReason.Type
 const fixed = <L extends UpstreamReason>(reason: L) =>
   Schema.Literal(reason).pipe(Schema.propertySignature, Schema.withConstructorDefault(() => reason))
 
-const message = (text: string) =>
-  Schema.String.pipe(Schema.propertySignature, Schema.withConstructorDefault(() => text))
+const message = (text: string) => Schema.String.pipe(Schema.propertySignature, Schema.withConstructorDefault(() => text))
 
 const RetryAfterSeconds = Schema.Int.pipe(Schema.nonNegative())
 

@@ -1,4 +1,5 @@
-import { Cause, Clock, Config, Context, Deferred, Duration, Effect, Exit, Option, Queue, Redacted, Schedule, type Tracer } from "effect"
+import type { Context } from "effect"
+import { Cause, Clock, Config, Deferred, Duration, Effect, Exit, Option, Queue, Redacted, Schedule, type Tracer } from "effect"
 import type { AuditEntry, AuditRow } from "../../schema/audit/AuditRow.ts"
 import { AuditUnavailable } from "../../schema/Errors.ts"
 import { AuditKey } from "./AuditKey.ts"
@@ -52,7 +53,8 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
     const prepared = (entry: AuditEntry) =>
       entry.traceId !== undefined
         ? Effect.succeed(boundEntry(entry))
-        : Effect.map(Effect.option(Effect.currentSpan), (span) => boundEntry({ ...entry, traceId: Option.getOrNull(Option.map(span, (s) => s.traceId)) }))
+        : Effect.map(Effect.option(Effect.currentSpan), (span) =>
+          boundEntry({ ...entry, traceId: Option.getOrNull(Option.map(span, (s) => s.traceId)) }))
 
     const chain = Effect.fn("AuditLog.chain")(function* (entries: ReadonlyArray<AuditEntry>) {
       const unknown = chainsOf(entries).filter((c) => !heads.has(c))

@@ -15,21 +15,69 @@ const Database = Schema.Struct({ name: Schema.String })
 const decodeDatabase = Schema.decodeUnknown(Schema.Array(Database))
 
 const COLUMNS = [
-  "chain", "seq", "request_id", "at", "workspace_id", "principal", "surface", "tool_id", "plane", "connection_id",
-  "input_digest", "output_digest", "outcome", "error_tag", "latency_ms", "cost", "prev_digest", "digest", "trace_id"
+  "chain",
+  "seq",
+  "request_id",
+  "at",
+  "workspace_id",
+  "principal",
+  "surface",
+  "tool_id",
+  "plane",
+  "connection_id",
+  "input_digest",
+  "output_digest",
+  "outcome",
+  "error_tag",
+  "latency_ms",
+  "cost",
+  "prev_digest",
+  "digest",
+  "trace_id"
 ] as const
 const TYPES = [
-  "text", "bigint", "text", "timestamptz", "text", "text", "text", "text", "text", "text",
-  "text", "text", "text", "text", "float8", "text", "text", "text", "text"
+  "text",
+  "bigint",
+  "text",
+  "timestamptz",
+  "text",
+  "text",
+  "text",
+  "text",
+  "text",
+  "text",
+  "text",
+  "text",
+  "text",
+  "text",
+  "float8",
+  "text",
+  "text",
+  "text",
+  "text"
 ] as const
 const INSERT = `INSERT INTO audit_log (${COLUMNS.join(", ")}) SELECT * FROM unnest(${TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(", ")})`
 
 const columnsOf = (rows: ReadonlyArray<AuditRow>) => [
-  rows.map((r) => r.chain), rows.map((r) => r.seq), rows.map((r) => r.requestId), rows.map((r) => r.at.toISOString()),
-  rows.map((r) => r.workspaceId), rows.map((r) => r.principal), rows.map((r) => r.surface), rows.map((r) => r.toolId),
-  rows.map((r) => r.plane), rows.map((r) => r.connectionId), rows.map((r) => r.inputDigest), rows.map((r) => r.outputDigest),
-  rows.map((r) => r.outcome), rows.map((r) => r.errorTag), rows.map((r) => r.latencyMs), rows.map((r) => r.cost),
-  rows.map((r) => r.prevDigest), rows.map((r) => r.digest), rows.map((r) => r.traceId ?? null)
+  rows.map((r) => r.chain),
+  rows.map((r) => r.seq),
+  rows.map((r) => r.requestId),
+  rows.map((r) => r.at.toISOString()),
+  rows.map((r) => r.workspaceId),
+  rows.map((r) => r.principal),
+  rows.map((r) => r.surface),
+  rows.map((r) => r.toolId),
+  rows.map((r) => r.plane),
+  rows.map((r) => r.connectionId),
+  rows.map((r) => r.inputDigest),
+  rows.map((r) => r.outputDigest),
+  rows.map((r) => r.outcome),
+  rows.map((r) => r.errorTag),
+  rows.map((r) => r.latencyMs),
+  rows.map((r) => r.cost),
+  rows.map((r) => r.prevDigest),
+  rows.map((r) => r.digest),
+  rows.map((r) => r.traceId ?? null)
 ]
 
 const codeOf = (error: SqlError.SqlError) =>
@@ -72,15 +120,20 @@ export const AuditStoreSql = Layer.effect(
       )
     })
 
-    const page = Effect.fn("AuditStore.page")(function* (after: Option.Option<{ readonly chain: string; readonly seq: number }>, limit: number) {
-      return yield* Option.match(after, {
-        onNone: () => sql`SELECT * FROM audit_log ORDER BY chain, seq LIMIT ${limit}`,
-        onSome: (a) => sql`SELECT * FROM audit_log WHERE (chain, seq) > (${a.chain}, ${a.seq}) ORDER BY chain, seq LIMIT ${limit}`
-      }).pipe(Effect.flatMap(decodeRows), Effect.mapError(fail))
-    })
+    const page = Effect.fn("AuditStore.page")(
+      function* (after: Option.Option<{ readonly chain: string; readonly seq: number }>, limit: number) {
+        return yield* Option.match(after, {
+          onNone: () => sql`SELECT * FROM audit_log ORDER BY chain, seq LIMIT ${limit}`,
+          onSome: (a) => sql`SELECT * FROM audit_log WHERE (chain, seq) > (${a.chain}, ${a.seq}) ORDER BY chain, seq LIMIT ${limit}`
+        }).pipe(Effect.flatMap(decodeRows), Effect.mapError(fail))
+      }
+    )
 
     const byRequest = Effect.fn("AuditStore.byRequest")(function* (requestId: string) {
-      const rows = yield* sql`SELECT * FROM audit_log WHERE request_id = ${requestId} LIMIT 1`.pipe(Effect.flatMap(decodeRows), Effect.mapError(fail))
+      const rows = yield* sql`SELECT * FROM audit_log WHERE request_id = ${requestId} LIMIT 1`.pipe(
+        Effect.flatMap(decodeRows),
+        Effect.mapError(fail)
+      )
       return Arr.head(rows)
     })
 
@@ -105,7 +158,8 @@ export const AuditStoreSql = Layer.effect(
         yield* insert(rows)
       },
       sql.withTransaction,
-      (effect, rows) => Effect.catchTag(effect, "SqlError", (error) => Effect.fail(isRace(error) ? moved(rows.map((r) => r.chain)) : fail(error)))
+      (effect, rows) =>
+        Effect.catchTag(effect, "SqlError", (error) => Effect.fail(isRace(error) ? moved(rows.map((r) => r.chain)) : fail(error)))
     )
 
     const checkpoint = Effect.fn("AuditStore.checkpoint")(
@@ -131,10 +185,11 @@ export const AuditStoreSql = Layer.effect(
     )
 
     const checkpoints = Effect.fn("AuditStore.checkpoints")(function* (afterSeq: number, limit: number) {
-      return yield* sql`SELECT seq, at, heads, prev_signature, signature FROM audit_checkpoint WHERE seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`.pipe(
-        Effect.flatMap(decodeCheckpoints),
-        Effect.mapError(fail)
-      )
+      return yield* sql`SELECT seq, at, heads, prev_signature, signature FROM audit_checkpoint WHERE seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`
+        .pipe(
+          Effect.flatMap(decodeCheckpoints),
+          Effect.mapError(fail)
+        )
     })
 
     const database = sql`SELECT current_database() AS name`.pipe(

@@ -72,7 +72,11 @@ export class AuditVerify extends Effect.Service<AuditVerify>()("brein/audit/Audi
             `the witness outside the database holds checkpoint ${witness.value.seq}; the database ends at ${count}`
           )
         } else if (atWitness !== witness.value.signature) {
-          firstBreak = checkpointBreak(witness.value.seq, "checkpoint_forged", `checkpoint ${witness.value.seq} differs from its witness outside the database`)
+          firstBreak = checkpointBreak(
+            witness.value.seq,
+            "checkpoint_forged",
+            `checkpoint ${witness.value.seq} differs from its witness outside the database`
+          )
         }
       }
 
@@ -86,7 +90,13 @@ export class AuditVerify extends Effect.Service<AuditVerify>()("brein/audit/Audi
         const head = signed.get(last.chain)
         uncovered += last.seq - Math.min(last.seq, head?.seq ?? 0)
         return head !== undefined && last.seq < head.seq
-          ? { chain: last.chain, seq: last.seq, requestId: null, reason: "chain_truncated", detail: `the chain ends at seq ${last.seq}; a checkpoint signed seq ${head.seq}` }
+          ? {
+            chain: last.chain,
+            seq: last.seq,
+            requestId: null,
+            reason: "chain_truncated",
+            detail: `the chain ends at seq ${last.seq}; a checkpoint signed seq ${head.seq}`
+          }
           : null
       }
       while (firstBreak === null) {
@@ -99,7 +109,13 @@ export class AuditVerify extends Effect.Service<AuditVerify>()("brein/audit/Audi
           firstBreak = inspect(row, previous)
           const head = signed.get(row.chain)
           if (firstBreak === null && head !== undefined && head.seq === row.seq && head.digest !== row.digest) {
-            firstBreak = { chain: row.chain, seq: row.seq, requestId: row.requestId, reason: "rechained", detail: `checkpoint signed another digest at seq ${row.seq}` }
+            firstBreak = {
+              chain: row.chain,
+              seq: row.seq,
+              requestId: row.requestId,
+              reason: "rechained",
+              detail: `checkpoint signed another digest at seq ${row.seq}`
+            }
           }
           if (firstBreak !== null) break
           rows += 1
@@ -113,7 +129,13 @@ export class AuditVerify extends Effect.Service<AuditVerify>()("brein/audit/Audi
       if (firstBreak === null) {
         const gone = [...signed.values()].filter((head) => !seen.has(head.chain)).sort((a, b) => (a.chain < b.chain ? -1 : 1))[0]
         if (gone !== undefined) {
-          firstBreak = { chain: gone.chain, seq: gone.seq, requestId: null, reason: "chain_deleted", detail: `a checkpoint signed seq ${gone.seq}; the chain has no rows` }
+          firstBreak = {
+            chain: gone.chain,
+            seq: gone.seq,
+            requestId: null,
+            reason: "chain_deleted",
+            detail: `a checkpoint signed seq ${gone.seq}; the chain has no rows`
+          }
         }
       }
       const checkpoints: CheckpointReport = {

@@ -171,7 +171,11 @@ export const checkpointBreak = (
 ): { readonly reason: BreakReason; readonly seq: number; readonly detail: string } | null => {
   const expected = nextCheckpoint(last, checkpoint.at, [])
   if (checkpoint.seq !== expected.seq) {
-    return { reason: "checkpoint_missing", seq: expected.seq, detail: `checkpoint ${expected.seq} is missing (the next one is ${checkpoint.seq})` }
+    return {
+      reason: "checkpoint_missing",
+      seq: expected.seq,
+      detail: `checkpoint ${expected.seq} is missing (the next one is ${checkpoint.seq})`
+    }
   }
   if (checkpoint.prevSignature !== expected.prevSignature) {
     return { reason: "checkpoint_missing", seq: checkpoint.seq, detail: `checkpoint ${checkpoint.seq} does not sign the one before it` }

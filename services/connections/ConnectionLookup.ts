@@ -23,7 +23,10 @@ export class ConnectionLookup extends Effect.Service<ConnectionLookup>()("brein/
     let epoch = 0
 
     const load = Effect.fn("ConnectionLookup.load")(function* (id: string) {
-      const rows = yield* sql`SELECT id, workspace_id, connector FROM connections WHERE id = ${id}`.pipe(Effect.flatMap(decode), Effect.orDie)
+      const rows = yield* sql`SELECT id, workspace_id, connector FROM connections WHERE id = ${id}`.pipe(
+        Effect.flatMap(decode),
+        Effect.orDie
+      )
       return Arr.head(rows)
     })
 

@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Array as Arr, Effect, Option, Redacted, Schema } from "effect"
 import {
-  type ConnectionState,
   ConnectionNotFound,
+  type ConnectionState,
   type ConnectionView,
   ConnectorName,
   type CreateConnection,
@@ -13,9 +13,9 @@ import { ConnectionId } from "../../schema/Ids.ts"
 import type { Principal } from "../../schema/Principal.ts"
 import { sha256 } from "../Crypto.ts"
 import { newId } from "../Ids.ts"
+import { WorkspaceNotFound } from "../workspace/Workspaces.ts"
 import { ConnectionLookup } from "./ConnectionLookup.ts"
 import { Vault } from "./Vault.ts"
-import { WorkspaceNotFound } from "../workspace/Workspaces.ts"
 
 const Row = Schema.Struct({
   id: ConnectionId,
@@ -79,8 +79,7 @@ export const hintFor = (id: string, reason: string | null) =>
     : null
 
 /** One upstream user: two connections with the same login share one upstream session. */
-export const sessionKey = (connector: string, institution: string | null, rut: string) =>
-  sha256(`${connector}|${institution ?? ""}|${rut}`)
+export const sessionKey = (connector: string, institution: string | null, rut: string) => sha256(`${connector}|${institution ?? ""}|${rut}`)
 
 export class Connections extends Effect.Service<Connections>()("brein/connections/Connections", {
   effect: Effect.gen(function* () {
@@ -89,10 +88,11 @@ export class Connections extends Effect.Service<Connections>()("brein/connection
     const lookup = yield* ConnectionLookup
 
     const view = Effect.fn("Connections.view")(function* (row: typeof Row.Type) {
-      const coverage = yield* sql`SELECT scope, synced_at, completo FROM sync_coverage WHERE connection_id = ${row.id} ORDER BY scope_key`.pipe(
-        Effect.flatMap(decodeCoverage),
-        Effect.orDie
-      )
+      const coverage = yield* sql`SELECT scope, synced_at, completo FROM sync_coverage WHERE connection_id = ${row.id} ORDER BY scope_key`
+        .pipe(
+          Effect.flatMap(decodeCoverage),
+          Effect.orDie
+        )
       return {
         id: row.id,
         connector: row.connector,
@@ -118,7 +118,10 @@ export class Connections extends Effect.Service<Connections>()("brein/connection
         return yield* Forbidden.planRequired(`a ${input.connector} connection`, principal.workspaceName)
       }
       if (input.connector === "banco" && input.institution === undefined) {
-        return yield* new InvalidInput({ message: "institution: a banco connection names its bank", issues: [{ path: "institution", message: "is missing" }] })
+        return yield* new InvalidInput({
+          message: "institution: a banco connection names its bank",
+          issues: [{ path: "institution", message: "is missing" }]
+        })
       }
       const institution = input.connector === "banco" ? input.institution ?? null : null
       const id = yield* newId("conn")
@@ -134,15 +137,22 @@ export class Connections extends Effect.Service<Connections>()("brein/connection
 
     const list = Effect.fn("Connections.list")(function* (principal: Principal) {
       const rows = yield* sql`SELECT id, connector, institution, state, state_reason, created_at FROM connections
-                              WHERE workspace_id = ${principal.workspaceId} ORDER BY created_at`.pipe(Effect.flatMap(decodeRows), Effect.orDie)
+                              WHERE workspace_id = ${principal.workspaceId} ORDER BY created_at`.pipe(
+        Effect.flatMap(decodeRows),
+        Effect.orDie
+      )
       return yield* Effect.forEach(rows, view)
     })
 
     /** Every connection, or a workspace's, for operators (`brein connections list`). */
     const summaries = Effect.fn("Connections.summaries")(function* (workspace: Option.Option<string>) {
       if (Option.isSome(workspace)) {
-        const [found] = yield* sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM workspaces WHERE name = ${workspace.value}`.pipe(Effect.orDie)
-        if ((found?.n ?? 0) === 0) return yield* new WorkspaceNotFound({ name: workspace.value, message: `no workspace named "${workspace.value}"` })
+        const [found] = yield* sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM workspaces WHERE name = ${workspace.value}`.pipe(
+          Effect.orDie
+        )
+        if ((found?.n ?? 0) === 0) {
+          return yield* new WorkspaceNotFound({ name: workspace.value, message: `no workspace named "${workspace.value}"` })
+        }
       }
       const filter = Option.match(workspace, { onNone: () => sql`true`, onSome: (name) => sql`w.name = ${name}` })
       return yield* sql`SELECT c.id, w.name AS workspace, c.connector, c.institution, c.state, c.state_reason AS reason, c.created_at
@@ -168,13 +178,15 @@ export class Connections extends Effect.Service<Connections>()("brein/connection
     })
 
     /** Replaces a connection's credentials: sealed again, and the connection starts over as `pendiente`. */
-    const replaceCredentials = Effect.fn("Connections.replaceCredentials")(function* (principal: Principal, id: string, credentials: Credentials) {
-      yield* find(principal, id)
-      const sealed = yield* vault.seal(JSON.stringify({ rut: credentials.rut, clave: Redacted.value(credentials.clave) }))
-      yield* sql`UPDATE connections SET credentials = ${sealed}, state = 'pendiente', state_reason = NULL, updated_at = now()
+    const replaceCredentials = Effect.fn("Connections.replaceCredentials")(
+      function* (principal: Principal, id: string, credentials: Credentials) {
+        yield* find(principal, id)
+        const sealed = yield* vault.seal(JSON.stringify({ rut: credentials.rut, clave: Redacted.value(credentials.clave) }))
+        yield* sql`UPDATE connections SET credentials = ${sealed}, state = 'pendiente', state_reason = NULL, updated_at = now()
                  WHERE id = ${id} AND workspace_id = ${principal.workspaceId}`.pipe(Effect.orDie)
-      return yield* Effect.flatMap(Effect.orDie(find(principal, id)), view)
-    })
+        return yield* Effect.flatMap(Effect.orDie(find(principal, id)), view)
+      }
+    )
 
     /** Serializes the transactions that end jobs of one connection, so the last to commit sees the others. */
     const lock = Effect.fn("Connections.lock")(function* (id: string) {
@@ -195,4 +207,3 @@ export class Connections extends Effect.Service<Connections>()("brein/connection
   }),
   dependencies: [Vault.Default, ConnectionLookup.Default]
 }) {}
-

@@ -1,5 +1,5 @@
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto"
 import { Context, Effect, Redacted } from "effect"
+import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto"
 
 /** The 32-byte key that seals credentials at rest. */
 export class VaultKey extends Context.Tag("brein/connections/VaultKey")<VaultKey, Redacted.Redacted<Buffer>>() {}

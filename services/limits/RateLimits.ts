@@ -70,13 +70,21 @@ export class RateLimits extends Effect.Service<RateLimits>()("brein/limits/RateL
      * lookup, so a flood of bad keys costs no database work. A plain function rather than Effect.fn:
      * it runs on every request, where a span costs more than the check.
      */
-    const authenticate = <E>(address: string | undefined, attempt: Effect.Effect<Principal, E>): Effect.Effect<Principal, E | RateLimited> => {
+    const authenticate = <E>(
+      address: string | undefined,
+      attempt: Effect.Effect<Principal, E>
+    ): Effect.Effect<Principal, E | RateLimited> => {
       if (failures === null) return Effect.flatMap(attempt, charge)
       const source = sourceOf(address)
       const wait = failures.wait(source, clock.unsafeCurrentTimeMillis())
       if (wait > 0) {
-        return Effect.fail(limited(wait, (after) =>
-          `this address sent more than ${describe(failures.limit)} with a missing, unknown or revoked API key; retry in ${after} s`))
+        return Effect.fail(
+          limited(
+            wait,
+            (after) =>
+              `this address sent more than ${describe(failures.limit)} with a missing, unknown or revoked API key; retry in ${after} s`
+          )
+        )
       }
       return attempt.pipe(Effect.tapError(countFailure(source)), Effect.flatMap(charge))
     }

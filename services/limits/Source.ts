@@ -12,6 +12,8 @@ export const sourceOf = (address: string | undefined): string => {
   const [head = "", tail] = address.split("%")[0]?.split("::") ?? []
   const left = head === "" ? [] : head.split(":")
   const right = tail === undefined || tail === "" ? [] : tail.split(":")
-  const groups = tail === undefined ? left : [...left, ...Array.from({ length: Math.max(0, 8 - left.length - right.length) }, () => "0"), ...right]
+  const groups = tail === undefined
+    ? left
+    : [...left, ...Array.from({ length: Math.max(0, 8 - left.length - right.length) }, () => "0"), ...right]
   return `${groups.slice(0, 4).map((group) => group.toLowerCase().replace(/^0+(?=.)/, "")).join(":")}::/64`
 }

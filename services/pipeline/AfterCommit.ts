@@ -18,7 +18,10 @@ export const afterCommit = Effect.fn("Executor.afterCommit")(function* (call: Au
           data: call.data,
           extras: {
             ...call.extras,
-            warnings: [...(call.extras.warnings ?? []), `Recorded, but its progress could not be followed (${error.message}): this answer is as of the commit.`]
+            warnings: [
+              ...(call.extras.warnings ?? []),
+              `Recorded, but its progress could not be followed (${error.message}): this answer is as of the commit.`
+            ]
           }
         })
       )

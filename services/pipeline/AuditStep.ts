@@ -12,7 +12,10 @@ export class AuditFailed extends Data.TaggedError("AuditFailed")<{ readonly erro
 export const elapsedMs = (request: Request) =>
   Effect.map(Clock.currentTimeNanos, (now) => Math.round(Number(now - request.startedNanos) / 10_000) / 100)
 
-type Outcome = { readonly ok: true; readonly data: unknown } | { readonly ok: false; readonly cause: Cause.Cause<{ readonly _tag: string }> }
+type Outcome = { readonly ok: true; readonly data: unknown } | {
+  readonly ok: false
+  readonly cause: Cause.Cause<{ readonly _tag: string }>
+}
 
 /**
  * The row of a call. The output digest covers the answer as committed: for a read call, the answer
@@ -59,10 +62,12 @@ export const auditStep = (log: AuditLog) => {
   })
 
   /** The one row of a call that failed before its own audit step; a row that cannot be written is logged, not fatal. */
-  const failed = Effect.fn("Executor.audit")(function* (request: Request, tool: Option.Option<RegisteredTool>, cause: Cause.Cause<{ readonly _tag: string }>) {
-    const entry = yield* entryOf(request, tool, { ok: false, cause }, request.context.connectionId ?? null)
-    yield* log.record(entry).pipe(Effect.ignore)
-  })
+  const failed = Effect.fn("Executor.audit")(
+    function* (request: Request, tool: Option.Option<RegisteredTool>, cause: Cause.Cause<{ readonly _tag: string }>) {
+      const entry = yield* entryOf(request, tool, { ok: false, cause }, request.context.connectionId ?? null)
+      yield* log.record(entry).pipe(Effect.ignore)
+    }
+  )
 
   return { grouped, inTransaction, failed }
 }

@@ -51,7 +51,9 @@ export class Executor extends Effect.Service<Executor>()("brein/pipeline/Executo
           return Effect.flatMap(ran, (done) => audit.grouped(done).pipe(Effect.mapError((error) => new AuditFailed({ error }))))
         case "writes":
         case "read":
-          return transaction(Effect.flatMap(ran, (done) => audit.inTransaction(done).pipe(Effect.mapError((error) => new AuditFailed({ error })))))
+          return transaction(
+            Effect.flatMap(ran, (done) => audit.inTransaction(done).pipe(Effect.mapError((error) => new AuditFailed({ error }))))
+          )
       }
     }
 

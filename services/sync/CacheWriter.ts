@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto"
 import { Effect, Schema } from "effect"
+import { createHash } from "node:crypto"
 import { Persist } from "../tools/Persist.ts"
 
 export interface Column {
@@ -42,7 +42,8 @@ const columnsOf = (rows: ReadonlyArray<Prepared>, width: number) => {
   return [keys, ...columns]
 }
 
-const chunks = <A>(all: ReadonlyArray<A>) => Array.from({ length: Math.ceil(all.length / CHUNK) }, (_, i) => all.slice(i * CHUNK, (i + 1) * CHUNK))
+const chunks = <A>(all: ReadonlyArray<A>) =>
+  Array.from({ length: Math.ceil(all.length / CHUNK) }, (_, i) => all.slice(i * CHUNK, (i + 1) * CHUNK))
 
 /**
  * Writes a sync's rows into the cache: new rows are inserted, rows whose content changed are
@@ -50,10 +51,14 @@ const chunks = <A>(all: ReadonlyArray<A>) => Array.from({ length: Math.ceil(all.
  * alone. Runs inside the job's transaction (Persist), so a failed sync leaves nothing behind.
  */
 export const upsertWithHistory = <Row>(resource: CachedResource<Row>, rows: ReadonlyArray<Row>, jobId: string) =>
-  write(resource, rows.map((row): Prepared => {
-    const values = resource.values(row)
-    return { key: resource.naturalKey(row), values, hash: contentHash(values) }
-  }), jobId)
+  write(
+    resource,
+    rows.map((row): Prepared => {
+      const values = resource.values(row)
+      return { key: resource.naturalKey(row), values, hash: contentHash(values) }
+    }),
+    jobId
+  )
 
 const write = Effect.fn("CacheWriter.upsertWithHistory")(
   function* (resource: Pick<CachedResource<unknown>, "resource" | "table" | "columns">, prepared: ReadonlyArray<Prepared>, jobId: string) {

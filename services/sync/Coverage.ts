@@ -19,7 +19,11 @@ const decode = Schema.decodeUnknown(Schema.Array(Status))
  * The joins that read a scope's coverage and the sync under way in it, for a statement whose
  * FROM clause ends where they go: they add `synced_at, completo, job_id, job_state, progress`.
  */
-export const statusJoins = (sql: SqlClient.SqlClient, connectionId: string, scope: Readonly<Record<string, string>>): Statement.Fragment => {
+export const statusJoins = (
+  sql: SqlClient.SqlClient,
+  connectionId: string,
+  scope: Readonly<Record<string, string>>
+): Statement.Fragment => {
   const key = scopeKeyOf(scope)
   return sql`LEFT JOIN sync_coverage c ON c.connection_id = ${connectionId} AND c.scope_key = ${key}
     LEFT JOIN LATERAL (SELECT id, state, progress FROM sync_jobs

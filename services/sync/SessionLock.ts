@@ -46,7 +46,8 @@ export class SessionLock extends Effect.Service<SessionLock>()("brein/sync/Sessi
             WHERE session_leases.expires_at <= clock_timestamp()
             RETURNING holder`.pipe(Effect.orDie),
         // registered first, so it runs last: after the session logged out and the renewals stopped
-        (rows) => rows.length === 0 ? Effect.void : sql`DELETE FROM session_leases WHERE key = ${key} AND holder = ${holder}`.pipe(Effect.ignore)
+        (rows) =>
+          rows.length === 0 ? Effect.void : sql`DELETE FROM session_leases WHERE key = ${key} AND holder = ${holder}`.pipe(Effect.ignore)
       )
       if (taken.length === 0) return Option.none<SessionLease>()
       const validUntil = yield* Ref.make(sent + trust)
@@ -63,9 +64,12 @@ export class SessionLock extends Effect.Service<SessionLock>()("brein/sync/Sessi
                                 WHERE key = ${key} AND holder = ${holder} AND expires_at > clock_timestamp() RETURNING key`
         if (rows.length === 0) return yield* lose("another holder has it, or it ran out")
         yield* Ref.set(validUntil, at + trust)
-      }).pipe(Effect.catchTag("SqlError", (error) =>
-        Effect.logWarning("session lease not renewed; trying again", error).pipe(Effect.annotateLogs({ lease: key }))
-      ))
+      }).pipe(
+        Effect.catchTag(
+          "SqlError",
+          (error) => Effect.logWarning("session lease not renewed; trying again", error).pipe(Effect.annotateLogs({ lease: key }))
+        )
+      )
       // Renewal may hang on a dead connection: the deadline is watched on its own.
       const watchdog = Effect.gen(function* () {
         while (true) {

@@ -1,7 +1,7 @@
 import { Duration, Effect, Option } from "effect"
-import { Forbidden } from "../../schema/Errors.ts"
 import { type JobState, TERMINAL } from "../../schema/connections/SyncJob.ts"
 import type { SyncOutput } from "../../schema/connectors/Sync.ts"
+import { Forbidden } from "../../schema/Errors.ts"
 import type { ConnectionId } from "../../schema/Ids.ts"
 import { Connections, hintFor } from "../connections/Connections.ts"
 import type { AfterCommitContext, CallInfo, ReadContext } from "../tools/Tool.ts"
@@ -73,7 +73,11 @@ export const esperar = (connector: string, seconds: number, committed: SyncOutpu
     const report = (current: ReadonlyArray<JobRow>) => {
       const total = current.reduce((n, j) => n + Math.max(j.progress.total, 1), 0)
       const progress = current.reduce((n, j) => n + (TERMINAL.includes(j.state) ? Math.max(j.progress.total, 1) : j.progress.done), 0)
-      return ctx.progress({ progress, total, message: current.map((j) => `${j.scopeKey}: ${j.state}${j.progress.step ? ` (${j.progress.step})` : ""}`).join("; ") })
+      return ctx.progress({
+        progress,
+        total,
+        message: current.map((j) => `${j.scopeKey}: ${j.state}${j.progress.step ? ` (${j.progress.step})` : ""}`).join("; ")
+      })
     }
     const waited = seconds > 0 ? yield* jobs.awaitJobs(ids, Duration.seconds(seconds), report) : Option.none()
     const { output, reason } = yield* answer(Option.isSome(waited) ? waited.value : yield* jobs.byIds(ids), ctx)
@@ -81,12 +85,14 @@ export const esperar = (connector: string, seconds: number, committed: SyncOutpu
     if (todo !== null && output.estado === "error") yield* ctx.annotate({ hint: todo })
     else if (!TERMINAL.includes(output.estado)) {
       yield* ctx.annotate({
-        hint: `The sync goes on in the background. Follow it with GET /api/v1/connections/${ctx.connectionId}/jobs or call this tool again (it reuses the running job).`
+        hint:
+          `The sync goes on in the background. Follow it with GET /api/v1/connections/${ctx.connectionId}/jobs or call this tool again (it reuses the running job).`
       })
     }
     if (reason === "credenciales_invalidas") {
       yield* ctx.annotate({
-        hint: `The ${connector} login was rejected, so no sync will run until the credentials change: send the right ones with PATCH /api/v1/connections/${ctx.connectionId} ({ "credentials": { "rut": …, "clave": … } }), then call this tool again.`
+        hint:
+          `The ${connector} login was rejected, so no sync will run until the credentials change: send the right ones with PATCH /api/v1/connections/${ctx.connectionId} ({ "credentials": { "rut": …, "clave": … } }), then call this tool again.`
       })
     }
     return output

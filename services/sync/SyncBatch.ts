@@ -3,10 +3,10 @@ import { Array as Arr, Cause, Duration, Effect, Exit, Fiber, Option, Schedule } 
 import type { JobError } from "../../schema/connections/SyncJob.ts"
 import { UpstreamCredentialsInvalid, type UpstreamError } from "../../schema/upstream/Errors.ts"
 import { Connections, type Ended, sessionKey } from "../connections/Connections.ts"
-import { Persist } from "../tools/Persist.ts"
-import { ConnectorSyncs, type SyncResult, type SyncSession } from "./ConnectorSync.ts"
 import { retryTransient, transientIn } from "../Database.ts"
+import { Persist } from "../tools/Persist.ts"
 import { currentSessionGuard } from "../upstream/SessionGuard.ts"
+import { ConnectorSyncs, type SyncResult, type SyncSession } from "./ConnectorSync.ts"
 import { type SessionLeaseLost, SessionLock } from "./SessionLock.ts"
 import { type ClaimedJob, SyncJobs } from "./SyncJobs.ts"
 import { SyncSettings } from "./SyncSettings.ts"
@@ -43,25 +43,46 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
     const lock = yield* SessionLock
     const settings = yield* SyncSettings
 
-    const settle = Effect.fn("SyncBatch.settle")(function* (connectionId: string, body: Effect.Effect<Settled>) {
-      yield* connections.lock(connectionId)
-      const { ended, whileOpen } = yield* body
-      yield* connections.settle(connectionId, ended, whileOpen)
-    }, sql.withTransaction, Effect.orDie)
+    const settle = Effect.fn("SyncBatch.settle")(
+      function* (connectionId: string, body: Effect.Effect<Settled>) {
+        yield* connections.lock(connectionId)
+        const { ended, whileOpen } = yield* body
+        yield* connections.settle(connectionId, ended, whileOpen)
+      },
+      sql.withTransaction,
+      Effect.orDie
+    )
 
     // While the database is away: try again until the jobs' claim would run out anyway.
-    const untilBack = Schedule.exponential(Duration.millis(100)).pipe(Schedule.union(Schedule.spaced(Duration.seconds(2))), Schedule.upTo(settings.lease))
+    const untilBack = Schedule.exponential(Duration.millis(100)).pipe(
+      Schedule.union(Schedule.spaced(Duration.seconds(2))),
+      Schedule.upTo(settings.lease)
+    )
 
     /** The database failed under these jobs, not their sync: hand them back without spending their attempt. */
-    const requeue = Effect.fn("SyncBatch.requeue")(function* (connectionId: string, batch: ReadonlyArray<ClaimedJob>, cause: Cause.Cause<unknown>) {
-      yield* Effect.logWarning("sync interrupted by a database failure: the jobs will run again without spending an attempt", cause).pipe(
-        Effect.annotateLogs({ connectionId, jobs: batch.length })
+    const requeue = Effect.fn("SyncBatch.requeue")(
+      function* (connectionId: string, batch: ReadonlyArray<ClaimedJob>, cause: Cause.Cause<unknown>) {
+        yield* Effect.logWarning("sync interrupted by a database failure: the jobs will run again without spending an attempt", cause).pipe(
+          Effect.annotateLogs({ connectionId, jobs: batch.length })
+        )
+        yield* retryTransient(
+          settle(
+            connectionId,
+            Effect.as(Effect.forEach(batch, (job) => jobs.release(job, Duration.millis(250))), stillOpen(null))
+          ),
+          untilBack
+        )
+      },
+      Effect.catchAllDefect((defect) =>
+        Effect.logError("sync jobs could not be handed back; their claim will run out and they run again", defect)
       )
-      yield* retryTransient(settle(connectionId, Effect.as(Effect.forEach(batch, (job) => jobs.release(job, Duration.millis(250))), stillOpen(null))), untilBack)
-    }, Effect.catchAllDefect((defect) => Effect.logError("sync jobs could not be handed back; their claim will run out and they run again", defect)))
+    )
 
     const fail = (job: ClaimedJob, error: JobError) =>
-      Effect.as(jobs.finish(job, "error", {}, Option.some(error)), { ended: { state: "error", reason: error.reason }, whileOpen: null } as const)
+      Effect.as(
+        jobs.finish(job, "error", {}, Option.some(error)),
+        { ended: { state: "error", reason: error.reason }, whileOpen: null } as const
+      )
 
     const commit = (job: ClaimedJob, write: Effect.Effect<SyncResult, never, Persist>) =>
       settle(
@@ -69,15 +90,23 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
         Effect.gen(function* () {
           const result = yield* write
           yield* sql`INSERT INTO sync_coverage (connection_id, scope_key, scope, synced_at, completo, job_id)
-                     VALUES (${job.connectionId}, ${job.scopeKey}, ${JSON.stringify(job.scope)}::jsonb, now(), ${result.missing === null}, ${job.id})
+                     VALUES (${job.connectionId}, ${job.scopeKey}, ${JSON.stringify(job.scope)}::jsonb, now(), ${
+            result.missing === null
+          }, ${job.id})
                      ON CONFLICT (connection_id, scope_key) DO UPDATE
-                     SET scope = EXCLUDED.scope, synced_at = EXCLUDED.synced_at, completo = EXCLUDED.completo, job_id = EXCLUDED.job_id`.pipe(Effect.orDie)
+                     SET scope = EXCLUDED.scope, synced_at = EXCLUDED.synced_at, completo = EXCLUDED.completo, job_id = EXCLUDED.job_id`
+            .pipe(Effect.orDie)
           const error = Option.map(Option.fromNullable(result.missing), (m) => ({ reason: "sincronizacion_parcial", ...m }))
           if (!(yield* jobs.finish(job, Option.isNone(error) ? "sincronizada" : "parcial", result.counts, error))) {
             return yield* Effect.dieMessage(`sync job ${job.id} was claimed again by another worker: this attempt writes nothing`)
           }
-          return { ended: { state: "sincronizada", reason: Option.isNone(error) ? null : "sincronizacion_parcial" }, whileOpen: null } as const
-        }).pipe(Effect.provideService(Persist, { sql, workspaceId: job.workspaceId, connectionId: job.connectionId, connector: job.connector }))
+          return {
+            ended: { state: "sincronizada", reason: Option.isNone(error) ? null : "sincronizacion_parcial" },
+            whileOpen: null
+          } as const
+        }).pipe(
+          Effect.provideService(Persist, { sql, workspaceId: job.workspaceId, connectionId: job.connectionId, connector: job.connector })
+        )
       )
 
     /** In the settling transaction: what an upstream failure does to one job (retry later, or end it). */
@@ -87,17 +116,24 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
         if (reason === "credenciales_invalidas") {
           const refused = {
             reason,
-            message: `the upstream refused the stored credentials: replace them with PATCH /api/v1/connections/${job.connectionId}; no login is tried until then`
+            message:
+              `the upstream refused the stored credentials: replace them with PATCH /api/v1/connections/${job.connectionId}; no login is tried until then`
           }
           const failed = yield* jobs.failQueued(job.connectionId, refused)
-          if (failed > 0) yield* Effect.logInfo("queued sync jobs failed without a login: the credentials were refused").pipe(Effect.annotateLogs({ failed }))
+          if (failed > 0) {
+            yield* Effect.logInfo("queued sync jobs failed without a login: the credentials were refused").pipe(
+              Effect.annotateLogs({ failed })
+            )
+          }
           return yield* fail(job, refused)
         }
         if (TERMINAL_REASONS.has(reason) || job.attempts >= job.maxAttempts) return yield* fail(job, { reason, message: error.message })
         const retryAfter = "retryAfterSeconds" in error ? error.retryAfterSeconds : 5
         const delay = settings.retryDelay(retryAfter)
         yield* jobs.retryLater(job, delay, { reason, message: error.message })
-        yield* Effect.logInfo("sync job will be retried").pipe(Effect.annotateLogs({ reason, retryInMs: Duration.toMillis(delay), maxAttempts: job.maxAttempts }))
+        yield* Effect.logInfo("sync job will be retried").pipe(
+          Effect.annotateLogs({ reason, retryInMs: Duration.toMillis(delay), maxAttempts: job.maxAttempts })
+        )
         return stillOpen(reason)
       }).pipe(annotated(job))
 
@@ -114,7 +150,9 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
       const exit = yield* Effect.exit(Effect.gen(function* () {
         const [fetchMs, write] = yield* Effect.timed(session.read({ job, report }))
         const [commitMs] = yield* Effect.timed(commit(job, write))
-        yield* Effect.logDebug("sync job done").pipe(Effect.annotateLogs({ fetchMs: Duration.toMillis(fetchMs), commitMs: Duration.toMillis(commitMs) }))
+        yield* Effect.logDebug("sync job done").pipe(
+          Effect.annotateLogs({ fetchMs: Duration.toMillis(fetchMs), commitMs: Duration.toMillis(commitMs) })
+        )
       }))
       if (Exit.isSuccess(exit)) return
       const upstream = Cause.failureOption(exit.cause)
@@ -149,14 +187,23 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
       )
     }, Effect.scoped)
 
-    const onLoginFailure = (batch: Arr.NonEmptyReadonlyArray<ClaimedJob>, cause: Cause.Cause<UpstreamError | SessionBusy | SessionLeaseLost>) => {
+    const onLoginFailure = (
+      batch: Arr.NonEmptyReadonlyArray<ClaimedJob>,
+      cause: Cause.Cause<UpstreamError | SessionBusy | SessionLeaseLost>
+    ) => {
       const connectionId = Arr.headNonEmpty(batch).connectionId
       const error = Cause.failureOption(cause)
       if (Option.isNone(error) && Option.isSome(transientIn(cause))) return requeue(connectionId, batch, cause)
       if (Option.isNone(error)) {
         return Effect.zipRight(
           Effect.logError("sync batch died", cause),
-          settle(connectionId, Effect.map(Effect.forEach(batch, (job) => fail(job, { reason: "error_interno", message: "the sync failed unexpectedly" })), lastOf))
+          settle(
+            connectionId,
+            Effect.map(
+              Effect.forEach(batch, (job) => fail(job, { reason: "error_interno", message: "the sync failed unexpectedly" })),
+              lastOf
+            )
+          )
         )
       }
       const failed = error.value

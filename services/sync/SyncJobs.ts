@@ -2,8 +2,8 @@ import { SqlClient } from "@effect/sql"
 import { Array as Arr, Data, Duration, Effect, Option, Schema } from "effect"
 import { type JobError, type JobState, MissingPart, type Progress, type SyncJobView } from "../../schema/connections/SyncJob.ts"
 import { ConnectionId, WorkspaceId } from "../../schema/Ids.ts"
-import { newId } from "../Ids.ts"
 import { sqlState } from "../Database.ts"
+import { newId } from "../Ids.ts"
 import { Channel } from "../Signals.ts"
 import { makeJobWatch } from "./JobWatch.ts"
 
@@ -38,8 +38,7 @@ const decodeClaimed = Schema.decodeUnknown(Schema.Array(ClaimedRow))
 const BATCH = 24
 const decodeLatest = Schema.decodeUnknown(Schema.Array(Schema.Struct({ key: Schema.String, id: Schema.String })))
 
-export const scopeKeyOf = (scope: Readonly<Record<string, string>>) =>
-  Object.keys(scope).sort().map((k) => `${k}=${scope[k]}`).join("&")
+export const scopeKeyOf = (scope: Readonly<Record<string, string>>) => Object.keys(scope).sort().map((k) => `${k}=${scope[k]}`).join("&")
 
 export const toView = (row: JobRow): SyncJobView => ({
   id: row.id,
@@ -96,14 +95,25 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
          SELECT u.id, $1, $2, $3, u.scope_key, u.scope::jsonb, 'en_cola', $4, $5::jsonb, clock_timestamp()
          FROM unnest($6::text[], $7::text[], $8::text[]) WITH ORDINALITY AS u(id, scope_key, scope, n) ORDER BY u.n
          ON CONFLICT (connection_id, scope_key) WHERE state IN ('en_cola', 'sincronizando') DO NOTHING`,
-        [target.connectionId, target.workspaceId, target.connector, maxAttempts, JSON.stringify({ done: 0, total: steps }), fresh, keys, scopes.map((s) => JSON.stringify(s))]
+        [
+          target.connectionId,
+          target.workspaceId,
+          target.connector,
+          maxAttempts,
+          JSON.stringify({ done: 0, total: steps }),
+          fresh,
+          keys,
+          scopes.map((s) => JSON.stringify(s))
+        ]
       ).pipe(
         // The connection was deleted (by another process, too recently for its cache to have heard).
         Effect.catchIf((error) => sqlState(error) === "23503", () => Effect.fail(new ConnectionGone({ connectionId: target.connectionId })))
       )
       const latest = yield* sql`SELECT DISTINCT ON (scope_key) scope_key AS key, id FROM sync_jobs
                                 WHERE connection_id = ${target.connectionId} AND scope_key IN ${sql.in(keys)}
-                                ORDER BY scope_key, (state IN ('en_cola', 'sincronizando')) DESC, created_at DESC`.pipe(Effect.flatMap(decodeLatest))
+                                ORDER BY scope_key, (state IN ('en_cola', 'sincronizando')) DESC, created_at DESC`.pipe(
+        Effect.flatMap(decodeLatest)
+      )
       const ids = keys.flatMap((key) => latest.filter((row) => row.key === key).map((row) => row.id))
       yield* sql`SELECT pg_notify(${Channel.syncJobs}, ${target.connectionId})`
       return ids
@@ -117,7 +127,9 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
     })
 
     const list = Effect.fn("SyncJobs.list")(function* (connectionId: string, limit: number) {
-      return yield* query(sql`SELECT ${COLUMNS} FROM sync_jobs WHERE connection_id = ${connectionId} ORDER BY created_at DESC, id LIMIT ${limit}`)
+      return yield* query(
+        sql`SELECT ${COLUMNS} FROM sync_jobs WHERE connection_id = ${connectionId} ORDER BY created_at DESC, id LIMIT ${limit}`
+      )
     })
 
     /**
@@ -143,14 +155,15 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
             progress = j.progress || '{"done": 0, "step": "login"}'::jsonb
           FROM batch b WHERE j.id = b.id
           RETURNING j.id, j.connection_id, j.workspace_id, j.connector, j.scope_key, j.scope, j.state, j.attempts, j.max_attempts,
-                    j.progress, j.counts, j.error_reason, j.error_message, j.error_parts, j.created_at, j.started_at, j.finished_at, b.taken_over`.pipe(
-        Effect.flatMap(decodeClaimed),
-        Effect.orDie,
-        Effect.map((rows) => {
-          const sorted = [...rows].sort(byCreation)
-          return Arr.isNonEmptyReadonlyArray(sorted) ? Option.some(sorted) : Option.none()
-        })
-      )
+                    j.progress, j.counts, j.error_reason, j.error_message, j.error_parts, j.created_at, j.started_at, j.finished_at, b.taken_over`
+        .pipe(
+          Effect.flatMap(decodeClaimed),
+          Effect.orDie,
+          Effect.map((rows) => {
+            const sorted = [...rows].sort(byCreation)
+            return Arr.isNonEmptyReadonlyArray(sorted) ? Option.some(sorted) : Option.none()
+          })
+        )
     })
 
     // A claim is (id, attempts): a worker whose lease ran out and whose job was claimed again changes nothing.
@@ -162,19 +175,26 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
     })
 
     const report = Effect.fn("SyncJobs.report")(function* (claim: Claim, progress: Progress) {
-      return yield* sql`UPDATE sync_jobs SET progress = ${JSON.stringify(progress)}::jsonb WHERE ${owned(claim)}`.pipe(Effect.orDie, Effect.asVoid)
+      return yield* sql`UPDATE sync_jobs SET progress = ${JSON.stringify(progress)}::jsonb WHERE ${owned(claim)}`.pipe(
+        Effect.orDie,
+        Effect.asVoid
+      )
     })
 
     /** Ends a claimed job; false when the claim was lost (another worker owns the job now). */
-    const finish = Effect.fn("SyncJobs.finish")(function* (claim: Claim, state: JobState, counts: Readonly<Record<string, number>>, error: Option.Option<JobError>) {
-      return yield* sql`UPDATE sync_jobs SET state = ${state}, counts = ${JSON.stringify(counts)}::jsonb, finished_at = now(),
+    const finish = Effect.fn("SyncJobs.finish")(
+      function* (claim: Claim, state: JobState, counts: Readonly<Record<string, number>>, error: Option.Option<JobError>) {
+        return yield* sql`UPDATE sync_jobs SET state = ${state}, counts = ${JSON.stringify(counts)}::jsonb, finished_at = now(),
             progress = CASE WHEN ${state} = 'error' THEN progress
                             ELSE jsonb_build_object('done', progress->'total', 'total', progress->'total') END,
             error_reason = ${Option.match(error, { onNone: () => null, onSome: (e) => e.reason })},
             error_message = ${Option.match(error, { onNone: () => null, onSome: (e) => e.message })},
-            error_parts = ${Option.match(error, { onNone: () => null, onSome: (e) => e.parts === undefined ? null : JSON.stringify(e.parts) })}::jsonb
+            error_parts = ${
+          Option.match(error, { onNone: () => null, onSome: (e) => e.parts === undefined ? null : JSON.stringify(e.parts) })
+        }::jsonb
           WHERE ${owned(claim)} AND state = 'sincronizando' RETURNING id`.pipe(Effect.orDie, Effect.map((rows) => rows.length > 0))
-    })
+      }
+    )
 
     /** Fails the connection's queued jobs that no worker holds: no login is tried for them. */
     const failQueued = Effect.fn("SyncJobs.failQueued")(function* (connectionId: string, error: JobError) {
@@ -183,11 +203,15 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
           RETURNING id`.pipe(Effect.orDie, Effect.map((rows) => rows.length))
     })
 
-    const retryLater = Effect.fn("SyncJobs.retryLater")(function* (claim: Claim, delay: Duration.Duration, error: { readonly reason: string; readonly message: string }) {
-      return yield* sql`UPDATE sync_jobs SET state = 'en_cola', run_after = now() + ${`${Duration.toMillis(delay)} milliseconds`}::interval,
+    const retryLater = Effect.fn("SyncJobs.retryLater")(
+      function* (claim: Claim, delay: Duration.Duration, error: { readonly reason: string; readonly message: string }) {
+        return yield* sql`UPDATE sync_jobs SET state = 'en_cola', run_after = now() + ${`${
+          Duration.toMillis(delay)
+        } milliseconds`}::interval,
             error_reason = ${error.reason}, error_message = ${error.message}
           WHERE ${owned(claim)} AND state = 'sincronizando'`.pipe(Effect.orDie, Effect.asVoid)
-    })
+      }
+    )
 
     /** Hands a claimed job back without spending its attempt (its upstream session is busy elsewhere). */
     const release = Effect.fn("SyncJobs.release")(function* (claim: Claim, delay: Duration.Duration) {

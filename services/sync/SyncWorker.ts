@@ -18,13 +18,14 @@ export class SyncWorker extends Effect.Service<SyncWorker>()("brein/sync/SyncWor
     // A new job wakes the worker by signal; a job retried or leased until later is due at its run_after;
     // the poll only covers a lost signal.
     const untilNextDue = sql<{ readonly ms: number | null }>`
-      SELECT ceil(extract(epoch FROM min(run_after) - now()) * 1000)::int AS ms FROM sync_jobs WHERE state IN ('en_cola', 'sincronizando')`.pipe(
-      Effect.orDie,
-      Effect.map(([row]) => {
-        const ms = row?.ms ?? null
-        return ms === null ? settings.poll : Duration.min(settings.poll, Duration.millis(Math.max(ms, 1)))
-      })
-    )
+      SELECT ceil(extract(epoch FROM min(run_after) - now()) * 1000)::int AS ms FROM sync_jobs WHERE state IN ('en_cola', 'sincronizando')`
+      .pipe(
+        Effect.orDie,
+        Effect.map(([row]) => {
+          const ms = row?.ms ?? null
+          return ms === null ? settings.poll : Duration.min(settings.poll, Duration.millis(Math.max(ms, 1)))
+        })
+      )
 
     const running = yield* FiberSet.make()
     const semaphore = yield* Effect.makeSemaphore(settings.concurrency)
@@ -34,18 +35,23 @@ export class SyncWorker extends Effect.Service<SyncWorker>()("brein/sync/SyncWor
       // a scope closed without `stop` is a crash: its jobs wait for their lease, as after a kill
       if (!(yield* Ref.get(stopping))) return
       yield* Effect.forEach(batch, (job) => jobs.release(job, Duration.zero), { discard: true })
-      yield* Effect.logInfo("sync stopped: its unfinished jobs are queued again").pipe(Effect.annotateLogs({ connectionId: batch[0].connectionId }))
+      yield* Effect.logInfo("sync stopped: its unfinished jobs are queued again").pipe(
+        Effect.annotateLogs({ connectionId: batch[0].connectionId })
+      )
     })
     // The worker stops only between claims: jobs it claimed are always in a batch that hands them back.
     const claimAndRun = Effect.uninterruptible(Effect.gen(function* () {
       const claimed = yield* jobs.claim(settings.lease).pipe(Effect.onError(() => semaphore.release(1)))
       if (Option.isNone(claimed)) return yield* Effect.as(semaphore.release(1), false)
       const batch = claimed.value
-      yield* FiberSet.run(running, batches.run(batch).pipe(
-        Effect.interruptible,
-        Effect.onInterrupt(() => handBack(batch)),
-        Effect.ensuring(semaphore.release(1))
-      ))
+      yield* FiberSet.run(
+        running,
+        batches.run(batch).pipe(
+          Effect.interruptible,
+          Effect.onInterrupt(() => handBack(batch)),
+          Effect.ensuring(semaphore.release(1))
+        )
+      )
       return true
     }))
     const next = Effect.gen(function* () {
@@ -56,10 +62,12 @@ export class SyncWorker extends Effect.Service<SyncWorker>()("brein/sync/SyncWor
 
     const pause = (cause: Cause.Cause<unknown>) => Effect.zipRight(Effect.logError("sync worker", cause), Effect.sleep(settings.poll))
     const loop = settings.worker
-      ? Option.some(yield* Effect.zipRight(
-        signals.on(Channel.syncJobs, () => Queue.offer(wake, undefined)),
-        Effect.forkScoped(Effect.forever(next.pipe(Effect.catchAllCause(pause))))
-      ))
+      ? Option.some(
+        yield* Effect.zipRight(
+          signals.on(Channel.syncJobs, () => Queue.offer(wake, undefined)),
+          Effect.forkScoped(Effect.forever(next.pipe(Effect.catchAllCause(pause))))
+        )
+      )
       : Option.none()
 
     /** A shutdown's stop: no more claims, and the running batches hand their jobs back for another worker. */

@@ -1,5 +1,5 @@
 import { Data, Either, Schema } from "effect"
-import { MAX_VISIBLE_TOOLS, STAGES, ToolIdShape, Descriptor } from "../../schema/tools/Definition.ts"
+import { Descriptor, MAX_VISIBLE_TOOLS, STAGES, ToolIdShape } from "../../schema/tools/Definition.ts"
 import type { Source } from "./Source.ts"
 import type { Access } from "./Tool.ts"
 
@@ -76,10 +76,19 @@ const twoClasses = (source: Source, entries: ReadonlyArray<Entry>): ReadonlyArra
       out.push({ tool: d.id, rule: "two_classes", message: "conexion.sincronizar must be plane read" })
     }
     if (hasReadPlane && d.plane === "action" && !isConsultar) {
-      out.push({ tool: d.id, rule: "two_classes", message: "a connector with a read plane has only conexion.sincronizar and <recurso>.consultar tools; a live query without persisting is not allowed" })
+      out.push({
+        tool: d.id,
+        rule: "two_classes",
+        message:
+          "a connector with a read plane has only conexion.sincronizar and <recurso>.consultar tools; a live query without persisting is not allowed"
+      })
     }
     if (isConsultar && !hasReadPlane) {
-      out.push({ tool: d.id, rule: "two_classes", message: ".consultar means 'read the cache': only connectors with a read plane may declare it" })
+      out.push({
+        tool: d.id,
+        rule: "two_classes",
+        message: ".consultar means 'read the cache': only connectors with a read plane may declare it"
+      })
     }
     if (isConsultar && d.scope === null) {
       out.push({ tool: d.id, rule: "consultar_scope", message: "a .consultar tool must declare the scope of persisted data it reads" })
@@ -92,7 +101,11 @@ const belts = (entries: ReadonlyArray<Entry>): ReadonlyArray<Violation> =>
   STAGES.flatMap((stage) => {
     const onBelt = entries.filter((e) => e.descriptor.stages.includes(stage))
     return onBelt.length > MAX_VISIBLE_TOOLS
-      ? [{ tool: onBelt.map((e) => e.descriptor.id).join(", "), rule: "belt_size", message: `stage "${stage}" would show ${onBelt.length} tools (max ${MAX_VISIBLE_TOOLS})` }]
+      ? [{
+        tool: onBelt.map((e) => e.descriptor.id).join(", "),
+        rule: "belt_size",
+        message: `stage "${stage}" would show ${onBelt.length} tools (max ${MAX_VISIBLE_TOOLS})`
+      }]
       : []
   })
 

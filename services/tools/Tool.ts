@@ -1,11 +1,12 @@
-import { Effect, Option, ParseResult, Schema, SchemaAST } from "effect"
+import type { ParseResult } from "effect"
+import { Effect, Option, Schema, SchemaAST } from "effect"
 import { InvalidInput, ToolFailed } from "../../schema/Errors.ts"
+import type { ConnectionId } from "../../schema/Ids.ts"
 import { issuesOf, MAX_ISSUES, summary } from "../../schema/Issues.ts"
+import type { CallContext, ProgressUpdate } from "../../schema/Principal.ts"
 import type { Cost, Hints, Level, Plan, Plane, Stage } from "../../schema/tools/Definition.ts"
 import type { EnvelopeExtras } from "../../schema/tools/Envelope.ts"
 import type { HandlerError } from "../../schema/tools/ToolError.ts"
-import type { ConnectionId } from "../../schema/Ids.ts"
-import type { CallContext, ProgressUpdate } from "../../schema/Principal.ts"
 import type { Persist, PersistApi } from "./Persist.ts"
 
 export interface CallInfo extends Required<Pick<CallContext, "surface" | "principal">> {
@@ -85,8 +86,7 @@ export interface Tool<out R = never> {
 export type AnyTool = Tool<unknown>
 export type ToolContext<T> = T extends Tool<infer R> ? R : never
 
-type NoPersist<R> = [Extract<R, Persist>] extends [never]
-  ? unknown
+type NoPersist<R> = [Extract<R, Persist>] extends [never] ? unknown
   : { readonly "action-plane tools must not require Persist": never }
 
 /** What runs after the commit holds no transaction: a tool whose `afterCommit` requires Persist is no tool. */
@@ -98,10 +98,8 @@ export interface UpstreamClient {
   readonly "brein/UpstreamClient": true
 }
 
-type NoUpstream<Id extends string, R> = Id extends `${string}.consultar`
-  ? [Extract<R, UpstreamClient>] extends [never]
-    ? unknown
-    : { readonly ".consultar tools read the cache and must not require an upstream client": never }
+type NoUpstream<Id extends string, R> = Id extends `${string}.consultar` ? [Extract<R, UpstreamClient>] extends [never] ? unknown
+  : { readonly ".consultar tools read the cache and must not require an upstream client": never }
   : unknown
 
 export const invalidInput = (error: ParseResult.ParseError) => {
@@ -134,7 +132,10 @@ const tooManyUnknown = (fields: ReadonlySet<string> | undefined, raw: unknown): 
     if (shown.length < MAX_ISSUES) shown.push(key)
   }
   if (unknown <= MAX_ISSUES) return undefined
-  const issues = shown.map((key) => ({ path: `input.${key.length > 60 ? `${key.slice(0, 59)}…` : key}`, message: "is not a field this input accepts" }))
+  const issues = shown.map((key) => ({
+    path: `input.${key.length > 60 ? `${key.slice(0, 59)}…` : key}`,
+    message: "is not a field this input accepts"
+  }))
   return new InvalidInput({ message: summary(issues, unknown), issues })
 }
 
@@ -259,9 +260,11 @@ export const read = <I, II, O, OI, E extends HandlerError, R, E2 extends Handler
             const committed = yield* definition.handler(decoded, { ...info, connectionId: persist.connectionId, persist })
             return {
               answer: yield* encode(committed),
-              afterCommit: after === undefined ? Option.none() : Option.some((later: CallInfo) =>
-                Effect.flatMap(after(decoded, committed, { ...later, connectionId: persist.connectionId, persist: null }), encode)
-              )
+              afterCommit: after === undefined ?
+                Option.none() :
+                Option.some((later: CallInfo) =>
+                  Effect.flatMap(after(decoded, committed, { ...later, connectionId: persist.connectionId, persist: null }), encode)
+                )
             }
           })
       }))

@@ -25,9 +25,9 @@ import {
 } from "./BancoUpstream.ts"
 import { accountOn, accountPlans, monthsBetween, movements } from "./CartolaGenerator.ts"
 import { parseIsoDay, todayInChile } from "./CivilDate.ts"
+import { maskRut } from "./MaskedRut.ts"
 import { makePrng } from "./Prng.ts"
 import { scenarioOf } from "./ScriptedScenario.ts"
-import { maskRut } from "./MaskedRut.ts"
 import { makeSessionLog } from "./SessionLog.ts"
 import { jittered, scaledSleep, timeScaleConfig } from "./SimulatorClock.ts"
 
@@ -68,7 +68,7 @@ const scriptedFailure = (scenario: BancoScenario): BancoLoginError | undefined =
   }
 }
 
-export const makeBancoSimulator = Effect.fn("BancoSimulator.make")(function*(options: BancoSimulatorOptions) {
+export const makeBancoSimulator = Effect.fn("BancoSimulator.make")(function* (options: BancoSimulatorOptions) {
   const latency: BancoLatency = { ...BANCO_LATENCY, ...options.latency }
   const log = yield* makeSessionLog
   const state = yield* Ref.make<SimState>({
@@ -79,7 +79,7 @@ export const makeBancoSimulator = Effect.fn("BancoSimulator.make")(function*(opt
   })
   const sleep = (millis: number) => scaledSleep(millis, options.timeScale)
 
-  const login = Effect.fn("BancoSimulator.login")(function*(credentials: BancoCredentials) {
+  const login = Effect.fn("BancoSimulator.login")(function* (credentials: BancoCredentials) {
     const { institution, rut } = credentials
     const user = `${institution}|${rut}`
     yield* Effect.annotateCurrentSpan({ institution, rut: maskRut(rut) })
@@ -94,17 +94,23 @@ export const makeBancoSimulator = Effect.fn("BancoSimulator.make")(function*(opt
       Effect.zipRight(log.record({ ...event, kind: "rejected", reason: error.reason }), Effect.fail(error))
 
     if (INSTITUTIONS[institution].singleSession) {
-      const claimed = yield* Ref.modify(state, (s): readonly [boolean, SimState] =>
-        HashMap.has(s.slots, user) ? [false, s] : [true, { ...s, slots: HashMap.set(s.slots, user, sessionId) }]
+      const claimed = yield* Ref.modify(
+        state,
+        (s): readonly [boolean, SimState] =>
+          HashMap.has(s.slots, user) ? [false, s] : [true, { ...s, slots: HashMap.set(s.slots, user, sessionId) }]
       )
       if (!claimed) {
         return yield* reject(
-          new UpstreamSessionInUse({ upstream: "banco", message: `${INSTITUTIONS[institution].nombre} allows one session per user and one is active` })
+          new UpstreamSessionInUse({
+            upstream: "banco",
+            message: `${INSTITUTIONS[institution].nombre} allows one session per user and one is active`
+          })
         )
       }
     }
-    const releaseSlot = Ref.update(state, (s) =>
-      Option.contains(HashMap.get(s.slots, user), sessionId) ? { ...s, slots: HashMap.remove(s.slots, user) } : s
+    const releaseSlot = Ref.update(
+      state,
+      (s) => Option.contains(HashMap.get(s.slots, user), sessionId) ? { ...s, slots: HashMap.remove(s.slots, user) } : s
     )
     yield* Effect.addFinalizer(() => releaseSlot)
 
@@ -113,7 +119,7 @@ export const makeBancoSimulator = Effect.fn("BancoSimulator.make")(function*(opt
       Effect.flatMap((was) => (was === "abierta" ? log.record({ ...event, kind: "end" }) : Effect.void)),
       Effect.zipRight(releaseSlot)
     )
-    yield* Effect.gen(function*() {
+    yield* Effect.gen(function* () {
       yield* sleep(jittered(latency.loginMs, latency.loginJitterMs, makePrng(`banco|${user}|login|${attempt}`).next()))
       if (scenario === "mfa_aprobada") yield* sleep(latency.mfaWaitMs)
       if (scenario === "mfa_timeout") {
@@ -126,12 +132,14 @@ export const makeBancoSimulator = Effect.fn("BancoSimulator.make")(function*(opt
     }).pipe(Effect.onError(() => releaseSlot))
 
     const requests = yield* Ref.make(0)
-    const request = Effect.fn("BancoSimulator.request")(function*() {
+    const request = Effect.fn("BancoSimulator.request")(function* () {
       if ((yield* Ref.get(status)) === "cerrada") return yield* new UpstreamSessionExpired({ upstream: "banco" })
       const n = yield* Ref.updateAndGet(requests, (k) => k + 1)
       if (scenario === "expira" && n === 2) {
-        const first = yield* Ref.modify(state, (s): readonly [boolean, SimState] =>
-          HashSet.has(s.expiredOnce, user) ? [false, s] : [true, { ...s, expiredOnce: HashSet.add(s.expiredOnce, user) }]
+        const first = yield* Ref.modify(
+          state,
+          (s): readonly [boolean, SimState] =>
+            HashSet.has(s.expiredOnce, user) ? [false, s] : [true, { ...s, expiredOnce: HashSet.add(s.expiredOnce, user) }]
         )
         if (first) {
           yield* close
@@ -146,12 +154,12 @@ export const makeBancoSimulator = Effect.fn("BancoSimulator.make")(function*(opt
       id: sessionId,
       institution,
       rut,
-      cuentas: Effect.fn("BancoSession.cuentas")(function*() {
+      cuentas: Effect.fn("BancoSession.cuentas")(function* () {
         const today = yield* request()
         yield* sleep(latency.accountsMs)
         return plans.flatMap((plan) => accountOn(plan, today) ?? [])
       }),
-      movimientos: Effect.fn("BancoSession.movimientos")(function*(accountId: AccountId, desde: Fecha, hasta: Fecha) {
+      movimientos: Effect.fn("BancoSession.movimientos")(function* (accountId: AccountId, desde: Fecha, hasta: Fecha) {
         const today = yield* request()
         const plan = plans.find((p) => p.id === accountId)
         if (plan === undefined) return yield* new BancoAccountNotFound({ accountId })
@@ -177,8 +185,7 @@ export class BancoSimulator extends Context.Tag("brein/upstream/BancoSimulator")
   static readonly layerWith = (options: BancoSimulatorOptions): Layer.Layer<BancoUpstream | BancoSimulator> =>
     Layer.effectContext(
       Effect.map(makeBancoSimulator(options), ({ control, upstream }) =>
-        Context.make(BancoUpstream, upstream).pipe(Context.add(BancoSimulator, control))
-      )
+        Context.make(BancoUpstream, upstream).pipe(Context.add(BancoSimulator, control)))
     )
 
   /** Reads UPSTREAM_TIME_SCALE (default 1). */

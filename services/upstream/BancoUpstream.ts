@@ -76,7 +76,11 @@ export const guardedBanco = (upstream: BancoUpstream["Type"]): BancoUpstream["Ty
 
 /** Failure modes of the simulator, chosen by the exact `clave`; any other clave logs in normally. */
 export const BANCO_SCENARIOS = [
-  { clave: "invalida", when: "login", effect: "UpstreamCredentialsInvalid (credenciales_invalidas); terminal, the user must replace the credentials" },
+  {
+    clave: "invalida",
+    when: "login",
+    effect: "UpstreamCredentialsInvalid (credenciales_invalidas); terminal, the user must replace the credentials"
+  },
   { clave: "mfa", when: "login", effect: "UpstreamMfaRequired (mfa_requerido): the bank wants a second factor the user must approve" },
   { clave: "mfa_aprobada", when: "login", effect: "push approval: waits mfaWaitMs (30 s × timeScale) after the login, then succeeds" },
   { clave: "mfa_timeout", when: "login", effect: "waits mfaTimeoutMs (120 s × timeScale), then UpstreamMfaTimeout (mfa_timeout)" },

@@ -76,7 +76,18 @@ interface Draft {
   readonly order: number
 }
 
-const comercios: NonEmpty<string> = ["Copec", "Lider", "Sodimac", "Jumbo", "Falabella", "Entel", "Enel", "Aguas Andinas", "Uber", "Mercado Libre"]
+const comercios: NonEmpty<string> = [
+  "Copec",
+  "Lider",
+  "Sodimac",
+  "Jumbo",
+  "Falabella",
+  "Entel",
+  "Enel",
+  "Aguas Andinas",
+  "Uber",
+  "Mercado Libre"
+]
 
 const draft = (p: Prng, plan: AccountPlan, businessDays: NonEmpty<Day>, names: NonEmpty<string>, order: number): Draft => {
   const post = p.pick(businessDays)

@@ -56,8 +56,7 @@ export const formatDmy = (days: Day, separator = "/"): string => {
   return `${pad(day)}${separator}${pad(month)}${separator}${pad(year, 4)}`
 }
 
-export const parseIsoDay = (text: string): Day =>
-  dayFromYmd(Number(text.slice(0, 4)), Number(text.slice(5, 7)), Number(text.slice(8, 10)))
+export const parseIsoDay = (text: string): Day => dayFromYmd(Number(text.slice(0, 4)), Number(text.slice(5, 7)), Number(text.slice(8, 10)))
 
 /** Months since 0000-01, so that consecutive months differ by one. */
 export const monthIndex = (year: number, month: number): number => year * 12 + month - 1

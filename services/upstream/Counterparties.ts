@@ -8,25 +8,89 @@ export interface Counterparty {
 }
 
 const rubros: NonEmpty<string> = [
-  "Comercial", "Constructora", "Transportes", "Inversiones", "Servicios", "Distribuidora", "Inmobiliaria", "Agrícola",
-  "Ingeniería", "Importadora", "Consultora", "Logística", "Alimentos", "Tecnología", "Maderas", "Ferretería"
+  "Comercial",
+  "Constructora",
+  "Transportes",
+  "Inversiones",
+  "Servicios",
+  "Distribuidora",
+  "Inmobiliaria",
+  "Agrícola",
+  "Ingeniería",
+  "Importadora",
+  "Consultora",
+  "Logística",
+  "Alimentos",
+  "Tecnología",
+  "Maderas",
+  "Ferretería"
 ]
 
 const lugares: NonEmpty<string> = [
-  "Los Robles", "Aurora", "Andes", "del Pacífico", "Santa Elena", "Austral", "Cordillera", "Los Aromos", "El Roble",
-  "Atacama", "Patagonia", "Bío Bío", "San Cristóbal", "Quillota", "Maule", "Araucanía", "Valle Central", "del Sur",
-  "Norte Grande", "Los Lagos", "Lo Valledor", "Mirador", "Tres Ríos", "La Estrella"
+  "Los Robles",
+  "Aurora",
+  "Andes",
+  "del Pacífico",
+  "Santa Elena",
+  "Austral",
+  "Cordillera",
+  "Los Aromos",
+  "El Roble",
+  "Atacama",
+  "Patagonia",
+  "Bío Bío",
+  "San Cristóbal",
+  "Quillota",
+  "Maule",
+  "Araucanía",
+  "Valle Central",
+  "del Sur",
+  "Norte Grande",
+  "Los Lagos",
+  "Lo Valledor",
+  "Mirador",
+  "Tres Ríos",
+  "La Estrella"
 ]
 
 const formas: NonEmpty<readonly [string, number]> = [["SpA", 40], ["Ltda", 30], ["S.A.", 20], ["E.I.R.L.", 10]]
 
 const nombres: NonEmpty<string> = [
-  "Juan", "María", "José", "Francisca", "Luis", "Camila", "Pedro", "Valentina", "Carlos", "Javiera", "Jorge", "Constanza"
+  "Juan",
+  "María",
+  "José",
+  "Francisca",
+  "Luis",
+  "Camila",
+  "Pedro",
+  "Valentina",
+  "Carlos",
+  "Javiera",
+  "Jorge",
+  "Constanza"
 ]
 
 const apellidos: NonEmpty<string> = [
-  "González", "Muñoz", "Rojas", "Díaz", "Pérez", "Soto", "Contreras", "Silva", "Martínez", "Sepúlveda", "Morales",
-  "Rodríguez", "López", "Fuentes", "Hernández", "Torres", "Araya", "Flores", "Espinoza", "Valenzuela"
+  "González",
+  "Muñoz",
+  "Rojas",
+  "Díaz",
+  "Pérez",
+  "Soto",
+  "Contreras",
+  "Silva",
+  "Martínez",
+  "Sepúlveda",
+  "Morales",
+  "Rodríguez",
+  "López",
+  "Fuentes",
+  "Hernández",
+  "Torres",
+  "Araya",
+  "Flores",
+  "Espinoza",
+  "Valenzuela"
 ]
 
 export const ADUANA: Counterparty = { rut: rutFromBody(60_805_000), nombre: "Servicio Nacional de Aduanas" }

@@ -1,4 +1,4 @@
-import { INDICADORES, type IndicadorCodigo } from "../../schema/upstream/Indicador.ts"
+import { type IndicadorCodigo, INDICADORES } from "../../schema/upstream/Indicador.ts"
 import { type Day, dayFromYmd, isBusinessDay, monthFromIndex, monthIndex, ymdFromDay } from "./CivilDate.ts"
 import { hashSeed, makePrng } from "./Prng.ts"
 

@@ -52,7 +52,7 @@ const rangeOf = (param: string): readonly [Day, Day] | undefined => {
   return /^\d{4}$/.test(param) ? [dayFromYmd(Number(param), 1, 1), dayFromYmd(Number(param), 12, 31)] : undefined
 }
 
-const serie = Effect.gen(function*() {
+const serie = Effect.gen(function* () {
   const params = yield* HttpRouter.params
   const codigo = decodeCodigo(params.codigo)
   if (Option.isNone(codigo)) return notFound(`unknown indicator ${params.codigo ?? ""}`)
@@ -63,7 +63,7 @@ const serie = Effect.gen(function*() {
   return yield* encodeSerie(indicadorSerie(codigo.value, pointsBetween(codigo.value, range[0], range[1], day)))
 })
 
-export const makeIndicadoresServer = Effect.fn("IndicadoresSimulatorServer.make")(function*(options: IndicadoresServerOptions) {
+export const makeIndicadoresServer = Effect.fn("IndicadoresSimulatorServer.make")(function* (options: IndicadoresServerOptions) {
   const fault = yield* Ref.make<ServerFault>(options.fault ?? ServerFault.None())
   const requests = yield* Ref.make(0)
   const latency = scaledSleep(options.latencyMs ?? 300, options.timeScale ?? 1)
@@ -71,11 +71,10 @@ export const makeIndicadoresServer = Effect.fn("IndicadoresSimulatorServer.make"
   const takeFault = Ref.modify(fault, (current): readonly [ServerFault, ServerFault] =>
     current._tag === "None"
       ? [current, current]
-      : [current, current.times <= 1 ? ServerFault.None() : { ...current, times: current.times - 1 }]
-  )
+      : [current, current.times <= 1 ? ServerFault.None() : { ...current, times: current.times - 1 }])
 
   const guarded = <E, R>(handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* Ref.update(requests, (n) => n + 1)
       const current = yield* takeFault
       if (current._tag === "Hang") return yield* Effect.never
@@ -90,7 +89,7 @@ export const makeIndicadoresServer = Effect.fn("IndicadoresSimulatorServer.make"
     HttpRouter.get(
       "/api",
       guarded(
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const now = yield* Clock.currentTimeMillis
           return yield* HttpServerResponse.schemaJson(IndicadoresResumen)(resumen(chileDayOf(now), now, options.staleDays))
         })
@@ -101,7 +100,7 @@ export const makeIndicadoresServer = Effect.fn("IndicadoresSimulatorServer.make"
   )
 
   const control = IndicadoresServerControl.of({
-    inject: Effect.fn("IndicadoresSimulatorServer.inject")(function*(next: ServerFault) {
+    inject: Effect.fn("IndicadoresSimulatorServer.inject")(function* (next: ServerFault) {
       yield* Ref.set(fault, next)
     }),
     requests: Ref.get(requests)
@@ -113,8 +112,9 @@ export const IndicadoresSimulatorServer = {
   /** Serves mindicador's GET /api, /api/{codigo}, /api/{codigo}/{DD-MM-YYYY|YYYY} on the provided HttpServer. */
   layer: (options: IndicadoresServerOptions = {}): Layer.Layer<IndicadoresServerControl, never, HttpServer.HttpServer> =>
     Layer.unwrapEffect(
-      Effect.map(makeIndicadoresServer(options), ({ control, router }) =>
-        Layer.merge(HttpServer.serve(router), Layer.succeed(IndicadoresServerControl, control))
+      Effect.map(
+        makeIndicadoresServer(options),
+        ({ control, router }) => Layer.merge(HttpServer.serve(router), Layer.succeed(IndicadoresServerControl, control))
       )
     ),
   /** Base URL of the running server (append /api), for a client under test. */

@@ -31,7 +31,7 @@ export const INDICADORES_LATENCY_MS = 300
 export const makeIndicadoresSimulator = (options: IndicadoresSimulatorOptions) => {
   const latency = scaledSleep(options.latencyMs ?? INDICADORES_LATENCY_MS, options.timeScale)
   return IndicadoresSource.of({
-    valor: Effect.fn("IndicadoresSimulator.valor")(function*(codigo: IndicadorCodigo, fecha?: Fecha) {
+    valor: Effect.fn("IndicadoresSimulator.valor")(function* (codigo: IndicadorCodigo, fecha?: Fecha) {
       yield* latency
       const today = yield* todayInChile
       const punto = fecha === undefined
@@ -42,7 +42,7 @@ export const makeIndicadoresSimulator = (options: IndicadoresSimulatorOptions) =
       }
       return indicadorValor(codigo, punto)
     }),
-    serie: Effect.fn("IndicadoresSimulator.serie")(function*(codigo: IndicadorCodigo, desde: Fecha, hasta: Fecha) {
+    serie: Effect.fn("IndicadoresSimulator.serie")(function* (codigo: IndicadorCodigo, desde: Fecha, hasta: Fecha) {
       yield* latency
       const today = yield* todayInChile
       return indicadorSerie(codigo, pointsBetween(codigo, parseIsoDay(desde), parseIsoDay(hasta), today))

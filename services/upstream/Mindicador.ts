@@ -1,8 +1,8 @@
 import { DateTime } from "effect"
 import {
-  INDICADORES,
   type IndicadorCodigo,
   IndicadorCodigo as IndicadorCodigoSchema,
+  INDICADORES,
   type IndicadoresResumen,
   type IndicadorSerie,
   type IndicadorValor,

@@ -1,4 +1,12 @@
-import { type EstadoRcv, type Periodo, type Perspectiva, RCV_FIRST_PERIODO, type RcvDocumento, type RcvResumen, type RcvResumenTipo } from "../../schema/upstream/Rcv.ts"
+import {
+  type EstadoRcv,
+  type Periodo,
+  type Perspectiva,
+  RCV_FIRST_PERIODO,
+  type RcvDocumento,
+  type RcvResumen,
+  type RcvResumenTipo
+} from "../../schema/upstream/Rcv.ts"
 import type { Rut } from "../../schema/upstream/Rut.ts"
 import { type Day, dayFromYmd, daysInMonth, formatDmy, isBusinessDay, monthFromIndex, parsePeriodo } from "./CivilDate.ts"
 import { ADUANA, companies, type Counterparty, persons, pickFrequent } from "./Counterparties.ts"
@@ -196,7 +204,13 @@ const present = (doc: BaseDoc, periodo: Periodo, perspectiva: Perspectiva, today
 }
 
 /** What SII lists for a period on `today`: documents received so far, with the estados and amounts of that day. */
-export const rcvDocuments = (rut: Rut, periodo: Periodo, perspectiva: Perspectiva, today: Day, volume?: number): ReadonlyArray<RcvDocumento> =>
+export const rcvDocuments = (
+  rut: Rut,
+  periodo: Periodo,
+  perspectiva: Perspectiva,
+  today: Day,
+  volume?: number
+): ReadonlyArray<RcvDocumento> =>
   generateBase(rut, periodo, perspectiva, volume)
     .filter((doc) => doc.recepcion <= today)
     .map((doc) => present(doc, periodo, perspectiva, today))

@@ -10,7 +10,7 @@ export interface SessionLog {
 export const makeSessionLog: Effect.Effect<SessionLog> = Effect.map(
   Ref.make<ReadonlyArray<UpstreamSessionEvent>>([]),
   (ref) => ({
-    record: Effect.fn("SessionLog.record")(function*(event: Omit<UpstreamSessionEvent, "at">) {
+    record: Effect.fn("SessionLog.record")(function* (event: Omit<UpstreamSessionEvent, "at">) {
       const at = yield* Clock.currentTimeMillis
       yield* Ref.update(ref, (events) => [...events, { ...event, at }])
       yield* Effect.logDebug(`upstream session ${event.kind}`).pipe(

@@ -9,15 +9,14 @@ import {
   UpstreamUnavailable
 } from "../../schema/upstream/Errors.ts"
 import type { Periodo, RcvDocumento } from "../../schema/upstream/Rcv.ts"
+import { RCV_FIRST_PERIODO } from "../../schema/upstream/Rcv.ts"
 import type { UpstreamSessionEvent } from "../../schema/upstream/Session.ts"
 import { type Day, formatPeriodo, monthIndex, parsePeriodo, todayInChile, ymdFromDay } from "./CivilDate.ts"
+import { maskRut } from "./MaskedRut.ts"
 import { makePrng } from "./Prng.ts"
-import { RCV_FIRST_PERIODO } from "../../schema/upstream/Rcv.ts"
 import { rcvDocuments, rcvResumen, revised } from "./RcvGenerator.ts"
 import { scenarioOf } from "./ScriptedScenario.ts"
-import { maskRut } from "./MaskedRut.ts"
 import { makeSessionLog } from "./SessionLog.ts"
-import { scaledSleep, timeScaleConfig } from "./SimulatorClock.ts"
 import {
   SII_LATENCY,
   SII_SCENARIOS,
@@ -28,6 +27,7 @@ import {
   type SiiSession,
   SiiUpstream
 } from "./SiiUpstream.ts"
+import { scaledSleep, timeScaleConfig } from "./SimulatorClock.ts"
 
 export interface SiiSimulatorOptions {
   /** 1 = production-like (≈ 20 s login), 0 = instant. */
@@ -78,7 +78,7 @@ const checkPeriodo = (periodo: Periodo, today: Day) => {
     : Effect.void
 }
 
-export const makeSiiSimulator = Effect.fn("SiiSimulator.make")(function*(options: SiiSimulatorOptions) {
+export const makeSiiSimulator = Effect.fn("SiiSimulator.make")(function* (options: SiiSimulatorOptions) {
   const latency: SiiLatency = { ...SII_LATENCY, ...options.latency }
   const log = yield* makeSessionLog
   const state = yield* Ref.make<SimState>({
@@ -88,13 +88,17 @@ export const makeSiiSimulator = Effect.fn("SiiSimulator.make")(function*(options
   })
   const sleep = (millis: number) => scaledSleep(millis, options.timeScale)
 
-  const login = Effect.fn("SiiSimulator.login")(function*(credentials: SiiCredentials) {
+  const login = Effect.fn("SiiSimulator.login")(function* (credentials: SiiCredentials) {
     const rut = credentials.rut
     yield* Effect.annotateCurrentSpan("rut", maskRut(rut))
     const scenario: SiiScenario = scenarioOf(SII_SCENARIOS, Redacted.value(credentials.clave))
     const [attempt, sessionNumber] = yield* Ref.modify(state, (s): readonly [readonly [number, number], SimState] => {
       const attempt = Option.getOrElse(HashMap.get(s.loginsByRut, rut), () => 0) + 1
-      return [[attempt, s.sessionsOpened + 1], { ...s, sessionsOpened: s.sessionsOpened + 1, loginsByRut: HashMap.set(s.loginsByRut, rut, attempt) }]
+      return [[attempt, s.sessionsOpened + 1], {
+        ...s,
+        sessionsOpened: s.sessionsOpened + 1,
+        loginsByRut: HashMap.set(s.loginsByRut, rut, attempt)
+      }]
     })
     const sessionId = `sii_ses_${sessionNumber}`
     const roll = makePrng(`sii|${rut}|login|${attempt}`).normal()
@@ -106,7 +110,9 @@ export const makeSiiSimulator = Effect.fn("SiiSimulator.make")(function*(options
       return yield* Effect.fail(failure)
     }
     // Deterministic by login count: the first login sees the documents as issued, later ones the correction.
-    const view = (documentos: ReadonlyArray<RcvDocumento>) => (scenario === "cambia" && attempt >= 2 ? revised(rut, documentos) : documentos)
+    const view = (
+      documentos: ReadonlyArray<RcvDocumento>
+    ) => (scenario === "cambia" && attempt >= 2 ? revised(rut, documentos) : documentos)
     const status = yield* Ref.make<"abierta" | "cerrada">("abierta")
     const requests = yield* Ref.make(0)
     const close = Ref.getAndSet(status, "cerrada").pipe(
@@ -114,16 +120,21 @@ export const makeSiiSimulator = Effect.fn("SiiSimulator.make")(function*(options
     )
     yield* Effect.acquireRelease(log.record({ upstream: "sii", rut, sessionId, kind: "start" }), () => close)
 
-    const request = Effect.fn("SiiSimulator.request")(function*() {
+    const request = Effect.fn("SiiSimulator.request")(function* () {
       if ((yield* Ref.get(status)) === "cerrada") return yield* new UpstreamSessionExpired({ upstream: "sii" })
       const n = yield* Ref.updateAndGet(requests, (k) => k + 1)
       if (scenario === "expira" && n === 2) {
-        const first = yield* Ref.modify(state, (s): readonly [boolean, SimState] =>
-          HashSet.has(s.expiredOnce, rut) ? [false, s] : [true, { ...s, expiredOnce: HashSet.add(s.expiredOnce, rut) }]
+        const first = yield* Ref.modify(
+          state,
+          (s): readonly [boolean, SimState] =>
+            HashSet.has(s.expiredOnce, rut) ? [false, s] : [true, { ...s, expiredOnce: HashSet.add(s.expiredOnce, rut) }]
         )
         if (first) {
           yield* close
-          return yield* new UpstreamSessionExpired({ upstream: "sii", message: "NO ESTA AUTENTICADO: the SII session expired; log in again" })
+          return yield* new UpstreamSessionExpired({
+            upstream: "sii",
+            message: "NO ESTA AUTENTICADO: the SII session expired; log in again"
+          })
         }
       }
       yield* sleep(latency.requestSpacingMs)
@@ -133,12 +144,12 @@ export const makeSiiSimulator = Effect.fn("SiiSimulator.make")(function*(options
     const session: SiiSession = {
       id: sessionId,
       rut,
-      resumen: Effect.fn("SiiSession.resumen")(function*(periodo, perspectiva) {
+      resumen: Effect.fn("SiiSession.resumen")(function* (periodo, perspectiva) {
         const today = yield* request()
         yield* checkPeriodo(periodo, today)
         return rcvResumen(rut, periodo, perspectiva, today, options.documentsPerPeriod, view)
       }),
-      detalle: Effect.fn("SiiSession.detalle")(function*(periodo, perspectiva, tipoDte) {
+      detalle: Effect.fn("SiiSession.detalle")(function* (periodo, perspectiva, tipoDte) {
         const today = yield* request()
         yield* checkPeriodo(periodo, today)
         if (scenario === "parcial") {
@@ -165,8 +176,7 @@ export class SiiSimulator extends Context.Tag("brein/upstream/SiiSimulator")<Sii
   static readonly layerWith = (options: SiiSimulatorOptions): Layer.Layer<SiiUpstream | SiiSimulator> =>
     Layer.effectContext(
       Effect.map(makeSiiSimulator(options), ({ control, upstream }) =>
-        Context.make(SiiUpstream, upstream).pipe(Context.add(SiiSimulator, control))
-      )
+        Context.make(SiiUpstream, upstream).pipe(Context.add(SiiSimulator, control)))
     )
 
   /** Reads UPSTREAM_TIME_SCALE (default 1). */

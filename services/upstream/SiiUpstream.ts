@@ -9,7 +9,7 @@ import type {
   UpstreamSessionInUse,
   UpstreamUnavailable
 } from "../../schema/upstream/Errors.ts"
-import type { Perspectiva, Periodo, RcvDocumento, RcvResumen, TipoDte } from "../../schema/upstream/Rcv.ts"
+import type { Periodo, Perspectiva, RcvDocumento, RcvResumen, TipoDte } from "../../schema/upstream/Rcv.ts"
 import { Rut } from "../../schema/upstream/Rut.ts"
 import type { ScriptedScenario } from "./ScriptedScenario.ts"
 import { guarded } from "./SessionGuard.ts"
@@ -84,7 +84,8 @@ export const SII_SCENARIOS = [
   {
     clave: "cambia",
     when: "2nd and later logins of the RUT",
-    effect: "a fixed set of documents (the first of each period and ≈ 15 % of the others) shows a 10 % higher amount, and in compras estado reclamado"
+    effect:
+      "a fixed set of documents (the first of each period and ≈ 15 % of the others) shows a 10 % higher amount, and in compras estado reclamado"
   }
 ] as const satisfies ReadonlyArray<ScriptedScenario>
 

@@ -75,7 +75,10 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
     const scope = yield* Effect.scope
 
     const findByName = Effect.fn("Workspaces.findByName")(function* (name: string) {
-      const rows = yield* sql`SELECT id, name, plan FROM workspaces WHERE name = ${name}`.pipe(Effect.flatMap(decodeWorkspaces), Effect.orDie)
+      const rows = yield* sql`SELECT id, name, plan FROM workspaces WHERE name = ${name}`.pipe(
+        Effect.flatMap(decodeWorkspaces),
+        Effect.orDie
+      )
       return Arr.head(rows)
     })
 
@@ -91,18 +94,21 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
     )
 
     /** Issues a new API key; the plain key exists only in the return value. */
-    const issueKey = Effect.fn("Workspaces.issueKey")(function* (options: { readonly workspace: string; readonly plan: Option.Option<Plan> }) {
-      const workspace = yield* ensureWorkspace(options.workspace, options.plan)
-      const id = yield* newId("key")
-      const key = yield* newSecret(KEY_PREFIX)
-      const hash = sha256(key)
-      yield* sql`INSERT INTO api_keys (id, workspace_id, prefix, key_hash) VALUES (${id}, ${workspace.id}, ${key.slice(0, 14)}, ${hash})`.pipe(
-        Effect.orDie
-      )
-      // no process may go on answering this key as unknown
-      yield* forget(hash).pipe(Effect.zipRight(signals.publish(Channel.keys, hash)))
-      return { workspace, key: Redacted.make(key) } satisfies IssuedKey
-    })
+    const issueKey = Effect.fn("Workspaces.issueKey")(
+      function* (options: { readonly workspace: string; readonly plan: Option.Option<Plan> }) {
+        const workspace = yield* ensureWorkspace(options.workspace, options.plan)
+        const id = yield* newId("key")
+        const key = yield* newSecret(KEY_PREFIX)
+        const hash = sha256(key)
+        yield* sql`INSERT INTO api_keys (id, workspace_id, prefix, key_hash) VALUES (${id}, ${workspace.id}, ${key.slice(0, 14)}, ${hash})`
+          .pipe(
+            Effect.orDie
+          )
+        // no process may go on answering this key as unknown
+        yield* forget(hash).pipe(Effect.zipRight(signals.publish(Channel.keys, hash)))
+        return { workspace, key: Redacted.make(key) } satisfies IssuedKey
+      }
+    )
 
     /** On first start (no workspace at all) creates the demo workspace and its key. */
     const ensureDemo = Effect.fn("Workspaces.ensureDemo")(function* () {
@@ -117,7 +123,12 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
           WHERE k.key_hash = ${keyHash} AND k.revoked_at IS NULL`.pipe(Effect.flatMap(decodeKeys), Effect.orDie)
       const row = Arr.head(rows)
       if (Option.isNone(row)) return yield* unauthorized
-      return new Principal({ workspaceId: row.value.workspaceId, workspaceName: row.value.workspaceName, plan: row.value.plan, keyId: row.value.keyId })
+      return new Principal({
+        workspaceId: row.value.workspaceId,
+        workspaceName: row.value.workspaceName,
+        plan: row.value.plan,
+        keyId: row.value.keyId
+      })
     })
 
     // A key lookup per request would cost a query per call: a known key is trusted until a signal says it
@@ -156,7 +167,9 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
 
     const revokeWhere = Effect.fn("Workspaces.revokeWhere")(
       function* (condition: Statement.Fragment) {
-        const rows = yield* sql<{ readonly keyHash: string; readonly id: string; readonly workspaceId: string }>`UPDATE api_keys SET revoked_at = now()
+        const rows = yield* sql<
+          { readonly keyHash: string; readonly id: string; readonly workspaceId: string }
+        >`UPDATE api_keys SET revoked_at = now()
                                                               WHERE ${condition} AND revoked_at IS NULL RETURNING key_hash, id, workspace_id`
         yield* Effect.forEach(rows, (row) => forget(row.keyHash).pipe(Effect.zipRight(signals.publish(Channel.keys, row.keyHash))))
         return rows.map((row) => ({ id: row.id, workspaceId: row.workspaceId }))
@@ -171,7 +184,9 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
 
     /** Revokes the key that starts with `prefix` (as `keys list` shows it), in every process at once. */
     const revokeByPrefix = Effect.fn("Workspaces.revokeByPrefix")(function* (prefix: string) {
-      const [row] = yield* sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM api_keys WHERE prefix = ${prefix} AND revoked_at IS NULL`.pipe(Effect.orDie)
+      const [row] = yield* sql<
+        { readonly n: number }
+      >`SELECT count(*)::int AS n FROM api_keys WHERE prefix = ${prefix} AND revoked_at IS NULL`.pipe(Effect.orDie)
       const n = row?.n ?? 0
       if (n !== 1) {
         return yield* new KeyNotFound({
@@ -220,7 +235,12 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
     const principalFor = Effect.fn("Workspaces.principalFor")(function* (name: string) {
       const workspace = yield* findByName(name)
       if (Option.isNone(workspace)) return yield* new WorkspaceNotFound({ name, message: `no workspace named "${name}"` })
-      return new Principal({ workspaceId: workspace.value.id, workspaceName: workspace.value.name, plan: workspace.value.plan, keyId: null })
+      return new Principal({
+        workspaceId: workspace.value.id,
+        workspaceName: workspace.value.name,
+        plan: workspace.value.plan,
+        keyId: null
+      })
     })
 
     /** Creates the workspace if needed and answers its in-process principal. */

@@ -54,10 +54,14 @@ const execute = (req: IncomingMessage, res: ServerResponse) => {
     const latency = performance.now() - started
     pool.query(INSERT, [requestId, now, inputDigest, outputDigest, latency, sha256(inputDigest + outputDigest)]).then(
       () =>
-        reply(res, 200, JSON.stringify({
-          data,
-          meta: { request_id: requestId, tool_id: "core.timestamp.now", plane: "action", latency_ms: latency, audit_status: "recorded" }
-        })),
+        reply(
+          res,
+          200,
+          JSON.stringify({
+            data,
+            meta: { request_id: requestId, tool_id: "core.timestamp.now", plane: "action", latency_ms: latency, audit_status: "recorded" }
+          })
+        ),
       () => reply(res, 503, JSON.stringify({ _tag: "AuditUnavailable", message: "the audit row could not be written" }))
     )
   })

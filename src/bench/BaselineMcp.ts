@@ -1,6 +1,6 @@
-import { createServer, type IncomingMessage } from "node:http"
 import { type NodeIncomingMessageLike, toNodeHandler } from "@modelcontextprotocol/node"
 import { createMcpHandler, fromJsonSchema, McpServer } from "@modelcontextprotocol/server"
+import { createServer, type IncomingMessage } from "node:http"
 
 // The reference brein's /mcp is measured against: a bare stateless v2 handler with one tool that
 // answers a constant; its schemas are built once, outside the per-request factory.

@@ -1,5 +1,5 @@
 import { Data, Effect } from "effect"
-import { awaitHttp, spawn, runToEnd } from "./Children.ts"
+import { awaitHttp, runToEnd, spawn } from "./Children.ts"
 
 export class BreinCommandFailed extends Data.TaggedError("BreinCommandFailed")<{ readonly message: string }> {}
 
@@ -9,7 +9,11 @@ export interface BreinOptions {
 }
 
 // The per-key abuse limit stays on (its cost is part of what is measured) but far above what one key sends here.
-const envFor = (options: BreinOptions) => ({ DATABASE_URL: options.databaseUrl, BREIN_DATA_DIR: options.dataDir, BREIN_RATE_LIMIT_KEY: "100000000/60s" })
+const envFor = (options: BreinOptions) => ({
+  DATABASE_URL: options.databaseUrl,
+  BREIN_DATA_DIR: options.dataDir,
+  BREIN_RATE_LIMIT_KEY: "100000000/60s"
+})
 
 /** `brein keys create` against the bench database: migrates it and prints the key alone on stdout. */
 export const createKey = Effect.fn("Bench.createKey")(function* (options: BreinOptions) {

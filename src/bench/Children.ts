@@ -1,7 +1,7 @@
-import * as Net from "node:net"
-import { fileURLToPath } from "node:url"
 import { Command, type CommandExecutor, HttpClient, HttpClientRequest } from "@effect/platform"
 import { Data, Duration, Effect, Ref, Schedule, Stream } from "effect"
+import * as Net from "node:net"
+import { fileURLToPath } from "node:url"
 
 export class ChildFailed extends Data.TaggedError("ChildFailed")<{ readonly name: string; readonly message: string }> {}
 

@@ -1,6 +1,6 @@
-import * as Os from "node:os"
 import { FileSystem } from "@effect/platform"
 import { Array as Arr, Clock, Console, Duration, Effect, Option, Order } from "effect"
+import * as Os from "node:os"
 import { createKey, serveBrein, verifyAudit } from "./Brein.ts"
 import { awaitHttp, type Child, freePort, spawn } from "./Children.ts"
 import { cpuTimeMs } from "./CpuTime.ts"
@@ -35,7 +35,13 @@ const measure = Effect.fn("Bench.measure")(function* (target: Target, settings: 
 
 /** The round whose throughput ratio is the median: its figures stand for the run, the others show the noise. */
 const medianRound = (rounds: ReadonlyArray<{ readonly baseline: Measured; readonly brein: Measured }>, goals: Goals) => {
-  const sorted = Arr.sort(rounds, Order.mapInput(Order.number, (round: { readonly baseline: Measured; readonly brein: Measured }) => verdicts(round.brein, round.baseline, goals).throughput))
+  const sorted = Arr.sort(
+    rounds,
+    Order.mapInput(
+      Order.number,
+      (round: { readonly baseline: Measured; readonly brein: Measured }) => verdicts(round.brein, round.baseline, goals).throughput
+    )
+  )
   return sorted[Math.floor((sorted.length - 1) / 2)] ?? rounds[0]!
 }
 
@@ -85,10 +91,16 @@ export const compare = Effect.fn("Bench.compare")(function* (spec: Comparison) {
   yield* probe("baseline", baselineTarget, spec.accepts)
   yield* probe("brein", breinTarget, spec.accepts)
 
-  yield* Console.log(`${spec.title}: ${Duration.format(settings.warmup)} warm-up + ${Duration.format(settings.duration)} each at ${settings.connections} connections`)
+  yield* Console.log(
+    `${spec.title}: ${Duration.format(settings.warmup)} warm-up + ${
+      Duration.format(settings.duration)
+    } each at ${settings.connections} connections`
+  )
   const loadBefore = yield* loadAverage
-  const rounds = yield* Effect.forEach(Arr.range(1, Math.max(settings.rounds, 1)), () =>
-    Effect.all({ baseline: measure(baselineTarget, settings, baseline), brein: measure(breinTarget, settings, brein) }))
+  const rounds = yield* Effect.forEach(
+    Arr.range(1, Math.max(settings.rounds, 1)),
+    () => Effect.all({ baseline: measure(baselineTarget, settings, baseline), brein: measure(breinTarget, settings, brein) })
+  )
   const { baseline: baselineFigures, brein: breinFigures } = medianRound(rounds, spec.goals)
   const loadEnded = yield* Clock.currentTimeMillis
   yield* probe("brein after the load", breinTarget, spec.accepts)
@@ -101,7 +113,12 @@ export const compare = Effect.fn("Bench.compare")(function* (spec: Comparison) {
     ...(settings.profile ? ["brein under --cpu-prof"] : []),
     `load average ${loadBefore.toFixed(1)} before, ${(yield* loadAverage).toFixed(1)} after on ${Os.availableParallelism()} cores`
   ].join(", ")
-  yield* printComparison(spec.title, { brein: breinFigures, baseline: baselineFigures, breinLabel: spec.breinLabel, baselineLabel: spec.baselineLabel }, spec.goals, setup)
+  yield* printComparison(
+    spec.title,
+    { brein: breinFigures, baseline: baselineFigures, breinLabel: spec.breinLabel, baselineLabel: spec.baselineLabel },
+    spec.goals,
+    setup
+  )
   yield* printRounds(rounds, spec.goals)
 
   if (settings.profile) {

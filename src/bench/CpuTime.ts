@@ -16,7 +16,8 @@ export const cpuTimeMs = Effect.fn("Bench.cpuTimeMs")((pid: number) =>
       return Number.isFinite(ticks) ? Option.some((ticks * 1000) / TICKS_PER_SECOND) : Option.none<number>()
     }),
     Effect.orElseSucceed(() => Option.none<number>())
-  ))
+  )
+)
 
 /** CPU time (ms) of this process's children that have exited and been waited for, with their own children. */
 export const exitedChildrenCpuTimeMs = Effect.flatMap(FileSystem.FileSystem, (fs) => fs.readFileString(`/proc/${process.pid}/stat`)).pipe(

@@ -42,7 +42,9 @@ const run = (target: Target, connections: number, duration: Duration.Duration) =
         duration: Duration.toSeconds(duration)
       },
       (error, result) =>
-        resume(error === null || error === undefined ? Effect.succeed(result) : Effect.fail(new LoadFailed({ target: target.url, cause: error })))
+        resume(
+          error === null || error === undefined ? Effect.succeed(result) : Effect.fail(new LoadFailed({ target: target.url, cause: error }))
+        )
     )
     return Effect.sync(() => instance.stop())
   })

@@ -103,7 +103,9 @@ export const summarize = Effect.fn("Bench.summarizeProfile")(function* (file: st
   const label = (id: number) => {
     const frame = frames.get(id)
     if (frame === undefined) return "(unknown)"
-    return `${frame.functionName || "(anonymous)"} ${frame.url === "" ? "" : `${shortUrl(frame.url)}:${frame.lineNumber + 1}:${frame.columnNumber + 1}`}`.trim()
+    return `${frame.functionName || "(anonymous)"} ${
+      frame.url === "" ? "" : `${shortUrl(frame.url)}:${frame.lineNumber + 1}:${frame.columnNumber + 1}`
+    }`.trim()
   }
   const to = profile.endTime - window.endsBeforeEnd
   const from = to - window.length

@@ -38,14 +38,18 @@ export const printComparison = (
   const width = Math.max(rows.breinLabel.length, rows.baselineLabel.length)
   const cpu = (f: Measured) => Option.match(f.cpuUsPerRequest, { onNone: () => "n/a", onSome: (us) => fixed(us) })
   const line = (label: string, f: Measured) =>
-    `  ${label.padEnd(width)} ${pad(fixed(f.rps), 8)} ${pad(fixed(f.p50), 7)} ${pad(fixed(f.p99), 7)} ${pad(String(f.ok), 9)} ${pad(String(f.failed), 7)} ${pad(cpu(f), 11)}`
+    `  ${label.padEnd(width)} ${pad(fixed(f.rps), 8)} ${pad(fixed(f.p50), 7)} ${pad(fixed(f.p99), 7)} ${pad(String(f.ok), 9)} ${
+      pad(String(f.failed), 7)
+    } ${pad(cpu(f), 11)}`
   const met = (ok: boolean) => (ok ? "met" : "MISSED")
   return Console.log(
     [
       "",
       `${title}  (${setup})`,
       "",
-      `  ${"".padEnd(width)} ${pad("req/s", 8)} ${pad("p50 ms", 7)} ${pad("p99 ms", 7)} ${pad("2xx", 9)} ${pad("failed", 7)} ${pad("CPU µs/req", 11)}`,
+      `  ${"".padEnd(width)} ${pad("req/s", 8)} ${pad("p50 ms", 7)} ${pad("p99 ms", 7)} ${pad("2xx", 9)} ${pad("failed", 7)} ${
+        pad("CPU µs/req", 11)
+      }`,
       line(rows.baselineLabel, rows.baseline),
       line(rows.breinLabel, rows.brein),
       "",
@@ -66,10 +70,14 @@ const ratio = (brein: Option.Option<number>, baseline: Option.Option<number>) =>
 export const printRounds = (rounds: ReadonlyArray<{ readonly baseline: Measured; readonly brein: Measured }>, goals: Goals) => {
   const rows = rounds.map(({ baseline, brein }, i) => {
     const v = verdicts(brein, baseline, goals)
-    return `    round ${i + 1}: throughput ${fixed(v.throughput, 2)}×  p99 ${fixed(v.p99, 2)}×  CPU/req ${ratio(brein.cpuUsPerRequest, baseline.cpuUsPerRequest)}` +
+    return `    round ${i + 1}: throughput ${fixed(v.throughput, 2)}×  p99 ${fixed(v.p99, 2)}×  CPU/req ${
+      ratio(brein.cpuUsPerRequest, baseline.cpuUsPerRequest)
+    }` +
       `  (baseline ${fixed(baseline.rps)} req/s, brein ${fixed(brein.rps)} req/s)`
   })
-  return rounds.length < 2 ? Effect.void : Console.log(["", `  ${rounds.length} rounds, baseline then brein each; the table shows the median round:`, ...rows].join("\n"))
+  return rounds.length < 2
+    ? Effect.void
+    : Console.log(["", `  ${rounds.length} rounds, baseline then brein each; the table shows the median round:`, ...rows].join("\n"))
 }
 
 export const printProfile = (summary: ProfileSummary) => {
@@ -77,7 +85,9 @@ export const printProfile = (summary: ProfileSummary) => {
   return Console.log(
     [
       "",
-      `brein CPU profile over its measured load (${summary.samples} samples, ${fixed((100 * summary.busy) / Math.max(summary.samples, 1), 0)}% busy)`,
+      `brein CPU profile over its measured load (${summary.samples} samples, ${
+        fixed((100 * summary.busy) / Math.max(summary.samples, 1), 0)
+      }% busy)`,
       "  busy time by kind of work (self time, % of the busy samples):",
       ...list(summary.buckets),
       "  by area (self time):",

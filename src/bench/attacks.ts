@@ -19,9 +19,24 @@ import { sharedDatabase } from "./SharedDatabase.ts"
 
 class BadArguments extends Data.TaggedError("BadArguments")<{ readonly message: string }> {}
 
-const ATTACKS: ReadonlyArray<Attack> = [nul, hugeName, deep, badKey, wideBody, rateLimit, tamper, twoWriters, deletedConnection, outage, sigterm, soak]
+const ATTACKS: ReadonlyArray<Attack> = [
+  nul,
+  hugeName,
+  deep,
+  badKey,
+  wideBody,
+  rateLimit,
+  tamper,
+  twoWriters,
+  deletedConnection,
+  outage,
+  sigterm,
+  soak
+]
 
-const USAGE = `usage: npm run bench:attacks -- [--only ${ATTACKS.map((a) => a.name).join(",")}] [--quick] [--duration SECONDS] [--rate REQ_PER_S]`
+const USAGE = `usage: npm run bench:attacks -- [--only ${
+  ATTACKS.map((a) => a.name).join(",")
+}] [--quick] [--duration SECONDS] [--rate REQ_PER_S]`
 
 const flags = (argv: ReadonlyArray<string>) =>
   Effect.gen(function* () {
@@ -40,7 +55,9 @@ const flags = (argv: ReadonlyArray<string>) =>
     const number = (name: string, fallback: number) =>
       Option.match(value(name), {
         onNone: () => Effect.succeed(fallback),
-        onSome: (text) => (Number(text) > 0 ? Effect.succeed(Number(text)) : new BadArguments({ message: `${name} wants a positive number\n${USAGE}` }))
+        onSome: (
+          text
+        ) => (Number(text) > 0 ? Effect.succeed(Number(text)) : new BadArguments({ message: `${name} wants a positive number\n${USAGE}` }))
       })
     const duration = yield* number("--duration", quick ? 20 : 180)
     const rate = yield* number("--rate", 500)
@@ -51,20 +68,31 @@ const flags = (argv: ReadonlyArray<string>) =>
 const runOne = (attack: Attack, settings: AttackSettings) =>
   Effect.scoped(attack.run(settings)).pipe(
     Effect.catchAllCause((cause) =>
-      Cause.isInterruptedOnly(cause) ? Effect.interrupt : Console.log(`${attack.name}: could not run: ${Cause.pretty(cause).split("\n").slice(0, 3).join(" ")}`))
+      Cause.isInterruptedOnly(cause)
+        ? Effect.interrupt
+        : Console.log(`${attack.name}: could not run: ${Cause.pretty(cause).split("\n").slice(0, 3).join(" ")}`)
+    )
   )
 
 const program = Effect.gen(function* () {
   const { chosen, quick, duration, rate } = yield* flags(process.argv.slice(2))
   const database = yield* sharedDatabase(yield* Config.option(Config.redacted("DATABASE_URL")))
   yield* Console.log(
-    `bench:attacks  ${chosen.map((a) => a.name).join(", ")}${quick ? " (quick)" : ""}; built CLI dist/bin/brein.js over ${database.label}, a fresh database per attack\n`
+    `bench:attacks  ${chosen.map((a) => a.name).join(", ")}${
+      quick ? " (quick)" : ""
+    }; built CLI dist/bin/brein.js over ${database.label}, a fresh database per attack\n`
   )
   const settings: AttackSettings = { adminUrl: database.url, quick, duration, rate }
   yield* Effect.forEach(chosen, (attack) => runOne(attack, settings), { discard: true })
 }).pipe(
   Effect.scoped,
-  Effect.catchTag("BadArguments", (e) => Effect.zipRight(Console.error(e.message), Effect.sync(() => { process.exitCode = 2 })))
+  Effect.catchTag("BadArguments", (e) =>
+    Effect.zipRight(
+      Console.error(e.message),
+      Effect.sync(() => {
+        process.exitCode = 2
+      })
+    ))
 )
 
 program.pipe(

@@ -1,5 +1,5 @@
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { FetchHttpClient } from "@effect/platform"
+import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Clock, Config, Console, Duration, Effect, Layer } from "effect"
 import { availableParallelism, loadavg } from "node:os"
 import pg from "pg"
@@ -41,7 +41,8 @@ const seed = (documents: number) => {
   ANALYZE rcv_documents;`
 }
 
-const PAGE_SQL = `SELECT id, natural_key, tipo_dte, folio, rut_emisor, rut_receptor, razon_social, to_char(fecha_emision, 'DD/MM/YYYY') AS fecha_emision,
+const PAGE_SQL =
+  `SELECT id, natural_key, tipo_dte, folio, rut_emisor, rut_receptor, razon_social, to_char(fecha_emision, 'DD/MM/YYYY') AS fecha_emision,
   monto_exento, monto_neto, monto_iva, monto_total, estado, periodo, perspectiva, tipo_doc_ref, folio_ref, version
   FROM rcv_documents WHERE connection_id = $1 AND periodo = $2 AND perspectiva = $3 AND id > $4 ORDER BY id LIMIT 101`
 
@@ -85,10 +86,14 @@ const program = Effect.gen(function* () {
       fetch(url, {
         method: "POST",
         headers: { "content-type": "application/json", authorization: `Bearer ${key}`, "x-connect-connection": "conn_benchconsultar" },
-        body: JSON.stringify({ input: { periodo: page.periodo, perspectiva: page.perspectiva, ...(page.after > 0 ? { cursor: encodeCursor(page.after) } : {}) } })
+        body: JSON.stringify({
+          input: { periodo: page.periodo, perspectiva: page.perspectiva, ...(page.after > 0 ? { cursor: encodeCursor(page.after) } : {}) }
+        })
       }).then(async (response) => {
         const text = await response.text()
-        if (response.status !== 200 || !text.includes("\"documentos\"")) throw new Error(`consultar answered ${response.status}: ${text.slice(0, 300)}`)
+        if (response.status !== 200 || !text.includes("\"documentos\"")) {
+          throw new Error(`consultar answered ${response.status}: ${text.slice(0, 300)}`)
+        }
         serverMs.push(Number(/"latency_ms":([0-9.]+)/.exec(text)?.[1] ?? "0"))
       })
     )
@@ -112,14 +117,18 @@ const program = Effect.gen(function* () {
   const raw = summary(rawMs)
   const ratio = brein.p50 / raw.p50
   const row = (label: string, s: ReturnType<typeof summary>) =>
-    `  ${label.padEnd(44)} p50 ${s.p50.toFixed(2).padStart(6)} ms   p99 ${s.p99.toFixed(2).padStart(6)} ms   mean ${s.mean.toFixed(2).padStart(6)} ms`
+    `  ${label.padEnd(44)} p50 ${s.p50.toFixed(2).padStart(6)} ms   p99 ${s.p99.toFixed(2).padStart(6)} ms   mean ${
+      s.mean.toFixed(2).padStart(6)
+    } ms`
   yield* Console.log(
     [
       "",
       row("brein HTTP sii.rcv.consultar (+ auth, audit)", brein),
       row("  of which inside brein's executor", inside),
       row("raw pg query of the same page", raw),
-      `  ratio brein/raw: p50 ${ratio.toFixed(1)}× (goal ≤ ${GOAL_RATIO}×: ${ratio <= GOAL_RATIO ? "met" : "MISSED"}), p99 ${(brein.p99 / raw.p99).toFixed(1)}×`,
+      `  ratio brein/raw: p50 ${ratio.toFixed(1)}× (goal ≤ ${GOAL_RATIO}×: ${ratio <= GOAL_RATIO ? "met" : "MISSED"}), p99 ${
+        (brein.p99 / raw.p99).toFixed(1)
+      }×`,
       `  load average during the run: ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${availableParallelism()} CPUs`,
       ""
     ].join("\n")

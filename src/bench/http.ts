@@ -9,27 +9,27 @@ const body = JSON.stringify({ input: {} })
 // `httpapi` sends the id percent-encoded, which the Node bridge leaves to the HttpApi app: the same server, the other path.
 const Path = Schema.Literal("bridge", "httpapi")
 
-const program = Effect.gen(function*() {
+const program = Effect.gen(function* () {
   const path = yield* Schema.Config("BENCH_HTTP_PATH", Path).pipe(Config.withDefault("bridge" as const))
   const id = path === "bridge" ? "core.timestamp.now" : "core%2Etimestamp.now"
   return yield* compare({
-  title: `bench:http  POST /api/v1/tools/core.timestamp.now/execute (${path === "bridge" ? "Node bridge" : "HttpApi app"})`,
-  breinLabel: "brein (executor + audit)",
-  baselineLabel: "node:http + 1 INSERT",
-  baselineScript: "src/bench/BaselineHttp.ts",
-  baselineReadyPath: "/",
-  brein: (origin, key) => ({
-    url: `${origin}/api/v1/tools/${id}/execute`,
-    headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
-    body
-  }),
-  baseline: (origin) => ({
-    url: `${origin}/api/v1/tools/core.timestamp.now/execute`,
-    headers: { "content-type": "application/json" },
-    body
-  }),
-  accepts: (status, text) => status === 200 && text.includes("\"data\""),
-  goals: { throughput: 0.5, p99: 2 }
+    title: `bench:http  POST /api/v1/tools/core.timestamp.now/execute (${path === "bridge" ? "Node bridge" : "HttpApi app"})`,
+    breinLabel: "brein (executor + audit)",
+    baselineLabel: "node:http + 1 INSERT",
+    baselineScript: "src/bench/BaselineHttp.ts",
+    baselineReadyPath: "/",
+    brein: (origin, key) => ({
+      url: `${origin}/api/v1/tools/${id}/execute`,
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+      body
+    }),
+    baseline: (origin) => ({
+      url: `${origin}/api/v1/tools/core.timestamp.now/execute`,
+      headers: { "content-type": "application/json" },
+      body
+    }),
+    accepts: (status, text) => status === 200 && text.includes("\"data\""),
+    goals: { throughput: 0.5, p99: 2 }
   })
 }).pipe(Effect.scoped)
 

@@ -28,8 +28,7 @@ const call = (era: typeof Era.Type) => {
   return { body, headers }
 }
 
-const isResult = (status: number, text: string) =>
-  status === 200 && text.includes("\"result\"") && !text.includes("\"isError\":true")
+const isResult = (status: number, text: string) => status === 200 && text.includes("\"result\"") && !text.includes("\"isError\":true")
 
 const program = Effect.gen(function* () {
   const era = yield* Schema.Config("BENCH_MCP_ERA", Era).pipe(Config.withDefault("modern" as const))

@@ -4,8 +4,8 @@ import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Config, Console, Data, Duration, Effect, Layer, Option, Schedule } from "effect"
 import * as Os from "node:os"
 import { LoggingLive } from "../../layers/Logging.ts"
-import { cpuTimeMs, exitedChildrenCpuTimeMs } from "./CpuTime.ts"
 import { awaitHttp, type Child, ChildFailed, freePort, type NodeScript, runToEnd, spawn } from "./Children.ts"
+import { cpuTimeMs, exitedChildrenCpuTimeMs } from "./CpuTime.ts"
 
 class NotHealthy extends Data.TaggedError("NotHealthy")<{ readonly status: number }> {}
 
@@ -31,7 +31,13 @@ const compiled: Variant = { label: "compiled", serve: ["dist/bin/brein.js", "ser
 const typescript: Variant = { label: "tsx", serve: ["src/main.ts", "serve"], command: ["src/main.ts"], tsx: true }
 
 // An empty DATABASE_URL means "unset": every child uses the embedded PostgreSQL of the data folder.
-const envFor = (dataDir: string, extra: Record<string, string> = {}) => ({ DATABASE_URL: "", BREIN_DATA_DIR: dataDir, BREIN_PG_PORT: "0", LOG_LEVEL: "WARN", ...extra })
+const envFor = (dataDir: string, extra: Record<string, string> = {}) => ({
+  DATABASE_URL: "",
+  BREIN_DATA_DIR: dataDir,
+  BREIN_PG_PORT: "0",
+  LOG_LEVEL: "WARN",
+  ...extra
+})
 
 /** Polls every 10 ms until /health answers 200 (awaitHttp's 100 ms spacing is too coarse to time a start). */
 const healthy = (child: Child, port: number) =>
@@ -56,10 +62,17 @@ const clusterStopped = (dataDir: string) =>
 /** Milliseconds from spawning `serve` to its first 200 on /health; the process and its cluster are stopped after. */
 const timeToHealth = Effect.fn("Bench.timeToHealth")(function* (variant: Variant, dataDir: string, nodeFlags: ReadonlyArray<string>) {
   const port = yield* freePort
-  const script: NodeScript = { name: `${variant.label} serve`, args: variant.serve, env: envFor(dataDir, { PORT: String(port) }), nodeFlags, tsx: variant.tsx }
+  const script: NodeScript = {
+    name: `${variant.label} serve`,
+    args: variant.serve,
+    env: envFor(dataDir, { PORT: String(port) }),
+    nodeFlags,
+    tsx: variant.tsx
+  }
   // timed inside the scope: the stop that closing it brings is not part of the start
-  const [took, cpu] = yield* Effect.scoped(Effect.timed(Effect.flatMap(spawn(script), (child) =>
-    Effect.zipRight(healthy(child, port), cpuTimeMs(child.process.pid)))))
+  const [took, cpu] = yield* Effect.scoped(
+    Effect.timed(Effect.flatMap(spawn(script), (child) => Effect.zipRight(healthy(child, port), cpuTimeMs(child.process.pid))))
+  )
   yield* clusterStopped(dataDir)
   return { ms: Duration.toMillis(took), cpu }
 })
@@ -68,7 +81,9 @@ const timeToHealth = Effect.fn("Bench.timeToHealth")(function* (variant: Variant
 const timeKeysCreate = Effect.fn("Bench.timeKeysCreate")(function* (variant: Variant, dataDir: string) {
   const args = [...variant.command, "keys", "create", "--workspace", "bench"]
   const before = yield* exitedChildrenCpuTimeMs
-  const [took, result] = yield* Effect.timed(runToEnd({ name: `${variant.label} keys create`, args, env: envFor(dataDir), tsx: variant.tsx }))
+  const [took, result] = yield* Effect.timed(
+    runToEnd({ name: `${variant.label} keys create`, args, env: envFor(dataDir), tsx: variant.tsx })
+  )
   const after = yield* exitedChildrenCpuTimeMs
   if (result.exitCode !== 0 || !result.stdout.startsWith("brein_sk_")) {
     return yield* new ChildFailed({ name: `${variant.label} keys create`, message: `exited ${result.exitCode}\n${result.stderr}` })
@@ -98,7 +113,9 @@ const row = (what: string, ours: ReadonlyArray<Sample>, baseline: ReadonlyArray<
   const [a, b] = [median(ours.map((s) => s.ms)), median(baseline.map((s) => s.ms))]
   const cpu = Option.match(Option.all(ours.map((s) => s.cpu)), { onNone: () => "n/a", onSome: (all) => ms(median(all)) })
   const verdict = a <= goal ? "met" : "MISSED"
-  return `  ${what.padEnd(30)} ${ms(a).padStart(9)} ${cpu.padStart(9)} ${ms(b).padStart(9)} ${`${(a / b).toFixed(2)}×`.padStart(7)}   ≤ ${goal} ms: ${verdict}`
+  return `  ${what.padEnd(30)} ${ms(a).padStart(9)} ${cpu.padStart(9)} ${ms(b).padStart(9)} ${
+    `${(a / b).toFixed(2)}×`.padStart(7)
+  }   ≤ ${goal} ms: ${verdict}`
 }
 
 const samples = (all: ReadonlyArray<Sample>) => all.map((s) => s.ms.toFixed(0)).join(" ")
@@ -110,16 +127,26 @@ const program = Effect.gen(function* () {
   // as root the cluster runs as the postgres user, which must be able to enter the temp folder
   yield* fs.chmod(dataDir, 0o755)
   yield* Console.log(
-    `bench:startup  compiled (node ${nodeFlags.join(" ")} dist/bin/brein.js, bin/brein.js) vs tsx (src/main.ts); embedded PostgreSQL in a new data folder; median of ${runs} runs; load average ${Os.loadavg()[0]?.toFixed(1)} on ${Os.cpus().length} CPUs`
+    `bench:startup  compiled (node ${
+      nodeFlags.join(" ")
+    } dist/bin/brein.js, bin/brein.js) vs tsx (src/main.ts); embedded PostgreSQL in a new data folder; median of ${runs} runs; load average ${
+      Os.loadavg()[0]?.toFixed(1)
+    } on ${Os.cpus().length} CPUs`
   )
 
   const cold = yield* timeToHealth(compiled, dataDir, nodeFlags)
   yield* Console.log(`\n  first start of a new data folder (initdb + migrations + demo key), compiled: ${ms(cold.ms)} to /health`)
 
   const times = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.all(Array.from({ length: runs }, () => effect))
-  const serve = { compiled: yield* times(timeToHealth(compiled, dataDir, nodeFlags)), tsx: yield* times(timeToHealth(typescript, dataDir, nodeFlags)) }
+  const serve = {
+    compiled: yield* times(timeToHealth(compiled, dataDir, nodeFlags)),
+    tsx: yield* times(timeToHealth(typescript, dataDir, nodeFlags))
+  }
   const alone = { compiled: yield* times(timeKeysCreate(compiled, dataDir)), tsx: yield* times(timeKeysCreate(typescript, dataDir)) }
-  const shared = yield* withServerRunning(dataDir, Effect.all({ compiled: times(timeKeysCreate(compiled, dataDir)), tsx: times(timeKeysCreate(typescript, dataDir)) }))
+  const shared = yield* withServerRunning(
+    dataDir,
+    Effect.all({ compiled: times(timeKeysCreate(compiled, dataDir)), tsx: times(timeKeysCreate(typescript, dataDir)) })
+  )
 
   yield* Console.log(
     [
@@ -129,7 +156,9 @@ const program = Effect.gen(function* () {
       row("keys create, service running", shared.compiled, shared.tsx, GOALS.keys),
       row("keys create, service stopped", alone.compiled, alone.tsx, GOALS.keys),
       "",
-      `  compiled samples (ms): serve ${samples(serve.compiled)} | keys running ${samples(shared.compiled)} | keys stopped ${samples(alone.compiled)}`,
+      `  compiled samples (ms): serve ${samples(serve.compiled)} | keys running ${samples(shared.compiled)} | keys stopped ${
+        samples(alone.compiled)
+      }`,
       "  its CPU: user + system time of brein's node process to /health; of the whole command (and a PostgreSQL it started) for keys"
     ].join("\n")
   )

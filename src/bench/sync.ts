@@ -1,8 +1,9 @@
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { Clock, Config, ConfigProvider, Console, Effect, Layer, Option, Redacted } from "effect"
-import { connectedWith } from "../../layers/Connected.ts"
+import { Schema } from "effect"
 import { servicesOver } from "../../layers/App.ts"
+import { connectedWith } from "../../layers/Connected.ts"
 import { databaseFromUrl } from "../../layers/Database.ts"
 import { LoggingLive } from "../../layers/Logging.ts"
 import { sources } from "../../layers/Registry.ts"
@@ -12,12 +13,11 @@ import { RcvResource } from "../../services/connectors/sii/RcvResource.ts"
 import { Executor } from "../../services/pipeline/Executor.ts"
 import { BancoSimulator } from "../../services/upstream/BancoSimulator.ts"
 import { todayInChile } from "../../services/upstream/CivilDate.ts"
-import { rcvDocuments } from "../../services/upstream/RcvGenerator.ts"
 import { IndicadoresSimulator } from "../../services/upstream/IndicadoresSource.ts"
+import { rcvDocuments } from "../../services/upstream/RcvGenerator.ts"
 import { SiiSimulator } from "../../services/upstream/SiiSimulator.ts"
 import { Workspaces } from "../../services/workspace/Workspaces.ts"
 import { sharedDatabase } from "./SharedDatabase.ts"
-import { Schema } from "effect"
 
 const PERIODO = "2026-06"
 const RUT = Schema.decodeSync(Rut)("77123456-9")
@@ -59,8 +59,13 @@ const program = Effect.gen(function* () {
   const { documents, databaseUrl } = yield* settings
   const database = yield* sharedDatabase(databaseUrl)
   yield* Console.log(`bench:sync  ${documents} RCV documents of one period (simulator at zero latency) on ${database.label}`)
-  const upstreams = Layer.merge(SiiSimulator.layerWith({ timeScale: 0, documentsPerPeriod: documents }), BancoSimulator.layerWith({ timeScale: 0 }))
-  const config = ConfigProvider.fromMap(new Map([["BREIN_SECRET_KEY", Buffer.alloc(32, 7).toString("base64")], ["BREIN_SYNC_POLL_MS", "50"]]))
+  const upstreams = Layer.merge(
+    SiiSimulator.layerWith({ timeScale: 0, documentsPerPeriod: documents }),
+    BancoSimulator.layerWith({ timeScale: 0 })
+  )
+  const config = ConfigProvider.fromMap(
+    new Map([["BREIN_SECRET_KEY", Buffer.alloc(32, 7).toString("base64")], ["BREIN_SYNC_POLL_MS", "50"]])
+  )
   const app = servicesOver(sources, connectedWith(upstreams)).pipe(
     Layer.provide(IndicadoresSimulator.layerWith({ timeScale: 0 })),
     Layer.provideMerge(databaseFromUrl(Redacted.make(database.url))),
@@ -72,7 +77,10 @@ const program = Effect.gen(function* () {
     // The simulator keeps a generated period; generating it is not the sync's work.
     const generated = rcvDocuments(RUT, PERIODO, "ventas", today, documents)
     const principal = yield* (yield* Workspaces).inProcess(`bench-sync-${started0}`, "paid")
-    const connection = yield* (yield* Connections).create(principal, { connector: "sii", credentials: { rut: RUT, clave: Redacted.make("bench") } })
+    const connection = yield* (yield* Connections).create(principal, {
+      connector: "sii",
+      credentials: { rut: RUT, clave: Redacted.make("bench") }
+    })
     const started = yield* Clock.currentTimeMillis
     const response = yield* (yield* Executor).call(
       "sii.conexion.sincronizar",
@@ -82,7 +90,9 @@ const program = Effect.gen(function* () {
     const syncMs = (yield* Clock.currentTimeMillis) - started
     const baselineMs = yield* rawInsert(generated, connection.id)
     yield* (yield* SqlClient.SqlClient)`DELETE FROM connections WHERE id = ${connection.id}`
-    const job = Option.fromNullable((response.data as { trabajos?: ReadonlyArray<{ state: string; counts: Record<string, number> }> }).trabajos?.[0])
+    const job = Option.fromNullable(
+      (response.data as { trabajos?: ReadonlyArray<{ state: string; counts: Record<string, number> }> }).trabajos?.[0]
+    )
     const state = Option.match(job, { onNone: () => "?", onSome: (j) => `${j.state}, ${j.counts["nuevos"] ?? 0} new rows` })
     const rate = (ms: number) => Math.round((generated.length / ms) * 1000)
     const ratio = baselineMs / syncMs

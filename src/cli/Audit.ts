@@ -61,7 +61,12 @@ const parseReceipt = (text: string) => {
   const digest = text.slice(at + 1)
   return at > 0 && /^[0-9a-fA-F]{64}$/.test(digest)
     ? Effect.succeed({ requestId, digest })
-    : Effect.fail(new CommandFailed({ message: "--receipt takes REQUEST_ID:DIGEST (meta.request_id and meta.receipt.digest of the answer)", exitCode: 2 }))
+    : Effect.fail(
+      new CommandFailed({
+        message: "--receipt takes REQUEST_ID:DIGEST (meta.request_id and meta.receipt.digest of the answer)",
+        exitCode: 2
+      })
+    )
 }
 
 const receipt = Options.text("receipt").pipe(

@@ -6,7 +6,7 @@ import { database, databaseSettings, workspaceFilter } from "./Settings.ts"
 import { table, when } from "./Table.ts"
 
 const list = Command.make("list", { ...database, workspace: workspaceFilter }, (options) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const all = yield* (yield* Connections).summaries(options.workspace)
     yield* Console.log(table(
       ["ID", "WORKSPACE", "CONNECTOR", "INSTITUTION", "STATE", "REASON", "CREATED"],

@@ -10,7 +10,9 @@ const messageOf = (error: unknown): string => {
   if (typeof error !== "object" || error === null) return String(error)
   const message = "message" in error && typeof error.message === "string" && error.message !== ""
     ? error.message
-    : "_tag" in error ? String(error._tag) : String(error)
+    : "_tag" in error
+    ? String(error._tag)
+    : String(error)
   const cause = "cause" in error ? error.cause : undefined
   const because = cause === undefined || cause === null ? "" : messageOf(cause)
   return because === "" || message.includes(because) ? message : `${message}: ${because}`

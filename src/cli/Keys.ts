@@ -20,7 +20,7 @@ const create = Command.make("create", {
   ),
   plan: Options.optional(plan)
 }, (options) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const issued = yield* (yield* ChangeAudit).audited(
       (yield* Workspaces).issueKey({ workspace: options.workspace, plan: options.plan }),
       (issued) => ({
@@ -40,7 +40,7 @@ const create = Command.make("create", {
   )
 
 const list = Command.make("list", { ...database, workspace: workspaceFilter }, (options) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const keys = yield* (yield* Workspaces).listKeys(options.workspace).pipe(Effect.mapError(failed))
     yield* Console.log(table(
       ["PREFIX", "WORKSPACE", "PLAN", "CREATED", "LAST USED"],
@@ -54,18 +54,19 @@ const revoke = Command.make("revoke", {
   ...database,
   prefix: Args.text({ name: "PREFIX" }).pipe(Args.withDescription("The key's prefix, as `brein keys list` shows it"))
 }, (options) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     yield* (yield* ChangeAudit).audited(
       (yield* Workspaces).revokeByPrefix(options.prefix).pipe(Effect.mapError(failed)),
-      (revoked) => revoked === undefined ? null : {
-        workspaceId: revoked.workspaceId,
-        principal: OPERATOR,
-        surface: "library",
-        toolId: "keys.revoke",
-        connectionId: null,
-        input: { prefix: options.prefix },
-        output: { key: revoked.id }
-      }
+      (revoked) =>
+        revoked === undefined ? null : {
+          workspaceId: revoked.workspaceId,
+          principal: OPERATOR,
+          surface: "library",
+          toolId: "keys.revoke",
+          connectionId: null,
+          input: { prefix: options.prefix },
+          output: { key: revoked.id }
+        }
     )
     yield* Console.error(`revoked ${options.prefix}: every running brein refuses it from now on`)
   }).pipe(Effect.provide(AdminLive), databaseSettings(options))).pipe(

@@ -16,7 +16,9 @@ export class StdioApiKey extends Context.Tag("brein/cli/StdioApiKey")<StdioApiKe
     Config.redacted("BREIN_API_KEY").pipe(
       Effect.filterOrFail((key) => Redacted.value(key).trim() !== ""),
       Effect.mapError(() =>
-        new McpKeyRejected({ message: `BREIN_API_KEY is not set: create a key with \`brein keys create\` and put it (${KEY_PREFIX}…) in the environment` })
+        new McpKeyRejected({
+          message: `BREIN_API_KEY is not set: create a key with \`brein keys create\` and put it (${KEY_PREFIX}…) in the environment`
+        })
       )
     )
   )
@@ -49,7 +51,10 @@ export const mcpStdio = <E>(app: Layer.Layer<Registry | Executor | Workspaces, E
     Effect.catchIf((error) => error instanceof McpKeyRejected, (error) => Console.error(error.message).pipe(Effect.as(1)))
   )
 
-export const mcp = Command.make("mcp", database, (options) =>
-  mcpStdio(AppLive).pipe(withSettings({ BREIN_DATA_DIR: options.dataDir }), Effect.flatMap(exitWith))).pipe(
-    Command.withDescription("MCP over stdio for the workspace of BREIN_API_KEY (stdout is the wire, logs go to stderr)")
-  )
+export const mcp = Command.make(
+  "mcp",
+  database,
+  (options) => mcpStdio(AppLive).pipe(withSettings({ BREIN_DATA_DIR: options.dataDir }), Effect.flatMap(exitWith))
+).pipe(
+  Command.withDescription("MCP over stdio for the workspace of BREIN_API_KEY (stdout is the wire, logs go to stderr)")
+)

@@ -1,4 +1,5 @@
-import { Console, Effect } from "effect"
+import type { Effect } from "effect"
+import { Console } from "effect"
 
 const ANSI = /\x1b\[[0-9;]*m/g
 

@@ -31,16 +31,15 @@ export const plan = Options.text("plan").pipe(
  * Runs `effect` with flags layered over the configuration it already has (the environment): a flag
  * wins, and layers keep reading every setting through Config.
  */
-export const withSettings = (settings: Readonly<Record<string, Option.Option<string | number>>>) =>
-<A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.configProviderWith((current) => {
-    const given = Object.entries(settings).flatMap(([key, value]) => Option.isSome(value) ? [[key, String(value.value)] as const] : [])
-    if (given.length === 0) return effect
-    return Effect.withConfigProvider(effect, ConfigProvider.orElse(ConfigProvider.fromMap(new Map(given)), () => current))
-  })
+export const withSettings =
+  (settings: Readonly<Record<string, Option.Option<string | number>>>) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    Effect.configProviderWith((current) => {
+      const given = Object.entries(settings).flatMap(([key, value]) => Option.isSome(value) ? [[key, String(value.value)] as const] : [])
+      if (given.length === 0) return effect
+      return Effect.withConfigProvider(effect, ConfigProvider.orElse(ConfigProvider.fromMap(new Map(given)), () => current))
+    })
 
 /** Settings every command that opens the database accepts. */
 export const database = { dataDir }
-export const databaseSettings = (options: { readonly dataDir: Option.Option<string> }) =>
-<A, E, R>(effect: Effect.Effect<A, E, R>) =>
+export const databaseSettings = (options: { readonly dataDir: Option.Option<string> }) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   effect.pipe(Effect.provide(OperatorLogging), withSettings({ BREIN_DATA_DIR: options.dataDir }))

@@ -7,7 +7,7 @@ import { database, databaseSettings, plan } from "./Settings.ts"
 import { table, when } from "./Table.ts"
 
 const list = Command.make("list", database, (options) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const all = yield* (yield* Workspaces).list()
     yield* Console.log(table(
       ["NAME", "PLAN", "KEYS", "CONNECTIONS", "CREATED"],
@@ -20,11 +20,13 @@ const create = Command.make("create", {
   name: Args.text({ name: "NAME" }).pipe(Args.withDescription("The workspace's name")),
   plan: Options.optional(plan)
 }, (options) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const created = yield* (yield* Workspaces).create(options.name, Option.getOrElse(options.plan, () => "free" as const)).pipe(
       Effect.mapError((error) => new CommandFailed({ message: error.message, exitCode: 1 }))
     )
-    yield* Console.error(`created workspace "${created.name}" (plan ${created.plan}); make its key with: brein keys create --workspace ${created.name}`)
+    yield* Console.error(
+      `created workspace "${created.name}" (plan ${created.plan}); make its key with: brein keys create --workspace ${created.name}`
+    )
   }).pipe(Effect.provide(AdminLive), databaseSettings(options))).pipe(Command.withDescription("Create a workspace"))
 
 export const workspaces = Command.make("workspaces").pipe(

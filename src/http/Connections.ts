@@ -5,7 +5,7 @@ import { BreinApi } from "../../schema/http/Api.ts"
 import { CurrentPrincipal } from "../../schema/http/Security.ts"
 import { type ConnectionId, isConnectionId } from "../../schema/Ids.ts"
 import type { Principal } from "../../schema/Principal.ts"
-import { ChangeAudit, type Change } from "../../services/audit/ChangeAudit.ts"
+import { type Change, ChangeAudit } from "../../services/audit/ChangeAudit.ts"
 import { ConnectionCredentials } from "../../services/connections/ConnectionCredentials.ts"
 import { Connections } from "../../services/connections/Connections.ts"
 import { SyncJobs, toView } from "../../services/sync/SyncJobs.ts"
@@ -14,10 +14,12 @@ import { SyncJobs, toView } from "../../services/sync/SyncJobs.ts"
 const wellFormed = (id: string): Effect.Effect<ConnectionId, ConnectionNotFound> =>
   isConnectionId(id)
     ? Effect.succeed(id)
-    : Effect.fail(new ConnectionNotFound({
-      connectionId: id.slice(0, 64),
-      message: `no connection ${JSON.stringify(id.slice(0, 64))} in this workspace: a connection id looks like conn_…`
-    }))
+    : Effect.fail(
+      new ConnectionNotFound({
+        connectionId: id.slice(0, 64),
+        message: `no connection ${JSON.stringify(id.slice(0, 64))} in this workspace: a connection id looks like conn_…`
+      })
+    )
 
 /** The audit row of a connection's change: its digests never cover the credentials. */
 const connectionChange = (principal: Principal, toolId: string, connectionId: string, input: unknown, output: unknown): Change => ({
@@ -39,30 +41,31 @@ export const ConnectionsLive = HttpApiBuilder.group(BreinApi, "connections", (ha
     return handlers
       .handle("create", ({ payload }) =>
         Effect.flatMap(CurrentPrincipal, (principal) =>
-          changes.audited(connections.create(principal, payload), (view) => connectionChange(principal, "connections.create", view.id, {
-            connector: payload.connector,
-            institution: payload.institution ?? null
-          }, view))))
+          changes.audited(connections.create(principal, payload), (view) =>
+            connectionChange(principal, "connections.create", view.id, {
+              connector: payload.connector,
+              institution: payload.institution ?? null
+            }, view))))
       .handle("list", () =>
-        Effect.flatMap(CurrentPrincipal, (principal) => Effect.map(connections.list(principal), (all) => ({ connections: all })))
-      )
+        Effect.flatMap(CurrentPrincipal, (principal) =>
+          Effect.map(connections.list(principal), (all) => ({ connections: all }))))
       .handle("get", ({ path }) =>
-        Effect.flatMap(wellFormed(path.id), (id) => Effect.flatMap(CurrentPrincipal, (principal) => connections.get(principal, id)))
-      )
+        Effect.flatMap(wellFormed(path.id), (id) =>
+          Effect.flatMap(CurrentPrincipal, (principal) =>
+            connections.get(principal, id))))
       .handle("updateCredentials", ({ path, payload }) =>
-        Effect.flatMap(wellFormed(path.id), (id) => Effect.flatMap(CurrentPrincipal, (principal) => credentials.replace(principal, id, payload, "http")))
-      )
+        Effect.flatMap(wellFormed(path.id), (id) =>
+          Effect.flatMap(CurrentPrincipal, (principal) =>
+            credentials.replace(principal, id, payload, "http"))))
       .handle("remove", ({ path }) =>
         Effect.flatMap(wellFormed(path.id), (id) =>
           Effect.flatMap(CurrentPrincipal, (principal) =>
-            changes.audited(connections.remove(principal, id), () => connectionChange(principal, "connections.delete", id, { id }, null))))
-      )
+            changes.audited(connections.remove(principal, id), () =>
+              connectionChange(principal, "connections.delete", id, { id }, null)))))
       .handle("jobs", ({ path, urlParams }) =>
         Effect.gen(function* () {
           const connection = yield* connections.get(yield* CurrentPrincipal, yield* wellFormed(path.id))
           const rows = yield* jobs.list(connection.id, urlParams.limit ?? 50)
           return { jobs: rows.map(toView) }
-        })
-      )
-  })
-)
+        }))
+  }))

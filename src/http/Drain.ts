@@ -1,11 +1,13 @@
+import { Config, ConfigError, Context, Deferred, Duration, Effect, Either, Exit } from "effect"
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import { Server as NetServer, type Socket } from "node:net"
-import { Config, ConfigError, Context, Deferred, Duration, Effect, Either, Exit } from "effect"
 
 /** How long a shutdown waits for the requests it accepted before it closes the sockets still open. */
 export const shutdownGrace = Config.integer("BREIN_SHUTDOWN_GRACE_MS").pipe(
   Config.mapOrFail((ms) =>
-    ms >= 0 ? Either.right(Duration.millis(ms)) : Either.left(ConfigError.InvalidData([], `BREIN_SHUTDOWN_GRACE_MS must be 0 or more (got ${ms})`))
+    ms >= 0
+      ? Either.right(Duration.millis(ms))
+      : Either.left(ConfigError.InvalidData([], `BREIN_SHUTDOWN_GRACE_MS must be 0 or more (got ${ms})`))
   ),
   Config.withDefault(Duration.seconds(10))
 )
@@ -72,7 +74,7 @@ export const drainable = (server: Server) =>
     // the first 'request' listener: it sees every request before the one that answers it
     server.prependListener("request", track)
 
-    const drain = Effect.fn("HttpServer.drain")(function*(grace: Duration.Duration) {
+    const drain = Effect.fn("HttpServer.drain")(function* (grace: Duration.Duration) {
       const closed = yield* Deferred.make<void>()
       const inFlight = yield* Effect.sync(() => {
         draining = true
@@ -82,7 +84,7 @@ export const drainable = (server: Server) =>
         return latest.size
       })
       const sweeper = setInterval(sweep, SWEEP_MS)
-      return yield* Effect.gen(function*() {
+      return yield* Effect.gen(function* () {
         yield* Effect.logInfo("shutting down: accepting no new connections, answering the requests in flight").pipe(
           Effect.annotateLogs({ inFlight, graceMs: Duration.toMillis(grace) })
         )

@@ -1,12 +1,12 @@
-import type { IncomingMessage } from "node:http"
 import { type HttpApiEndpoint, HttpApiError, type HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Effect, Either, Option, ParseResult, Schema } from "effect"
-import { BadRequest, InvalidInput, ServiceUnavailable, ToolNotFound } from "../../schema/Errors.ts"
+import type { IncomingMessage } from "node:http"
 import { MAX_DEPTH } from "../../schema/Depth.ts"
+import { BadRequest, InvalidInput, ServiceUnavailable, ToolNotFound } from "../../schema/Errors.ts"
+import { BreinApi, ToolsGroup } from "../../schema/http/Api.ts"
 import { isToolId } from "../../schema/Ids.ts"
 import { readableIssues } from "../../schema/Issues.ts"
 import type { Principal } from "../../schema/Principal.ts"
-import { BreinApi, ToolsGroup } from "../../schema/http/Api.ts"
 import { Executor } from "../../services/pipeline/Executor.ts"
 import { Gate, GateError, shallow } from "./Gate.ts"
 import { jsonReply, type NodeBridge, type Reply, type Route } from "./NodeBridge.ts"
@@ -26,11 +26,11 @@ const endpoint = Option.getOrThrowWith(
 )
 
 /** What executing a tool over HTTP does, for the thin route and the HttpApi handler alike. */
-export const makeExecute = Effect.gen(function*() {
+export const makeExecute = Effect.gen(function* () {
   const executor = yield* Executor
   const gate = yield* Gate
   // untraced: Executor.call is the span below the request's, and this adds nothing to it but cost
-  return Effect.fnUntraced(function*(id: string, payload: Payload, headers: Headers, principal: Principal) {
+  return Effect.fnUntraced(function* (id: string, payload: Payload, headers: Headers, principal: Principal) {
     // a malformed id never reaches the executor, so nothing of it reaches the audit log
     if (!isToolId(id)) return yield* ToolNotFound.of(id)
     yield* shallow(payload.input, "input")
@@ -54,7 +54,11 @@ const errorMembers = (() => {
   const schemas = new Set<Schema.Schema.Any>()
   HttpApiSchema.deunionize(schemas, endpoint.errorSchema)
   HttpApiSchema.deunionize(schemas, BreinApi.errorSchema)
-  return Array.from(schemas, contextFree).map((schema) => ({ is: Schema.is(schema), encode: Schema.encodeUnknownSync(schema), status: HttpApiSchema.getStatusErrorAST(schema.ast) }))
+  return Array.from(schemas, contextFree).map((schema) => ({
+    is: Schema.is(schema),
+    encode: Schema.encodeUnknownSync(schema),
+    status: HttpApiSchema.getStatusErrorAST(schema.ast)
+  }))
 })()
 
 const isGateError = Schema.is(GateError)
@@ -69,8 +73,10 @@ const declared = (error: unknown): Effect.Effect<Reply> => {
 
 /** A decoding failure reported as the HttpApi route reports it (its issue list, read through ours). */
 const invalid = (error: ParseResult.ParseError) =>
-  Effect.flatMap(HttpApiError.HttpApiDecodeError.fromParseError(error), (decoded) =>
-    Effect.fail(InvalidInput.of(readableIssues(decoded.issues, ""), decoded.issues.length)))
+  Effect.flatMap(
+    HttpApiError.HttpApiDecodeError.fromParseError(error),
+    (decoded) => Effect.fail(InvalidInput.of(readableIssues(decoded.issues, ""), decoded.issues.length))
+  )
 
 const parseBody = (body: Buffer | undefined): Effect.Effect<unknown, BadRequest | InvalidInput> => {
   const text = body === undefined ? "" : body.toString("utf8")
@@ -94,7 +100,7 @@ export const makeExecuteRoute = (bridge: NodeBridge) =>
     name: "/api/v1/tools/{id}/execute",
     matches: (method, path) => method === "POST" && EXECUTE.test(path),
     handle: (request: IncomingMessage) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const body = yield* bridge.admit(request, { sameSite: false })
         const principal = yield* bridge.authenticate(request)
         const payload = yield* Effect.flatMap(parseBody(body), decodePayload)

@@ -1,6 +1,7 @@
-import type { Readable } from "node:stream"
 import { HttpApiSchema } from "@effect/platform"
 import { Config, Effect, Option, Schema } from "effect"
+import type { Readable } from "node:stream"
+import { depthIssue } from "../../schema/Depth.ts"
 import {
   BadRequest,
   Forbidden,
@@ -14,7 +15,6 @@ import {
   Unauthorized,
   UnsupportedMediaType
 } from "../../schema/Errors.ts"
-import { depthIssue } from "../../schema/Depth.ts"
 import { ConnectionId } from "../../schema/Ids.ts"
 import { RateLimits } from "../../services/limits/RateLimits.ts"
 import { Workspaces } from "../../services/workspace/Workspaces.ts"
@@ -54,8 +54,10 @@ export const errorAnswer = (error: GateError): ErrorAnswer => ({
   body: encodeGateError(error),
   headers: error._tag === "Unauthorized"
     ? { "www-authenticate": "Bearer realm=\"brein\"" }
-    : error._tag === "PayloadTooLarge" ? { connection: "close" }
-    : error._tag === "RateLimited" || error._tag === "ServiceUnavailable" ? { "retry-after": String(error.retryAfterSeconds) }
+    : error._tag === "PayloadTooLarge" ?
+    { connection: "close" }
+    : error._tag === "RateLimited" || error._tag === "ServiceUnavailable" ?
+    { "retry-after": String(error.retryAfterSeconds) }
     : {}
 })
 
@@ -118,7 +120,11 @@ interface Allowed {
 const parseAllowed = (list: string): Allowed => {
   const entries = list.split(",").map((entry) => entry.trim().toLowerCase()).filter((entry) => entry !== "")
   const urls = entries.flatMap((entry) => {
-    const url = URL.canParse(entry) && entry.includes("://") ? new URL(entry) : URL.canParse(`http://${entry}`) ? new URL(`http://${entry}`) : null
+    const url = URL.canParse(entry) && entry.includes("://")
+      ? new URL(entry)
+      : URL.canParse(`http://${entry}`)
+      ? new URL(`http://${entry}`)
+      : null
     return url === null ? [] : [{ url, bare: !entry.includes("://") }]
   })
   return {

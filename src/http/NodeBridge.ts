@@ -1,8 +1,9 @@
-import { type IncomingMessage, type Server, type ServerResponse } from "node:http"
-import type { ListenOptions } from "node:net"
 import { HttpServer, HttpServerError } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Cause, Effect, Exit, Option, Runtime } from "effect"
+import type { Exit } from "effect"
+import { Cause, Effect, Option, Runtime } from "effect"
+import { type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import type { ListenOptions } from "node:net"
 import { InternalError, ServiceUnavailable } from "../../schema/Errors.ts"
 import type { Principal } from "../../schema/Principal.ts"
 import { transientIn } from "../../services/Database.ts"
@@ -19,7 +20,11 @@ export interface JsonReply {
 /** What a route answers: JSON written in one piece, or a web `Response` (event streams as they come). */
 export type Reply = JsonReply | Response
 
-export const jsonReply = (answer: ErrorAnswer): JsonReply => ({ status: answer.status, headers: answer.headers, text: JSON.stringify(answer.body) })
+export const jsonReply = (answer: ErrorAnswer): JsonReply => ({
+  status: answer.status,
+  headers: answer.headers,
+  text: JSON.stringify(answer.body)
+})
 
 /** A route served below the HttpApi stack: `name` is its template, as in the request span's name. */
 export interface Route {
@@ -64,7 +69,9 @@ const writeWeb = async (response: ServerResponse, answer: Response) => {
   const headers: Record<string, string> = {}
   answer.headers.forEach((value, name) => void (headers[name] = value))
   if (answer.body === null) return void response.writeHead(answer.status, headers).end()
-  if (headers["content-type"]?.startsWith("text/event-stream") === true) return streamTo(response.writeHead(answer.status, headers), answer.body)
+  if (headers["content-type"]?.startsWith("text/event-stream") === true) {
+    return streamTo(response.writeHead(answer.status, headers), answer.body)
+  }
   const body = await readAll(answer.body)
   response.writeHead(answer.status, { ...headers, "content-length": String(body.length) }).end(body)
 }
@@ -96,7 +103,7 @@ export const promiseRunner = Effect.map(
  * away as a 503, a defect as a 500, a client that leaves interrupting the fiber. Every other request
  * goes to the Effect HTTP app through the platform's own Node handler.
  */
-export const makeNodeBridge = Effect.gen(function*() {
+export const makeNodeBridge = Effect.gen(function* () {
   const gate = yield* Gate
   const runtime = yield* Effect.runtime<never>()
   const runFork = Runtime.runFork(runtime)
@@ -104,7 +111,7 @@ export const makeNodeBridge = Effect.gen(function*() {
   // Untraced, as are the gate's checks: they run on every request inside its span, and a span of
   // their own costs more than they do (a span is ~30 plain effects on this runtime: NOTES, bench:http).
   /** Origin (for a surface a browser page could reach), declared size and type, then the body within the limit. */
-  const admit = Effect.fnUntraced(function*(request: IncomingMessage, options: { readonly sameSite: boolean }) {
+  const admit = Effect.fnUntraced(function* (request: IncomingMessage, options: { readonly sameSite: boolean }) {
     if (options.sameSite) yield* gate.sameSite(request.headers)
     yield* gate.admit(request.headers)
     return hasBody(request.headers) ? yield* gate.readBody(request) : undefined
@@ -146,7 +153,7 @@ export const makeNodeBridge = Effect.gen(function*() {
    * The Effect `HttpServer` on `server`, listening on `options`: the app it is given to serve is the
    * dispatcher's fallback. Until it is given one, requests answer 503.
    */
-  const httpServer = Effect.fn("NodeBridge.httpServer")(function*(server: Server, routes: ReadonlyArray<Route>, options: ListenOptions) {
+  const httpServer = Effect.fn("NodeBridge.httpServer")(function* (server: Server, routes: ReadonlyArray<Route>, options: ListenOptions) {
     const notYet: NodeHandler = (_, response) => writeJson(response, jsonReply(errorAnswer(ServiceUnavailable.database)))
     let app = notYet
     const listening = yield* NodeHttpServer.make(() => server, options)
@@ -154,7 +161,7 @@ export const makeNodeBridge = Effect.gen(function*() {
     return HttpServer.make({
       address: listening.address,
       serve: (httpApp, middleware) =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           app = middleware === undefined
             ? yield* NodeHttpServer.makeHandler(httpApp)
             : yield* NodeHttpServer.makeHandler(httpApp, middleware)

@@ -2,7 +2,7 @@ import { HttpApiBuilder, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Effect } from "effect"
 import { BreinApi } from "../../schema/http/Api.ts"
 import { isObject, type JsonObject, portable } from "../../schema/tools/JsonSchema.ts"
-import { Registry, type RegisteredTool } from "../../services/tools/Registry.ts"
+import { type RegisteredTool, Registry } from "../../services/tools/Registry.ts"
 import { responseSchema } from "../mcp/JsonSchemas.ts"
 import { packageVersion } from "../PackageVersion.ts"
 
@@ -31,7 +31,10 @@ const toolPath = (generic: JsonObject, tool: RegisteredTool) => {
       },
       responses: {
         ...responses,
-        "200": { description: "The tool's answer: its output as data, with meta", content: { "application/json": { schema: ref(`${id}.Output`) } } }
+        "200": {
+          description: "The tool's answer: its output as data, with meta",
+          content: { "application/json": { schema: ref(`${id}.Output`) } }
+        }
       }
     }
   }
@@ -42,9 +45,11 @@ export const OpenApiLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
     const registry = yield* Registry
     const version = yield* packageVersion
-    const spec = OpenApi.fromApi(BreinApi.annotate(OpenApi.Version, version).annotate(OpenApi.Servers, [
-      { url: "/", description: "The server that answers this document" }
-    ]))
+    const spec = OpenApi.fromApi(
+      BreinApi.annotate(OpenApi.Version, version).annotate(OpenApi.Servers, [
+        { url: "/", description: "The server that answers this document" }
+      ])
+    )
     const paths: JsonObject = { ...spec.paths }
     const execute = paths[EXECUTE]
     const generic = isObject(execute) && isObject(execute["post"]) ? execute["post"] : {}

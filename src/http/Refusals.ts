@@ -1,10 +1,20 @@
 import { HttpApi, HttpApiBuilder, HttpApiError, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, Option, Schema } from "effect"
-import { AuditUnavailable, BadRequest, InternalError, InvalidInput, MethodNotAllowed, RateLimited, RouteNotFound, ServiceUnavailable, Unauthorized } from "../../schema/Errors.ts"
-import { transientIn } from "../../services/Database.ts"
-import { BreinApi } from "../../schema/http/Api.ts"
 import { MAX_DEPTH } from "../../schema/Depth.ts"
+import {
+  AuditUnavailable,
+  BadRequest,
+  InternalError,
+  InvalidInput,
+  MethodNotAllowed,
+  RateLimited,
+  RouteNotFound,
+  ServiceUnavailable,
+  Unauthorized
+} from "../../schema/Errors.ts"
+import { BreinApi } from "../../schema/http/Api.ts"
 import { readableIssues } from "../../schema/Issues.ts"
+import { transientIn } from "../../services/Database.ts"
 import { errorAnswer, type GateError } from "./Gate.ts"
 
 /** A refusal as the Effect server writes it: the gate's one encoding. */
@@ -44,11 +54,15 @@ const noRoute = (method: string, url: string) => {
     return refuse(new RouteNotFound({ message: `nothing at ${JSON.stringify(path.slice(0, 200))}: no id is that long` }))
   }
   return allowed.length === 0
-    ? refuse(new RouteNotFound({
-      message: `no route ${method} ${path.slice(0, 200)}`,
-      hint: "GET /openapi.json describes every route; GET /api/v1/tools lists the tools"
-    }))
-    : refuse(new MethodNotAllowed({ message: `${path.slice(0, 200)} does not answer ${method}; it answers ${allowed.join(", ")}`, allowed })).pipe(
+    ? refuse(
+      new RouteNotFound({
+        message: `no route ${method} ${path.slice(0, 200)}`,
+        hint: "GET /openapi.json describes every route; GET /api/v1/tools lists the tools"
+      })
+    )
+    : refuse(
+      new MethodNotAllowed({ message: `${path.slice(0, 200)} does not answer ${method}; it answers ${allowed.join(", ")}`, allowed })
+    ).pipe(
       HttpServerResponse.setHeader("allow", allowed.join(", "))
     )
 }
@@ -82,15 +96,21 @@ export const RefusalsLive = HttpApiBuilder.middleware((app) =>
     }
     // a body nested deep enough to overflow the stack while the API decodes it (the tools' input is checked before)
     if (error instanceof RangeError && error.message.includes("call stack")) {
-      return Effect.succeed(refuse(InvalidInput.of([{ path: "body", message: `nests deeper than ${MAX_DEPTH} levels (objects and arrays)` }])))
+      return Effect.succeed(
+        refuse(InvalidInput.of([{ path: "body", message: `nests deeper than ${MAX_DEPTH} levels (objects and arrays)` }]))
+      )
     }
     if (error instanceof ServiceUnavailable) return Effect.succeed(refuse(error))
-    if (error instanceof AuditUnavailable) return Effect.succeed(withRetryAfter(HttpServerResponse.unsafeJson(encodeAuditUnavailable(error), { status: 503 })))
+    if (error instanceof AuditUnavailable) {
+      return Effect.succeed(withRetryAfter(HttpServerResponse.unsafeJson(encodeAuditUnavailable(error), { status: 503 })))
+    }
     // The database went away under the request: a typed 503 the client can retry, not an empty 500.
     if (Option.isSome(transientIn(cause))) {
       return Effect.logWarning("database unavailable: answering 503", cause).pipe(Effect.as(refuse(ServiceUnavailable.database)))
     }
-    if (Cause.isFailType(cause) || Cause.isInterruptedOnly(cause) || Option.isSome(Cause.failureOption(cause))) return Effect.failCause(cause)
+    if (Cause.isFailType(cause) || Cause.isInterruptedOnly(cause) || Option.isSome(Cause.failureOption(cause))) {
+      return Effect.failCause(cause)
+    }
     return Effect.logError("request failed unexpectedly", cause).pipe(Effect.as(refuse(InternalError.unexpected)))
   })
 )

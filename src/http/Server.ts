@@ -1,18 +1,18 @@
-import { createServer } from "node:http"
 import { HttpApiBuilder, HttpApiScalar, HttpServer, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer, NodeHttpServerRequest } from "@effect/platform-node"
 import { Config, Effect, Either, Layer, Option } from "effect"
+import { createServer } from "node:http"
 import { BreinApi } from "../../schema/http/Api.ts"
 import { makeMcpRoute } from "../mcp/Http.ts"
 import { AuthenticationLive } from "./Authentication.ts"
 import { ConnectionsLive } from "./Connections.ts"
 import { drainable, HttpDrain, shutdownGrace } from "./Drain.ts"
-import { Gate, isChunked, MAX_BODY_BYTES } from "./Gate.ts"
 import { makeExecuteRoute } from "./Execute.ts"
+import { Gate, isChunked, MAX_BODY_BYTES } from "./Gate.ts"
 import { HealthLive } from "./Health.ts"
 import { makeNodeBridge } from "./NodeBridge.ts"
 import { OpenApiLive } from "./OpenApi.ts"
-import { refuse, RefusalsLive } from "./Refusals.ts"
+import { RefusalsLive, refuse } from "./Refusals.ts"
 import { ToolsLive } from "./Tools.ts"
 
 export { MAX_BODY_BYTES }
@@ -25,15 +25,15 @@ const withBody = (request: HttpServerRequest.HttpServerRequest, body: Buffer) =>
 }
 
 /** The gate in front of the REST API: declared size and content type first, chunked bodies read within the limit. */
-export const gateway = Effect.fn("HttpServer.gateway")(function* <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const gate = yield* Gate
-    const admitted = yield* Effect.either(gate.admit(request.headers))
-    if (Either.isLeft(admitted)) return refuse(admitted.left)
-    if (!isChunked(request.headers)) return yield* HttpServerRequest.withMaxBodySize(app, Option.some(MAX_BODY_BYTES))
-    const body = yield* Effect.either(gate.readBody(NodeHttpServerRequest.toIncomingMessage(request)))
-    if (Either.isLeft(body)) return refuse(body.left)
-    return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, withBody(request, body.right))
+export const gateway = Effect.fn("HttpServer.gateway")(function*<E, R> (app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const gate = yield* Gate
+  const admitted = yield* Effect.either(gate.admit(request.headers))
+  if (Either.isLeft(admitted)) return refuse(admitted.left)
+  if (!isChunked(request.headers)) return yield* HttpServerRequest.withMaxBodySize(app, Option.some(MAX_BODY_BYTES))
+  const body = yield* Effect.either(gate.readBody(NodeHttpServerRequest.toIncomingMessage(request)))
+  if (Either.isLeft(body)) return refuse(body.left)
+  return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, withBody(request, body.right))
 })
 
 export const ApiLive = HttpApiBuilder.api(BreinApi).pipe(
@@ -53,7 +53,7 @@ export const HttpAppLive = Layer.mergeAll(OpenApiLive, HttpApiScalar.layer({ pat
  * request goes to the HTTP app.
  */
 export const listen = (port: number) =>
-  Layer.unwrapScoped(Effect.gen(function*() {
+  Layer.unwrapScoped(Effect.gen(function* () {
     const bridge = yield* makeNodeBridge
     const routes = [yield* makeMcpRoute(bridge), yield* makeExecuteRoute(bridge)]
     const server = createServer()
@@ -66,7 +66,7 @@ export const listen = (port: number) =>
  * Built after the server, so released before it: a shutdown drains the socket while the request
  * handlers and every service they use are still there, and only then takes them down.
  */
-const drainOnShutdown = Layer.scopedDiscard(Effect.gen(function*() {
+const drainOnShutdown = Layer.scopedDiscard(Effect.gen(function* () {
   const { drain } = yield* HttpDrain
   const grace = yield* shutdownGrace
   yield* Effect.addFinalizer(() => drain(grace))

@@ -1,9 +1,9 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Option } from "effect"
 import { ToolNotFound } from "../../schema/Errors.ts"
-import { isToolId } from "../../schema/Ids.ts"
 import { BreinApi } from "../../schema/http/Api.ts"
 import { CurrentPrincipal } from "../../schema/http/Security.ts"
+import { isToolId } from "../../schema/Ids.ts"
 import { Registry } from "../../services/tools/Registry.ts"
 import { makeExecute } from "./Execute.ts"
 
@@ -19,9 +19,7 @@ export const ToolsLive = HttpApiBuilder.group(BreinApi, "tools", (handlers) =>
           Option.flatMap(registry.get),
           Option.filter((t) => t.descriptor.external),
           Option.match({ onNone: () => Effect.fail(ToolNotFound.of(path.id)), onSome: (t) => Effect.succeed(t.document) })
-        )
-      )
+        ))
       .handle("execute", ({ path, payload, headers }) =>
         Effect.flatMap(CurrentPrincipal, (principal) => execute(path.id, payload, headers, principal)))
-  })
-)
+  }))

@@ -1,7 +1,7 @@
 import type { Tool } from "@modelcontextprotocol/server"
 import type { Hints } from "../../schema/tools/Definition.ts"
 import type { RegistryApi } from "../../services/tools/Registry.ts"
-import { fromEffectSchema, objectSchema, type ObjectSchema, responseSchema, withConnectionArgument } from "./JsonSchemas.ts"
+import { fromEffectSchema, type ObjectSchema, objectSchema, responseSchema, withConnectionArgument } from "./JsonSchemas.ts"
 import { makeSearchDocs, SEARCH_DOCS, SearchDocsInput, SearchDocsOutput, searchDocsSpec } from "./SearchDocs.ts"
 
 export interface CatalogEntry {
@@ -19,7 +19,10 @@ const annotations = (title: string, hints: Hints) => ({
   openWorldHint: hints.openWorld
 })
 
-const entry = (definition: Omit<Tool, "outputSchema"> & { readonly outputSchema: ObjectSchema }, acceptsConnection: boolean): CatalogEntry => ({
+const entry = (
+  definition: Omit<Tool, "outputSchema"> & { readonly outputSchema: ObjectSchema },
+  acceptsConnection: boolean
+): CatalogEntry => ({
   definition,
   outputSchema: definition.outputSchema,
   acceptsConnection

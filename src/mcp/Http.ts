@@ -1,6 +1,6 @@
-import type { IncomingMessage } from "node:http"
 import { type AuthInfo, createMcpHandler, type McpRequestContext } from "@modelcontextprotocol/server"
 import { Effect, Either, Option, Runtime, Schema, type Tracer } from "effect"
+import type { IncomingMessage } from "node:http"
 import { Principal } from "../../schema/Principal.ts"
 import { bearerToken, MAX_BODY_BYTES } from "../http/Gate.ts"
 import { jsonReply, type NodeBridge, type Route } from "../http/NodeBridge.ts"
@@ -33,7 +33,7 @@ const isSpan = (value: unknown): value is Tracer.Span =>
  * stack and back cost more than the call): the gate, then the SDK's web handler.
  */
 export const makeMcpRoute = (bridge: NodeBridge) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const surface = yield* makeMcpSurface
     const runFork = Runtime.runFork(yield* Effect.runtime<never>())
     const factory = (ctx: McpRequestContext) => {
@@ -50,7 +50,7 @@ export const makeMcpRoute = (bridge: NodeBridge) =>
     yield* Effect.addFinalizer(() => Effect.promise(() => handler.close()))
 
     // untraced: the bridge's request span is this request's span
-    const handle = Effect.fnUntraced(function*(request: IncomingMessage) {
+    const handle = Effect.fnUntraced(function* (request: IncomingMessage) {
       const body = yield* bridge.admit(request, { sameSite: true })
       const text = body?.toString("utf8")
       const authenticated = yield* Effect.either(bridge.authenticate(request))
@@ -66,7 +66,11 @@ export const makeMcpRoute = (bridge: NodeBridge) =>
         // with a parsed body the SDK reads nothing from the request; otherwise it answers the bad body itself
         ...(text !== undefined && Option.isNone(parsed) ? { body: text } : {})
       })
-      const authInfo = authInfoFor(authenticated.right, bearerToken(request.headers.authorization), yield* Effect.option(Effect.currentSpan))
+      const authInfo = authInfoFor(
+        authenticated.right,
+        bearerToken(request.headers.authorization),
+        yield* Effect.option(Effect.currentSpan)
+      )
       return yield* Effect.promise(() => handler.fetch(web, Option.isSome(parsed) ? { authInfo, parsedBody: parsed.value } : { authInfo }))
     })
 

@@ -23,8 +23,7 @@ export type SearchDocsOutput = typeof SearchDocsOutput.Type
 
 export const searchDocsSpec = {
   title: "Buscar en la documentación",
-  description:
-    "Looks up brein's tools. With `tool`, that tool's definition: plane (action persists nothing; read syncs an " +
+  description: "Looks up brein's tools. With `tool`, that tool's definition: plane (action persists nothing; read syncs an " +
     "external system into the cache), call policy (read, pure, spends or writes: how its audit row is committed), plan, hints, cost, approval level, scope, whether it needs a connection, and " +
     "its input/output JSON Schema. With `query`, the definitions whose id, label or description contain its words, " +
     "best match first. With neither, every tool."

@@ -10,24 +10,22 @@ import {
 import { Cause, Data, Effect, Exit, Option, type Tracer } from "effect"
 import { ServiceUnavailable, ToolNotFound } from "../../schema/Errors.ts"
 import { isToolId } from "../../schema/Ids.ts"
-import { isTransient } from "../../services/Database.ts"
 import type { CallContext, Principal } from "../../schema/Principal.ts"
+import { isTransient } from "../../services/Database.ts"
 import { Executor } from "../../services/pipeline/Executor.ts"
 import { SyncJobs } from "../../services/sync/SyncJobs.ts"
 import { Registry } from "../../services/tools/Registry.ts"
-import { makeCatalog } from "./Catalog.ts"
-import { shallow, connectionId as validConnection } from "../http/Gate.ts"
+import { connectionId as validConnection, shallow } from "../http/Gate.ts"
 import { promiseRunner } from "../http/NodeBridge.ts"
 import { packageVersion } from "../PackageVersion.ts"
+import { makeCatalog } from "./Catalog.ts"
 import { failure, success } from "./Results.ts"
 import { SEARCH_DOCS } from "./SearchDocs.ts"
 import { type LogLine, withSyncLog } from "./SyncLog.ts"
 
 class McpCallDied extends Data.TaggedError("McpCallDied") {}
 
-
-const INSTRUCTIONS =
-  "brein's tools, named by their registry ids. Every call is audited and answers { data, meta }. " +
+const INSTRUCTIONS = "brein's tools, named by their registry ids. Every call is audited and answers { data, meta }. " +
   "Call search_docs with { tool } to see a tool's plane, plan, cost and scope before calling it. " +
   "Tools that read a connection take it from the X-Connect-Connection header or a `connection` argument."
 
@@ -58,7 +56,9 @@ const protocolErrorOf = (error: ToolNotFound | McpCallDied) =>
  */
 export const makeMcpSurface = Effect.gen(function* () {
   const registry = yield* Registry
-  if (Option.isSome(registry.get(SEARCH_DOCS))) return yield* Effect.dieMessage(`a registry tool may not be named ${SEARCH_DOCS}: MCP reserves it`)
+  if (Option.isSome(registry.get(SEARCH_DOCS))) {
+    return yield* Effect.dieMessage(`a registry tool may not be named ${SEARCH_DOCS}: MCP reserves it`)
+  }
   const executor = yield* Executor
   const serverInfo = { name: "brein", version: yield* packageVersion }
   // Optional so that a surface over a registry without connectors needs no sync tables.
@@ -80,7 +80,9 @@ export const makeMcpSurface = Effect.gen(function* () {
     catalog.searchDocs(params.arguments).pipe(Effect.match({ onSuccess: success, onFailure: failure }))
 
   const execute = (principal: Principal, params: CallParams, ctx: ServerContext) =>
-    executeTool(principal, params, ctx).pipe(Effect.catchIf((error) => error._tag !== "ToolNotFound", (error) => Effect.succeed(failure(error))))
+    executeTool(principal, params, ctx).pipe(
+      Effect.catchIf((error) => error._tag !== "ToolNotFound", (error) => Effect.succeed(failure(error)))
+    )
 
   // untraced: Executor.call is the span below the request's; one more per call cost measurably on bench:mcp
   const executeTool = Effect.fnUntraced(function* (principal: Principal, params: CallParams, ctx: ServerContext) {
@@ -94,7 +96,9 @@ export const makeMcpSurface = Effect.gen(function* () {
     const context: CallContext = { surface: "mcp", principal, connectionId, onProgress: progressFor(ctx) }
     const called = executor.call(params.name, viaArgument ? rest : args, context)
     return success(
-      yield* (connectionId !== undefined && isSync(params.name) && Option.isSome(jobs) ? withSyncLog(jobs.value, connectionId, logTo(principal, ctx), called) : called)
+      yield* (connectionId !== undefined && isSync(params.name) && Option.isSome(jobs)
+        ? withSyncLog(jobs.value, connectionId, logTo(principal, ctx), called)
+        : called)
     )
   })
 
@@ -102,15 +106,17 @@ export const makeMcpSurface = Effect.gen(function* () {
   const call = (principal: Principal, params: CallParams, ctx: ServerContext): Effect.Effect<CallToolResult, ToolNotFound | McpCallDied> =>
     (params.name === SEARCH_DOCS
       ? searchDocs(params)
-      : isToolId(params.name) ? execute(principal, params, ctx) : Effect.fail(ToolNotFound.of(params.name))).pipe(
-      Effect.catchAllDefect((defect) =>
-        isTransient(defect)
-          ? Effect.logWarning("database unavailable: the MCP call answers ServiceUnavailable", defect).pipe(
-            Effect.as(failure(ServiceUnavailable.database))
-          )
-          : Effect.logError("MCP tools/call died", defect).pipe(Effect.zipRight(Effect.fail(new McpCallDied())))
+      : isToolId(params.name)
+      ? execute(principal, params, ctx)
+      : Effect.fail(ToolNotFound.of(params.name))).pipe(
+        Effect.catchAllDefect((defect) =>
+          isTransient(defect)
+            ? Effect.logWarning("database unavailable: the MCP call answers ServiceUnavailable", defect).pipe(
+              Effect.as(failure(ServiceUnavailable.database))
+            )
+            : Effect.logError("MCP tools/call died", defect).pipe(Effect.zipRight(Effect.fail(new McpCallDied())))
+        )
       )
-    )
 
   // Over HTTP, a call's spans sit below its request's span, which the SDK's promises do not carry.
   const run = (effect: Effect.Effect<CallToolResult, ToolNotFound | McpCallDied>, parent: Tracer.AnySpan | undefined) =>
@@ -127,10 +133,12 @@ export const makeMcpSurface = Effect.gen(function* () {
       return {}
     })
     mcp.setRequestHandler("tools/list", () => catalog.listing)
-    mcp.setRequestHandler("tools/call", (request, ctx) =>
-      run(call(principal, request.params, ctx), parent).then((result) =>
-        mcp.projectCallToolResult(result, catalog.entries.get(request.params.name)?.outputSchema)
-      )
+    mcp.setRequestHandler(
+      "tools/call",
+      (request, ctx) =>
+        run(call(principal, request.params, ctx), parent).then((result) =>
+          mcp.projectCallToolResult(result, catalog.entries.get(request.params.name)?.outputSchema)
+        )
     )
     return mcp
   }

@@ -21,18 +21,25 @@ export const changes = (before: ReadonlyMap<string, JobRow>, after: ReadonlyArra
     const scope = scopeOf(job)
     const lines: Array<LogLine> = []
     if (was !== undefined && job.attempts > was.attempts && job.attempts > 1) {
-      lines.push({ level: "warning", message: `${scope}: retrying (attempt ${job.attempts} of ${job.maxAttempts})${was.errorReason ? ` after ${failure(was)}` : ""}` })
+      lines.push({
+        level: "warning",
+        message: `${scope}: retrying (attempt ${job.attempts} of ${job.maxAttempts})${was.errorReason ? ` after ${failure(was)}` : ""}`
+      })
     }
     if (was !== undefined && job.state === "en_cola" && was.state === "sincronizando" && job.errorReason !== null) {
       lines.push({ level: "warning", message: `${scope}: will retry after ${failure(job)}` })
     }
     const step = job.progress.step
     const started = job.state === "sincronizando" && was?.state !== "sincronizando"
-    if (started && (step === undefined || LOGIN.test(step))) lines.push({ level: "info", message: `${scope}: logging in to ${job.connector}` })
+    if (started && (step === undefined || LOGIN.test(step))) {
+      lines.push({ level: "info", message: `${scope}: logging in to ${job.connector}` })
+    }
     if (step !== undefined && step !== was?.progress.step && LOGIN.test(step) && !started) {
       lines.push({
         level: was?.progress.step === undefined ? "info" : "notice",
-        message: was?.progress.step === undefined ? `${scope}: logging in to ${job.connector}` : `${scope}: the session expired; logging in again`
+        message: was?.progress.step === undefined
+          ? `${scope}: logging in to ${job.connector}`
+          : `${scope}: the session expired; logging in again`
       })
     }
     if (job.state !== was?.state) {

@@ -18,7 +18,7 @@ const embeddedApp = (dataDir: string) =>
     ))
   )
 
-const dataFolder = Effect.gen(function*() {
+const dataFolder = Effect.gen(function* () {
   const fs = yield* FileSystem.FileSystem
   const root = yield* fs.makeTempDirectoryScoped({ prefix: "brein-app-" })
   // as root the cluster runs as the postgres user, which must be able to enter the folder
@@ -40,19 +40,22 @@ const workspaceCount = (name: string) =>
 
 describe("AppLive on the embedded PostgreSQL", () => {
   it.scopedLive("serves a call, stops its server, and finds the same data when started again", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const dataDir = yield* dataFolder
 
-      const requestId = yield* Effect.gen(function*() {
+      const requestId = yield* Effect.gen(function* () {
         const principal = yield* (yield* Workspaces).inProcess("acme")
-        const response = yield* (yield* Executor).call("core.timestamp.now", { timezone: "America/Santiago" }, { surface: "library", principal })
+        const response = yield* (yield* Executor).call("core.timestamp.now", { timezone: "America/Santiago" }, {
+          surface: "library",
+          principal
+        })
         assert.strictEqual(response.meta.audit_status, "recorded")
         assert.isTrue(yield* postmasterRuns(dataDir))
         return response.meta.request_id
       }).pipe(Effect.provide(embeddedApp(dataDir)))
       assert.isFalse(yield* postmasterRuns(dataDir), "closing AppLive stops the server it started")
 
-      yield* Effect.gen(function*() {
+      yield* Effect.gen(function* () {
         const principal = yield* (yield* Workspaces).principalFor("acme")
         assert.strictEqual(principal.workspaceName, "acme")
         const sql = yield* SqlClient.SqlClient
@@ -64,11 +67,11 @@ describe("AppLive on the embedded PostgreSQL", () => {
     }).pipe(Effect.provide(NodeContext.layer)), { timeout: 120_000 })
 
   it.scopedLive("a second AppLive on the same data folder shares the running server and leaves it running", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const dataDir = yield* dataFolder
-      yield* Effect.gen(function*() {
+      yield* Effect.gen(function* () {
         const owner = yield* postmasterPid(dataDir)
-        yield* Effect.gen(function*() {
+        yield* Effect.gen(function* () {
           yield* (yield* Workspaces).inProcess("from-the-cli")
           assert.strictEqual(yield* postmasterPid(dataDir), owner, "the second AppLive must not start another server")
         }).pipe(Effect.provide(embeddedApp(dataDir)))

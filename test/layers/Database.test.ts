@@ -4,7 +4,8 @@ import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Deferred, Effect, Layer, Redacted } from "effect"
+import type { Redacted } from "effect"
+import { Deferred, Effect, Layer } from "effect"
 import { databaseFromUrl } from "../../layers/Database.ts"
 import { startEmbeddedPostgres } from "../../layers/EmbeddedPostgres.ts"
 import { runMigrations } from "../../layers/Migrations.ts"
@@ -18,7 +19,7 @@ const appliedMigrations = Effect.flatMap(
 
 layer(TestDatabase)("Database", (it) => {
   it.effect("records every migration once and re-running them is a no-op", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       assert.strictEqual(yield* appliedMigrations, Object.keys(migrations).length)
       const again = yield* runMigrations.pipe(Effect.provide(NodeContext.layer))
       assert.deepStrictEqual(again, [])
@@ -26,7 +27,7 @@ layer(TestDatabase)("Database", (it) => {
     }))
 
   it.effect("maps camelCase queries to snake_case columns and back", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       yield* sql`CREATE TABLE naming_probe (id int primary key, created_by text not null)`
       yield* sql`INSERT INTO naming_probe ${sql.insert({ id: 1, createdBy: "lead" })}`
@@ -35,7 +36,7 @@ layer(TestDatabase)("Database", (it) => {
     }))
 
   it.effect("a rolled back transaction leaves nothing behind", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       yield* sql`CREATE TABLE rollback_probe (id int primary key)`
       const outcome = yield* sql.withTransaction(
@@ -47,7 +48,7 @@ layer(TestDatabase)("Database", (it) => {
     }))
 
   it.effect("FOR UPDATE SKIP LOCKED hands each row to one transaction", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       yield* sql`CREATE TABLE job_probe (id int primary key)`
       yield* sql`INSERT INTO job_probe VALUES (1), (2)`
@@ -69,7 +70,7 @@ layer(TestDatabase)("Database", (it) => {
 
 describe("Migrations", () => {
   it.scopedLive("two processes migrating a fresh database at once both succeed", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const url = yield* freshDatabase
       const both = Effect.all([Layer.build(databaseFromUrl(url)), Layer.build(databaseFromUrl(url))], {
         concurrency: 2
@@ -92,13 +93,13 @@ const execute = (url: Redacted.Redacted<string>, statement: string) =>
 
 describe("EmbeddedPostgres", () => {
   it.scopedLive("reuses a running cluster and keeps its data across restarts", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const fs = yield* FileSystem.FileSystem
       const root = yield* fs.makeTempDirectoryScoped({ prefix: "brein-embedded-" })
       yield* fs.chmod(root, 0o755)
       const directory = `${root}/pg`
 
-      yield* Effect.scoped(Effect.gen(function*() {
+      yield* Effect.scoped(Effect.gen(function* () {
         const first = yield* startEmbeddedPostgres({ directory, port: 0 })
         assert.isTrue(first.owned)
         yield* execute(first.url, "CREATE TABLE kept (id int)")

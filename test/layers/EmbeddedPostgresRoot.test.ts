@@ -3,7 +3,8 @@ import { FileSystem } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Redacted } from "effect"
+import type { Redacted } from "effect"
+import { Effect } from "effect"
 import * as Path from "node:path"
 import { startEmbeddedPostgres } from "../../layers/EmbeddedPostgres.ts"
 import { shippedBinaries } from "../../layers/PostgresProcess.ts"
@@ -18,7 +19,7 @@ const selectOne = (url: Redacted.Redacted<string>) =>
 // PostgreSQL runs as the postgres user only when brein runs as root; as any other user there is nothing to prove.
 describe.skipIf(!isRoot)("EmbeddedPostgres as root from a private (0700) folder (runs only as root)", () => {
   it.scopedLive("keeps the binaries and the data where the postgres user can reach them, and starts", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const fs = yield* FileSystem.FileSystem
       const home = yield* fs.makeTempDirectoryScoped({ prefix: "brein-private-" })
       yield* fs.chmod(home, 0o700)
@@ -32,9 +33,10 @@ describe.skipIf(!isRoot)("EmbeddedPostgres as root from a private (0700) folder 
       const server = yield* startEmbeddedPostgres({ directory: asked, port: 0, binaries: { root: checkout } }).pipe(
         Effect.tap((server) =>
           Effect.addFinalizer(() =>
-            Effect.all([fs.remove(Path.dirname(server.directory), { recursive: true }), fs.remove(server.binaries, { recursive: true })]).pipe(
-              Effect.ignore
-            )
+            Effect.all([fs.remove(Path.dirname(server.directory), { recursive: true }), fs.remove(server.binaries, { recursive: true })])
+              .pipe(
+                Effect.ignore
+              )
           )
         )
       )
@@ -46,17 +48,23 @@ describe.skipIf(!isRoot)("EmbeddedPostgres as root from a private (0700) folder 
       const again = yield* Effect.scoped(startEmbeddedPostgres({ directory: asked, port: 0, binaries: { root: checkout } }))
       assert.deepStrictEqual([again.directory, again.owned], [server.directory, false], "a second run finds the same relocated cluster")
     }).pipe(Effect.provide(NodeContext.layer)), { timeout: 120_000 })
-  it.scopedLive("relocates the data of a first start whose data folder does not exist yet in an open checkout", () =>
-    Effect.gen(function*() {
-      const fs = yield* FileSystem.FileSystem
-      // An open checkout (0755, as under /tmp) and no .brein yet: the folder brein creates for its data is private.
-      const checkout = yield* fs.makeTempDirectoryScoped({ prefix: "brein-open-" })
-      yield* fs.chmod(checkout, 0o755)
-      const asked = Path.join(checkout, ".brein", "pg")
-      const server = yield* startEmbeddedPostgres({ directory: asked, port: 0 }).pipe(
-        Effect.tap((server) => Effect.addFinalizer(() => fs.remove(Path.dirname(server.directory), { recursive: true }).pipe(Effect.ignore)))
-      )
-      assert.isFalse(server.directory.startsWith(checkout), `the data must leave the private data folder, got ${server.directory}`)
-      assert.deepStrictEqual(yield* selectOne(server.url), [{ one: 1 }])
-    }).pipe(Effect.provide(NodeContext.layer)), { timeout: 120_000 })
+  it.scopedLive(
+    "relocates the data of a first start whose data folder does not exist yet in an open checkout",
+    () =>
+      Effect.gen(function* () {
+        const fs = yield* FileSystem.FileSystem
+        // An open checkout (0755, as under /tmp) and no .brein yet: the folder brein creates for its data is private.
+        const checkout = yield* fs.makeTempDirectoryScoped({ prefix: "brein-open-" })
+        yield* fs.chmod(checkout, 0o755)
+        const asked = Path.join(checkout, ".brein", "pg")
+        const server = yield* startEmbeddedPostgres({ directory: asked, port: 0 }).pipe(
+          Effect.tap((server) =>
+            Effect.addFinalizer(() => fs.remove(Path.dirname(server.directory), { recursive: true }).pipe(Effect.ignore))
+          )
+        )
+        assert.isFalse(server.directory.startsWith(checkout), `the data must leave the private data folder, got ${server.directory}`)
+        assert.deepStrictEqual(yield* selectOne(server.url), [{ one: 1 }])
+      }).pipe(Effect.provide(NodeContext.layer)),
+    { timeout: 120_000 }
+  )
 })

@@ -33,7 +33,11 @@ const collector = Effect.acquireRelease(
       const chunks: Array<Buffer> = []
       request.on("data", (chunk: Buffer) => chunks.push(chunk))
       request.on("end", () => {
-        received.push({ path: request.url ?? "", contentType: request.headers["content-type"] ?? "", body: Buffer.concat(chunks).toString("utf8") })
+        received.push({
+          path: request.url ?? "",
+          contentType: request.headers["content-type"] ?? "",
+          body: Buffer.concat(chunks).toString("utf8")
+        })
         response.writeHead(200, { "content-type": "application/json" }).end("{}")
       })
     })
@@ -50,19 +54,24 @@ const withEnv = (env: Record<string, string>) => Effect.withConfigProvider(Confi
 
 /** Two nested spans run under the tracing layer; the layer's scope closes (and flushes) before this answers. */
 const traced = (env: Record<string, string>) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const inner = yield* Effect.currentSpan.pipe(Effect.withSpan("Demo.inner"), Effect.orDie)
     const tracer = yield* Effect.tracer
     return { traceId: inner.traceId, tracer }
   }).pipe(Effect.withSpan("Demo.outer"), Effect.provide(TracingLive), withEnv(env))
 
 const spansOf = (received: ReadonlyArray<Received>) =>
-  Effect.map(Effect.forEach(received, (r) => decodeBody(r.body)), (bodies) =>
-    bodies.flatMap((b) => b.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans.map((span) => ({ ...span, resource: r.resource }))))))
+  Effect.map(
+    Effect.forEach(received, (r) => decodeBody(r.body)),
+    (bodies) =>
+      bodies.flatMap((b) =>
+        b.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans.map((span) => ({ ...span, resource: r.resource }))))
+      )
+  )
 
 describe("Tracing", () => {
   it.live("with OTEL_EXPORTER_OTLP_ENDPOINT set, spans reach the collector in OTLP/JSON under the service name, with their trace id", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const server = yield* collector
       const { traceId } = yield* traced({ OTEL_EXPORTER_OTLP_ENDPOINT: `${server.url}/`, OTEL_SERVICE_NAME: "brein-test" })
       const received = yield* waitUntil(Effect.sync(() => [...server.received]), (r) => r.length > 0, { what: "an OTLP export" })
@@ -81,7 +90,7 @@ describe("Tracing", () => {
     }).pipe(Effect.scoped))
 
   it.live("the service name defaults to brein; OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is used as given", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const server = yield* collector
       yield* traced({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${server.url}/collect/traces` })
       const received = yield* waitUntil(Effect.sync(() => [...server.received]), (r) => r.length > 0, { what: "an OTLP export" })
@@ -91,7 +100,7 @@ describe("Tracing", () => {
     }).pipe(Effect.scoped))
 
   it.live("without an endpoint no exporter is installed: the native tracer stays", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const native = yield* Effect.tracer
       const { tracer } = yield* traced({})
       assert.strictEqual(tracer, native)

@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs"
 import { assert, describe, it } from "@effect/vitest"
+import { readFileSync } from "node:fs"
 
 const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8")
 const example = readFileSync(new URL("./example.mjs", import.meta.url), "utf8")

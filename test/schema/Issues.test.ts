@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, Schema } from "effect"
-import { action } from "../../services/tools/Tool.ts"
 import { Esperar } from "../../schema/connectors/Sync.ts"
-import { MAX_ISSUES, issuesOf, summary } from "../../schema/Issues.ts"
+import { issuesOf, MAX_ISSUES, summary } from "../../schema/Issues.ts"
+import { action } from "../../services/tools/Tool.ts"
 
 const issues = <A, I>(schema: Schema.Schema<A, I>, value: unknown) => {
   const decoded = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })(value)
@@ -22,10 +22,19 @@ describe("readable issues", () => {
     assert.deepStrictEqual(issues(Input, { perspectiva: "x".repeat(5000) }), [
       { path: "input.perspectiva", message: `must be "ventas" or "compras", got a string of 5,000 characters` }
     ])
-    assert.deepStrictEqual(issues(Input, { nota: "y".repeat(12) }), [{ path: "input.nota", message: "must be at most 10 characters, got 12" }])
-    assert.deepStrictEqual(issues(Input, { n: "z".repeat(100_000) }), [{ path: "input.n", message: "must be number, got a string of 100,000 characters" }])
+    assert.deepStrictEqual(issues(Input, { nota: "y".repeat(12) }), [{
+      path: "input.nota",
+      message: "must be at most 10 characters, got 12"
+    }])
+    assert.deepStrictEqual(issues(Input, { n: "z".repeat(100_000) }), [{
+      path: "input.n",
+      message: "must be number, got a string of 100,000 characters"
+    }])
     assert.deepStrictEqual(issues(Input, { extra: 1 }), [{ path: "input.extra", message: "is not a field this input accepts" }])
-    assert.strictEqual(summary(issues(Input, { esperar: 60, n: "1" })), "input.esperar must be between 0 and 55 seconds, got 60; input.n must be number, got \"1\"")
+    assert.strictEqual(
+      summary(issues(Input, { esperar: 60, n: "1" })),
+      "input.esperar must be between 0 and 55 seconds, got 60; input.n must be number, got \"1\""
+    )
   })
 
   it("never echo the value of a field named like a secret, in any issue or the summary", () => {
@@ -62,7 +71,7 @@ describe("readable issues", () => {
 
 describe("a tool's input with many unknown fields", () => {
   it.effect("is refused by a count, without the schema decoding any field", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       let checked = 0
       const tool = action({
         id: "wide.input.check",

@@ -8,20 +8,27 @@ import {
   render,
   type SpanNode,
   type SpanRecord,
-  SpansTest,
   spansNamed,
+  SpansTest,
   treeOf
 } from "../support/Spans.ts"
 import { bearer, callTool, connect, issueKey, McpTest, mcpUrl } from "./mcp/McpTestServer.ts"
 
 /** The executor's steps, in the order a call runs them. */
-const STEPS = ["Executor.resolve", "Executor.decode", "Executor.authorize", "Executor.budget", "Executor.run", "Executor.envelope", "Executor.audit"]
+const STEPS = [
+  "Executor.resolve",
+  "Executor.decode",
+  "Executor.authorize",
+  "Executor.budget",
+  "Executor.run",
+  "Executor.envelope",
+  "Executor.audit"
+]
 
 const TraceTest = McpTest.pipe(Layer.provideMerge(SpansTest))
 
 const Meta = Schema.Struct({ meta: Schema.Struct({ request_id: Schema.String }) })
-const requestIdOf = (body: unknown) =>
-  Schema.decodeUnknown(Meta)(body).pipe(Effect.map((decoded) => decoded.meta.request_id), Effect.orDie)
+const requestIdOf = (body: unknown) => Schema.decodeUnknown(Meta)(body).pipe(Effect.map((decoded) => decoded.meta.request_id), Effect.orDie)
 
 /** POST /api/v1/tools/core.timestamp.now/execute from a plain client (it sends no trace context); answers the request id. */
 const execute = (key: string) =>
@@ -37,13 +44,14 @@ const execute = (key: string) =>
 
 /** The same tool over MCP with the real client; answers the request id. */
 const mcpCall = (key: string) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const client = yield* connect("legacy", bearer(key))
     const result = yield* callTool(client, "core.timestamp.now", { timezone: "America/Santiago" })
     return yield* requestIdOf(result.structuredContent)
   }).pipe(Effect.scoped)
 
-const isAuditInsert = (span: SpanRecord) => span.name === "sql.execute" && /INSERT INTO "?audit_log/i.test(String(span.attributes["db.query.text"]))
+const isAuditInsert = (span: SpanRecord) =>
+  span.name === "sql.execute" && /INSERT INTO "?audit_log/i.test(String(span.attributes["db.query.text"]))
 
 /** The top of a span's trace as far as it was collected (its parent may be remote). */
 const rootOf = (spans: ReadonlyArray<SpanRecord>, span: SpanRecord): SpanRecord => {
@@ -53,18 +61,24 @@ const rootOf = (spans: ReadonlyArray<SpanRecord>, span: SpanRecord): SpanRecord 
 
 /** The one call's span (the collector was cleared before the call) and the tree of its whole trace. */
 const traceOf = (spans: ReadonlyArray<SpanRecord>) =>
-  Option.map(Option.fromNullable(spansNamed(spans, "Executor.call")[0]), (call) => ({ call: treeOf(spans, call), tree: treeOf(spans, rootOf(spans, call)) }))
+  Option.map(
+    Option.fromNullable(spansNamed(spans, "Executor.call")[0]),
+    (call) => ({ call: treeOf(spans, call), tree: treeOf(spans, rootOf(spans, call)) })
+  )
 
 /** Runs `call` with the collector emptied first; waits until its request span has finished too (it ends after the answer is sent). */
 const traced = <E, R>(call: Effect.Effect<string, E, R>, requestSpan: string) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     yield* clearSpans
     const requestId = yield* call
     const finished = (spans: ReadonlyArray<SpanRecord>) =>
       Option.exists(traceOf(spans), ({ tree }) => tree.name === requestSpan && descendants(tree).some(isAuditInsert))
     // the waiting reads a rendering, so a failure shows the tree that was collected
     yield* waitUntil(
-      Effect.map(finishedSpans, (spans) => ({ done: finished(spans), tree: Option.match(traceOf(spans), { onNone: () => "no Executor.call span", onSome: ({ tree }) => render(tree) }) })),
+      Effect.map(finishedSpans, (spans) => ({
+        done: finished(spans),
+        tree: Option.match(traceOf(spans), { onNone: () => "no Executor.call span", onSome: ({ tree }) => render(tree) })
+      })),
       (seen) => seen.done,
       { what: `the trace of one call under "${requestSpan}" down to the audit INSERT`, tries: 80 }
     ).pipe(Effect.catchAllDefect(() => Effect.void)) // the assertions say what is missing
@@ -73,7 +87,11 @@ const traced = <E, R>(call: Effect.Effect<string, E, R>, requestSpan: string) =>
   })
 
 /** request span → Executor.call → the seven steps in order → the audit INSERT under Executor.audit. */
-const assertCallTree = (spans: ReadonlyArray<SpanRecord>, found: Option.Option<{ readonly call: SpanNode; readonly tree: SpanNode }>, requestSpan: string) => {
+const assertCallTree = (
+  spans: ReadonlyArray<SpanRecord>,
+  found: Option.Option<{ readonly call: SpanNode; readonly tree: SpanNode }>,
+  requestSpan: string
+) => {
   assert.isTrue(Option.isSome(found), "an Executor.call span was collected")
   if (Option.isNone(found)) return
   const { call, tree } = found.value
@@ -86,12 +104,15 @@ const assertCallTree = (spans: ReadonlyArray<SpanRecord>, found: Option.Option<{
     `the steps run under Executor.call, each once, in order:\n${shown}`
   )
   const audit = descendants(call).find((s) => s.name === "Executor.audit")
-  assert.isTrue(audit !== undefined && descendants(audit).some(isAuditInsert), `the audit row's INSERT runs under Executor.audit:\n${shown}`)
+  assert.isTrue(
+    audit !== undefined && descendants(audit).some(isAuditInsert),
+    `the audit row's INSERT runs under Executor.audit:\n${shown}`
+  )
 }
 
 layer(TraceTest, { excludeTestServices: true })("the span tree of one call", (it) => {
   it.effect("the collector sees an execute's Executor.call span, named by its request, and its audit INSERT", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const key = yield* issueKey("trace-collector", "free")
       yield* clearSpans
       const requestId = yield* execute(key)
@@ -104,7 +125,7 @@ layer(TraceTest, { excludeTestServices: true })("the span tree of one call", (it
     }))
 
   it.effect("HTTP execute: http.server POST /api/v1/tools/{id}/execute → Executor.call → each step → the audit INSERT", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const key = yield* issueKey("trace-http", "free")
       const requestSpan = "http.server POST /api/v1/tools/{id}/execute"
       const { requestId, spans, trace } = yield* traced(execute(key), requestSpan)
@@ -113,7 +134,7 @@ layer(TraceTest, { excludeTestServices: true })("the span tree of one call", (it
     }))
 
   it.effect("MCP tools/call: http.server POST /mcp → Executor.call → each step → the audit INSERT", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const key = yield* issueKey("trace-mcp", "free")
       const requestSpan = "http.server POST /mcp"
       const { requestId, spans, trace } = yield* traced(mcpCall(key), requestSpan)

@@ -27,18 +27,21 @@ export type Settings = Readonly<Record<string, string>>
 
 /** Instant upstreams, a fixed key, a short lease and a fast poll, on the suite's clock; `overrides` wins. */
 export const syncSettings = (overrides: Settings = {}) =>
-  Layer.merge(SuiteClock, Layer.setConfigProvider(
-    ConfigProvider.fromMap(
-      new Map(Object.entries({
-        UPSTREAM_TIME_SCALE: "0",
-        BREIN_SECRET_KEY: SECRET_KEY,
-        BREIN_SYNC_LEASE_SECONDS: "2",
-        BREIN_SYNC_POLL_MS: "20",
-        BREIN_SYNC_MAX_ATTEMPTS: "3",
-        ...overrides
-      }))
+  Layer.merge(
+    SuiteClock,
+    Layer.setConfigProvider(
+      ConfigProvider.fromMap(
+        new Map(Object.entries({
+          UPSTREAM_TIME_SCALE: "0",
+          BREIN_SECRET_KEY: SECRET_KEY,
+          BREIN_SYNC_LEASE_SECONDS: "2",
+          BREIN_SYNC_POLL_MS: "20",
+          BREIN_SYNC_MAX_ATTEMPTS: "3",
+          ...overrides
+        }))
+      )
     )
-  ))
+  )
 
 /** The program's service graph with test settings; the database comes from the caller. */
 export const connectedServices = (overrides: Settings = {}) => ServicesLive.pipe(Layer.provide(syncSettings(overrides)))
@@ -76,8 +79,10 @@ export const bancoConnection = (principal: Principal, rutText: string, clave = "
   Effect.orDie(createConnection(principal, { connector: "banco", institution, credentials: { rut: rutText, clave } }))
 
 export const execute = (principal: Principal, toolId: string, input: unknown, connectionId?: ConnectionId) =>
-  Effect.flatMap(Executor, (executor) =>
-    executor.call(toolId, input, callContext(principal, connectionId === undefined ? {} : { connectionId })))
+  Effect.flatMap(
+    Executor,
+    (executor) => executor.call(toolId, input, callContext(principal, connectionId === undefined ? {} : { connectionId }))
+  )
 
 export const jobsOf = (connectionId: string) => Effect.flatMap(SyncJobs, (jobs) => jobs.list(connectionId, 100))
 
@@ -100,8 +105,11 @@ export const countRows = (
   table: "rcv_documents" | "sync_coverage" | "cache_history" | "sync_jobs" | "bank_accounts" | "bank_movements",
   connectionId: string
 ) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql(table)} WHERE connection_id = ${connectionId}`.pipe(
-      Effect.map((rows) => rows[0]?.n ?? 0),
-      Effect.orDie
-    ))
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql(table)} WHERE connection_id = ${connectionId}`.pipe(
+        Effect.map((rows) => rows[0]?.n ?? 0),
+        Effect.orDie
+      )
+  )

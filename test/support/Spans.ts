@@ -1,4 +1,4 @@
-import { Context, type Exit, Layer, Option, Effect, Tracer } from "effect"
+import { Context, Effect, type Exit, Layer, Option, Tracer } from "effect"
 import { randomBytes } from "node:crypto"
 
 /** A finished span as a test reads it. */
@@ -111,7 +111,8 @@ export const descendants = (node: SpanNode): ReadonlyArray<SpanNode> => node.chi
 export const childNames = (node: SpanNode): ReadonlyArray<string> => node.children.map((child) => child.name)
 
 /** The first span named `name` below `node`. */
-export const below = (node: SpanNode, name: string): Option.Option<SpanNode> => Option.fromNullable(descendants(node).find((s) => s.name === name))
+export const below = (node: SpanNode, name: string): Option.Option<SpanNode> =>
+  Option.fromNullable(descendants(node).find((s) => s.name === name))
 
 /** The tree as indented names, for assertion messages. */
 export const render = (node: SpanNode, depth = 0): string =>

@@ -22,11 +22,18 @@ layer(Live, { excludeTestServices: true })("the suite's clock", (it) => {
       const { principal } = yield* issuePrincipal("paid")
       const user = rut(76990001)
       const connection = yield* siiConnection(principal, user)
-      const response = yield* execute(principal, "sii.conexion.sincronizar", { periodo: "2026-10", perspectiva: "ventas", esperar: 20 }, connection.id)
+      const response = yield* execute(
+        principal,
+        "sii.conexion.sincronizar",
+        { periodo: "2026-10", perspectiva: "ventas", esperar: 20 },
+        connection.id
+      )
       assert.strictEqual((yield* Schema.decodeUnknown(SyncOutput)(response.data)).estado, "sincronizada")
       const sessions = (yield* (yield* SiiSimulator).sessions).filter((e) => e.rut === user)
       assert.isNotEmpty(sessions)
-      for (const event of sessions) assert.isTrue(event.at >= SUITE_NOW && event.at < SUITE_NOW + 10 * MINUTE, "the simulator, run by the worker")
+      for (const event of sessions) {
+        assert.isTrue(event.at >= SUITE_NOW && event.at < SUITE_NOW + 10 * MINUTE, "the simulator, run by the worker")
+      }
     }))
 })
 
@@ -41,7 +48,9 @@ describe("waitUntil", () => {
   it.live("gives up after its tries, naming what did not happen and the last value", () =>
     Effect.gen(function* () {
       const reads = yield* Ref.make(0)
-      const exit = yield* Effect.exit(waitUntil(Ref.updateAndGet(reads, (n) => n + 1), () => false, { what: "a miracle", every: "1 millis", tries: 4 }))
+      const exit = yield* Effect.exit(
+        waitUntil(Ref.updateAndGet(reads, (n) => n + 1), () => false, { what: "a miracle", every: "1 millis", tries: 4 })
+      )
       assert.isTrue(Exit.isFailure(exit) && Cause.isDie(exit.cause))
       if (Exit.isFailure(exit)) assert.include(Cause.pretty(exit.cause), "a miracle did not happen; last seen: 5")
       assert.strictEqual(yield* Ref.get(reads), 5, "one read and four retries")

@@ -15,7 +15,7 @@ const withDatabase = (url: Redacted.Redacted<string>, database: string) => {
 }
 
 /** A new, empty database on the test server, dropped when the scope closes. */
-export const freshDatabase = Effect.gen(function*() {
+export const freshDatabase = Effect.gen(function* () {
   const admin = yield* PgClient.make({ url: serverUrl(), maxConnections: 1 })
   const name = `brein_t_${randomBytes(6).toString("hex")}`
   yield* Effect.acquireRelease(

@@ -10,8 +10,8 @@ import { AuditStore, AuditStoreFailed } from "../../services/audit/AuditStore.ts
 import { AuditStoreSql } from "../../services/audit/AuditStoreSql.ts"
 import { AuditVerify } from "../../services/audit/AuditVerify.ts"
 import { Executor } from "../../services/pipeline/Executor.ts"
-import type { Registry } from "../../services/tools/Registry.ts"
 import type { RegistryInvalid } from "../../services/tools/Invariants.ts"
+import type { Registry } from "../../services/tools/Registry.ts"
 import { Workspaces } from "../../services/workspace/Workspaces.ts"
 import { auditKeyInTemp } from "./TestAuditKey.ts"
 import { TestDatabase } from "./TestDatabase.ts"
@@ -61,4 +61,8 @@ export const issuePrincipal = (plan: Plan, workspace: string = uniqueName(plan))
 export const callContext = (
   principal: Principal,
   options: { readonly surface?: Surface; readonly connectionId?: ConnectionId } = {}
-): CallContext => ({ surface: options.surface ?? "library", principal, ...(options.connectionId === undefined ? {} : { connectionId: options.connectionId }) })
+): CallContext => ({
+  surface: options.surface ?? "library",
+  principal,
+  ...(options.connectionId === undefined ? {} : { connectionId: options.connectionId })
+})

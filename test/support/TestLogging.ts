@@ -14,7 +14,9 @@ export const testLogging = (provider: ConfigProvider.ConfigProvider) =>
 export const TestLogging = testLogging(ConfigProvider.fromEnv())
 
 /** The log lines (logfmt) the services under test wrote, for a test that must prove something was reported. */
-export class RecordedLogs extends Context.Tag("test/RecordedLogs")<RecordedLogs, { readonly lines: Effect.Effect<ReadonlyArray<string>> }>() {}
+export class RecordedLogs
+  extends Context.Tag("test/RecordedLogs")<RecordedLogs, { readonly lines: Effect.Effect<ReadonlyArray<string>> }>()
+{}
 
 /** Keeps every line logged at or above the minimum level, beside the usual output. */
 export const RecordLogs = Layer.unwrapEffect(

@@ -14,7 +14,7 @@ declare module "vitest" {
 // Durability is worthless for a throw-away cluster; without fsync CREATE DATABASE per test file is cheap.
 const throwAwayFlags = ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=300"]
 
-const baseUrl = Effect.gen(function*() {
+const baseUrl = Effect.gen(function* () {
   const external = yield* Config.option(Config.string("DATABASE_URL"))
   if (Option.isSome(external) && external.value !== "") return external.value
   const fs = yield* FileSystem.FileSystem

@@ -1,8 +1,8 @@
 import { describe, expectTypeOf, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
+import { action, type Tool } from "../../services/tools/Tool.ts"
 import { BancoUpstream } from "../../services/upstream/BancoUpstream.ts"
 import { SiiUpstream } from "../../services/upstream/SiiUpstream.ts"
-import { action, type Tool } from "../../services/tools/Tool.ts"
 
 const fields = {
   family: "probe",

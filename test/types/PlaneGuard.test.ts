@@ -1,11 +1,11 @@
 import { describe, expectTypeOf, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { Persist, type PersistApi } from "../../services/tools/Persist.ts"
+import type { ConnectionId } from "../../schema/Ids.ts"
 import type { RegistryInvalid } from "../../services/tools/Invariants.ts"
+import { Persist, type PersistApi } from "../../services/tools/Persist.ts"
 import { Registry, type RegistryApi } from "../../services/tools/Registry.ts"
 import { connector } from "../../services/tools/Source.ts"
 import { action, connectedAction, read, type Tool } from "../../services/tools/Tool.ts"
-import type { ConnectionId } from "../../schema/Ids.ts"
 
 const fields = {
   family: "probe",
@@ -71,7 +71,13 @@ describe("plane guard (types)", () => {
   })
 
   it("the registry supplies Persist itself: a registry with a read tool needs nothing from outside", () => {
-    const probe = connector({ id: "probe", label: "Probe", plan: "paid", requiresConnection: true, tools: [readWithPersist, actionWithoutPersist] })
+    const probe = connector({
+      id: "probe",
+      label: "Probe",
+      plan: "paid",
+      requiresConnection: true,
+      tools: [readWithPersist, actionWithoutPersist]
+    })
     expectTypeOf(Registry.make([probe])).toEqualTypeOf<Effect.Effect<RegistryApi, RegistryInvalid, never>>()
   })
 })

@@ -3,9 +3,9 @@ import { Array as Arr, Effect, Option, Schema } from "effect"
 import { JobState, Progress } from "../../../schema/connections/SyncJob.ts"
 import { Account, AccountId, AccountType, Movement, MovementId } from "../../../schema/upstream/Banco.ts"
 import { Fecha } from "../../../schema/upstream/Fecha.ts"
+import { decodeHistory } from "../../sync/CacheHistory.ts"
 import { CuentasResource, MovimientosResource } from "./BancoResources.ts"
 import type { MovimientoCursor } from "./MovimientoCursor.ts"
-import { decodeHistory } from "../../sync/CacheHistory.ts"
 
 const CuentaRow = Schema.Struct({
   accountId: AccountId,
@@ -40,7 +40,6 @@ const MovimientoRow = Schema.Struct({
 })
 export type MovimientoRow = typeof MovimientoRow.Type
 const decodeMovimientos = Schema.decodeUnknown(Schema.Array(MovimientoRow))
-
 
 const CoverageRow = Schema.Struct({ scopeKey: Schema.String, syncedAt: Schema.DateFromSelf, completo: Schema.Boolean })
 const decodeCoverage = Schema.decodeUnknown(Schema.Array(CoverageRow))

@@ -35,7 +35,11 @@ export const makeBancoSync = Effect.map(BancoUpstream, (upstream): ConnectorSync
     // A bank may drop the session mid-read: log in once more (≈ 90 s, and BCI's only session) and go on;
     // a second drop fails the job, and the worker retries it later.
     // The job's step says "login" again while it happens, so whoever follows the job sees the re-login.
-    const again = <A, E>(announce: Effect.Effect<unknown>, expired: UpstreamSessionExpired, request: (s: BancoSession) => Effect.Effect<A, E>) =>
+    const again = <A, E>(
+      announce: Effect.Effect<unknown>,
+      expired: UpstreamSessionExpired,
+      request: (s: BancoSession) => Effect.Effect<A, E>
+    ) =>
       relogged
         ? Effect.fail(expired)
         : Effect.logInfo("bank session expired: logging in again").pipe(
@@ -54,14 +58,17 @@ export const makeBancoSync = Effect.map(BancoUpstream, (upstream): ConnectorSync
       const { periodo } = yield* Effect.orDie(decodeScope(job.scope))
       const loginAgain = (done: number) => report({ done, total: STEPS, step: "login" })
       yield* report({ done: 1, total: STEPS, step: "cuentas" })
-      const cuentas = yield* session.cuentas().pipe(Effect.catchTag("UpstreamSessionExpired", (e) => again(loginAgain(1), e, (s) => s.cuentas())))
+      const cuentas = yield* session.cuentas().pipe(
+        Effect.catchTag("UpstreamSessionExpired", (e) => again(loginAgain(1), e, (s) => s.cuentas()))
+      )
       const [desde, hasta] = monthBounds(periodo)
       const movimientosOf = (s: BancoSession, cuenta: Account) => s.movimientos(cuenta.id, desde, hasta)
       const movimientos: Array<MovimientoRow> = []
       const missing: Array<MissingPart> = []
       const keep = (cuenta: Account) => (rows: ReadonlyArray<Movement>) =>
         movimientos.push(...rows.map((m) => ({ ...m, currency: cuenta.currency, periodo })))
-      const skip = (cuenta: Account, reason: string) => Effect.sync(() => missing.push({ recurso: cuenta.id, cuenta: label(cuenta), reason }))
+      const skip = (cuenta: Account, reason: string) =>
+        Effect.sync(() => missing.push({ recurso: cuenta.id, cuenta: label(cuenta), reason }))
       for (const [i, cuenta] of cuentas.entries()) {
         yield* report({ done: 2, total: STEPS, step: `cuenta ${label(cuenta)} (${i + 1}/${cuentas.length})` })
         yield* movimientosOf(session, cuenta).pipe(
@@ -80,7 +87,9 @@ export const makeBancoSync = Effect.map(BancoUpstream, (upstream): ConnectorSync
         const escritos = yield* upsertWithHistory(MovimientosResource, movimientos, job.id)
         return {
           missing: missing.length === 0 ? null : {
-            message: `the movements of ${missing.length} of ${cuentas.length} accounts could not be read: ${missing.map((m) => m.cuenta).join(", ")}; the others are kept`,
+            message: `the movements of ${missing.length} of ${cuentas.length} accounts could not be read: ${
+              missing.map((m) => m.cuenta).join(", ")
+            }; the others are kept`,
             parts: missing
           },
           counts: {

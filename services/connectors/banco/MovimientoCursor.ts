@@ -16,7 +16,12 @@ export const decodeCursor = Effect.fn("MovimientoCursor.decode")(function* (curs
   if (cursor === undefined) return Option.none<MovimientoCursor>()
   return Option.some(
     yield* decodeJson(Buffer.from(cursor, "base64url").toString("utf8")).pipe(
-      Effect.mapError(() => new InvalidInput({ message: "input.cursor: not a cursor of this tool", issues: [{ path: "input.cursor", message: "not a cursor of this tool" }] }))
+      Effect.mapError(() =>
+        new InvalidInput({
+          message: "input.cursor: not a cursor of this tool",
+          issues: [{ path: "input.cursor", message: "not a cursor of this tool" }]
+        })
+      )
     )
   )
 })

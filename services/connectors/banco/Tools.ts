@@ -70,7 +70,13 @@ export const cuentasConsultar = connectedAction({
             ? `This connection has never been synced: an empty list means "not synced", not "no accounts". Run ${SYNC_TOOL} (any month brings the accounts and their balances), then consult again.`
             : "The first sync of this connection is under way (sincronizacionEnCurso): consult again when it ends.",
           ...(enCurso === null
-            ? { next_actions: [{ tool: SYNC_TOOL, reason: "sync the current month: it brings the accounts and their balances", input: { periodo } }] }
+            ? {
+              next_actions: [{
+                tool: SYNC_TOOL,
+                reason: "sync the current month: it brings the accounts and their balances",
+                input: { periodo }
+              }]
+            }
             : {})
         })
       }
@@ -152,9 +158,13 @@ export const movimientosConsultar = connectedAction({
       const oldest = covered.reduce<Date | undefined>((min, c) => (min === undefined || c.syncedAt < min ? c.syncedAt : min), undefined)
       const last = page[page.length - 1]
       return {
-        movimientos: page.map((row) => toMovimiento(row, input.incluirHistorial ? history.filter((h) => h.naturalKey === row.movementId) : undefined)),
+        movimientos: page.map((row) =>
+          toMovimiento(row, input.incluirHistorial ? history.filter((h) => h.naturalKey === row.movementId) : undefined)
+        ),
         cursor: rows.length > input.limit && last !== undefined ? encodeCursor({ postDate: last.postDate, id: last.rowId }) : null,
-        sincronizacion: missing.length > 0 || oldest === undefined ? null : { sincronizadoEn: oldest.toISOString(), completo: covered.every((c) => c.completo) },
+        sincronizacion: missing.length > 0 || oldest === undefined
+          ? null
+          : { sincronizadoEn: oldest.toISOString(), completo: covered.every((c) => c.completo) },
         sincronizacionEnCurso: enCurso
       }
     })

@@ -66,8 +66,7 @@ const failureOf = (error: unknown): string => {
 
 const dayOf = (punto: SeriePunto) => chileDayOf(Date.parse(punto.fecha))
 
-const newestFirst = (puntos: ReadonlyArray<SeriePunto>) =>
-  [...puntos].sort((a, b) => Date.parse(b.fecha) - Date.parse(a.fecha))
+const newestFirst = (puntos: ReadonlyArray<SeriePunto>) => [...puntos].sort((a, b) => Date.parse(b.fecha) - Date.parse(a.fecha))
 
 const toSerie = (body: SerieBody, serie: ReadonlyArray<SeriePunto>): IndicadorSerie => ({
   version: body.version,
@@ -78,7 +77,7 @@ const toSerie = (body: SerieBody, serie: ReadonlyArray<SeriePunto>): IndicadorSe
   serie: newestFirst(serie)
 })
 
-export const makeIndicadoresHttp = Effect.fn("IndicadoresHttp.make")(function*(options: IndicadoresHttpOptions) {
+export const makeIndicadoresHttp = Effect.fn("IndicadoresHttp.make")(function* (options: IndicadoresHttpOptions) {
   const client = (yield* HttpClient.HttpClient).pipe(
     HttpClient.mapRequest(HttpClientRequest.prependUrl(options.baseUrl.replace(/\/+$/, ""))),
     HttpClient.mapRequest(HttpClientRequest.acceptJson)
@@ -109,7 +108,7 @@ export const makeIndicadoresHttp = Effect.fn("IndicadoresHttp.make")(function*(o
       })
     )
 
-  const valor = Effect.fn("IndicadoresHttp.valor")(function*(codigo: IndicadorCodigo, fecha?: Fecha) {
+  const valor = Effect.fn("IndicadoresHttp.valor")(function* (codigo: IndicadorCodigo, fecha?: Fecha) {
     const path = fecha === undefined ? `/api/${codigo}` : `/api/${codigo}/${formatDmy(parseIsoDay(fecha), "-")}`
     const { body, valid } = yield* get(path)
     const punto = newestFirst(valid).find((p) => fecha === undefined || formatIsoDay(dayOf(p)) === fecha)
@@ -119,7 +118,7 @@ export const makeIndicadoresHttp = Effect.fn("IndicadoresHttp.make")(function*(o
     return { codigo: body.codigo, nombre: body.nombre, unidad_medida: body.unidad_medida, ...punto } satisfies IndicadorValor
   })
 
-  const serie = Effect.fn("IndicadoresHttp.serie")(function*(codigo: IndicadorCodigo, desde: Fecha, hasta: Fecha) {
+  const serie = Effect.fn("IndicadoresHttp.serie")(function* (codigo: IndicadorCodigo, desde: Fecha, hasta: Fecha) {
     const [from, to] = [parseIsoDay(desde), parseIsoDay(hasta)]
     const [first, last] = [ymdFromDay(from).year, ymdFromDay(to).year]
     const years = Arr.makeBy(Math.max(1, last - first + 1), (i) => first + i)

@@ -6,10 +6,10 @@ import {
   ValorObtenerInput,
   ValorObtenerOutput
 } from "../../../schema/connectors/Indicadores.ts"
-import { formatIsoDay, todayInChile } from "../../upstream/CivilDate.ts"
-import { IndicadoresSource } from "../../upstream/IndicadoresSource.ts"
 import { connector } from "../../tools/Source.ts"
 import { action } from "../../tools/Tool.ts"
+import { formatIsoDay, todayInChile } from "../../upstream/CivilDate.ts"
+import { IndicadoresSource } from "../../upstream/IndicadoresSource.ts"
 import { diaDe, valorVigente } from "./ValorVigente.ts"
 
 const round4 = (n: number) => Math.round(n * 10_000) / 10_000
@@ -28,7 +28,7 @@ export const valorObtener = action({
   input: ValorObtenerInput,
   output: ValorObtenerOutput,
   handler: (input, ctx) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const today = yield* todayInChile
       const fecha = input.fecha ?? formatIsoDay(today)
       const valor = yield* valorVigente(input.codigo, fecha, today)
@@ -56,7 +56,7 @@ export const serieObtener = action({
   input: SerieObtenerInput,
   output: SerieObtenerOutput,
   handler: (input, ctx) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const source = yield* IndicadoresSource
       const today = formatIsoDay(yield* todayInChile)
       const upstream = yield* source.serie(input.codigo, input.desde, input.hasta)

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { IndicadorValueNotFound } from "../../../schema/upstream/Errors.ts"
 import type { Fecha } from "../../../schema/upstream/Fecha.ts"
-import { INDICADORES, type IndicadorCodigo, type Periodicidad } from "../../../schema/upstream/Indicador.ts"
+import { type IndicadorCodigo, INDICADORES, type Periodicidad } from "../../../schema/upstream/Indicador.ts"
 import { chileDayOf, type Day, formatIsoDay, parseIsoDay } from "../../upstream/CivilDate.ts"
 import { IndicadoresSource } from "../../upstream/IndicadoresSource.ts"
 
@@ -12,7 +12,7 @@ const LOOKBACK_DAYS: Readonly<Record<Exclude<Periodicidad, "diaria" | "fija">, n
 export const diaDe = (instant: string): Fecha => formatIsoDay(chileDayOf(Date.parse(instant)))
 
 /** The value in force on `fecha`: the one dated that day, or the newest dated before it for indicators not published daily. */
-export const valorVigente = Effect.fn("Indicadores.valorVigente")(function*(codigo: IndicadorCodigo, fecha: Fecha, today: Day) {
+export const valorVigente = Effect.fn("Indicadores.valorVigente")(function* (codigo: IndicadorCodigo, fecha: Fecha, today: Day) {
   const source = yield* IndicadoresSource
   const periodicidad = INDICADORES[codigo].periodicidad
   const day = parseIsoDay(fecha)

@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import type { Perspectiva } from "../../../schema/upstream/Rcv.ts"
-import { RcvResource } from "./RcvResource.ts"
 import { decodeHistory } from "../../sync/CacheHistory.ts"
+import { RcvResource } from "./RcvResource.ts"
 
 const TypeRow = Schema.Struct({
   tipoDte: Schema.Number,

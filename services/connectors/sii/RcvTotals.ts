@@ -8,18 +8,20 @@ export const replaceTotals = Effect.fn("RcvTotals.replace")(
     const { sql, connectionId } = yield* Persist
     yield* sql`DELETE FROM rcv_totals WHERE connection_id = ${connectionId} AND periodo = ${periodo} AND perspectiva = ${perspectiva}`
     if (totals.length === 0) return
-    yield* sql`INSERT INTO rcv_totals ${sql.insert(totals.map((t) => ({
-      connectionId,
-      periodo,
-      perspectiva,
-      tipoDte: t.tipoDte,
-      documentos: t.documentos,
-      montoExento: t.montoExento,
-      montoNeto: t.montoNeto,
-      montoIva: t.montoIva,
-      montoTotal: t.montoTotal,
-      syncedAt: new Date()
-    })))}`
+    yield* sql`INSERT INTO rcv_totals ${
+      sql.insert(totals.map((t) => ({
+        connectionId,
+        periodo,
+        perspectiva,
+        tipoDte: t.tipoDte,
+        documentos: t.documentos,
+        montoExento: t.montoExento,
+        montoNeto: t.montoNeto,
+        montoIva: t.montoIva,
+        montoTotal: t.montoTotal,
+        syncedAt: new Date()
+      })))
+    }`
   },
   Effect.orDie
 )

@@ -1,6 +1,6 @@
 import { Effect, Schema, Scope } from "effect"
 import type { MissingPart } from "../../../schema/connections/SyncJob.ts"
-import { Periodo, Perspectiva, type RcvDocumento, TIPOS_DTE, type TipoDte } from "../../../schema/upstream/Rcv.ts"
+import { Periodo, Perspectiva, type RcvDocumento, type TipoDte, TIPOS_DTE } from "../../../schema/upstream/Rcv.ts"
 import type { OpenedCredentials } from "../../connections/Connections.ts"
 import { upsertWithHistory } from "../../sync/CacheWriter.ts"
 import type { ConnectorSync, SyncContext } from "../../sync/ConnectorSync.ts"
@@ -24,11 +24,12 @@ export const makeSiiSync = Effect.map(SiiUpstream, (upstream): ConnectorSync => 
     let session: SiiSession = yield* upstream.login(credentials)
     // SII drops portal sessions without warning ("NO ESTA AUTENTICADO"): log in once more and go on.
     // The job's step says "login" again while it happens, so whoever follows the job sees the re-login.
-    const relogin = (announce: Effect.Effect<unknown>) => Effect.logInfo("SII session expired: logging in again").pipe(
-      Effect.zipRight(announce),
-      Effect.zipRight(Scope.extend(upstream.login(credentials), scope)),
-      Effect.tap((fresh) => Effect.sync(() => (session = fresh)))
-    )
+    const relogin = (announce: Effect.Effect<unknown>) =>
+      Effect.logInfo("SII session expired: logging in again").pipe(
+        Effect.zipRight(announce),
+        Effect.zipRight(Scope.extend(upstream.login(credentials), scope)),
+        Effect.tap((fresh) => Effect.sync(() => (session = fresh)))
+      )
     const read = Effect.fn("SiiSync.read")(function* ({ job, report }: SyncContext) {
       const { periodo, perspectiva } = yield* Effect.orDie(decodeScope(job.scope))
       const loginAgain = (done: number) => report({ done, total: STEPS, step: "login" })
@@ -39,8 +40,10 @@ export const makeSiiSync = Effect.map(SiiUpstream, (upstream): ConnectorSync => 
       )
       const detalle = (tipo: TipoDte) =>
         session.detalle(periodo, perspectiva, tipo).pipe(
-          Effect.catchTag("UpstreamSessionExpired", () => Effect.flatMap(relogin(loginAgain(2)), (s) => s.detalle(periodo, perspectiva, tipo))),
-          Effect.catchTag("RcvPeriodOutOfRange", "UpstreamSessionExpired", (e) => Effect.dieMessage(e.message))
+          Effect.catchTag("UpstreamSessionExpired", () =>
+            Effect.flatMap(relogin(loginAgain(2)), (s) => s.detalle(periodo, perspectiva, tipo))),
+          Effect.catchTag("RcvPeriodOutOfRange", "UpstreamSessionExpired", (e) =>
+            Effect.dieMessage(e.message))
         )
       const tipos = resumen.tipos.filter((t) => !t.soloTotal && t.documentos > 0)
       const documentos: Array<RcvDocumento> = []
@@ -49,8 +52,10 @@ export const makeSiiSync = Effect.map(SiiUpstream, (upstream): ConnectorSync => 
       for (const [i, tipo] of tipos.entries()) {
         yield* report({ done: 2, total: STEPS, step: `tipoDte ${tipo.tipoDte} (${i + 1}/${tipos.length})` })
         const rows = yield* detalle(tipo.tipoDte).pipe(
-          Effect.catchTag("UpstreamPartial", (e) =>
-            Effect.as(Effect.sync(() => missing.push({ recurso: e.recurso, tipoDte: tipo.tipoDte, reason: e.message })), null))
+          Effect.catchTag(
+            "UpstreamPartial",
+            (e) => Effect.as(Effect.sync(() => missing.push({ recurso: e.recurso, tipoDte: tipo.tipoDte, reason: e.message })), null)
+          )
         )
         if (rows === null) continue
         documentos.push(...rows)
@@ -62,10 +67,17 @@ export const makeSiiSync = Effect.map(SiiUpstream, (upstream): ConnectorSync => 
       const write = Effect.zipRight(replaceTotals(periodo, perspectiva, totals), upsertWithHistory(RcvResource, documentos, job.id))
       return Effect.map(write, (written) => ({
         missing: missing.length === 0 ? null : {
-          message: `${missing.length} of ${tipos.length} document types could not be read: ${missing.map((m) => nameOf(m.tipoDte ?? 0)).join(", ")}; the others are kept`,
+          message: `${missing.length} of ${tipos.length} document types could not be read: ${
+            missing.map((m) => nameOf(m.tipoDte ?? 0)).join(", ")
+          }; the others are kept`,
           parts: missing
         },
-        counts: { ...counts, ...Object.fromEntries(totals.map((t) => [`soloTotal_${t.tipoDte}`, t.documentos])), documentos: documentos.length, ...written }
+        counts: {
+          ...counts,
+          ...Object.fromEntries(totals.map((t) => [`soloTotal_${t.tipoDte}`, t.documentos])),
+          documentos: documentos.length,
+          ...written
+        }
       })).pipe(Effect.withSpan("SiiSync.write"))
     })
     return { read }

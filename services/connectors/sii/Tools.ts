@@ -1,5 +1,12 @@
 import { Effect, Schema } from "effect"
-import { CachedRcvDocumento, RcvQueryInput, RcvQueryOutput, RcvSummaryInput, RcvSummaryOutput, SiiSyncInput } from "../../../schema/connectors/Sii.ts"
+import {
+  CachedRcvDocumento,
+  RcvQueryInput,
+  RcvQueryOutput,
+  RcvSummaryInput,
+  RcvSummaryOutput,
+  SiiSyncInput
+} from "../../../schema/connectors/Sii.ts"
 import { SyncOutput } from "../../../schema/connectors/Sync.ts"
 import { InvalidInput } from "../../../schema/Errors.ts"
 import { TIPOS_DTE } from "../../../schema/upstream/Rcv.ts"
@@ -16,7 +23,8 @@ const RCV_SCOPE = "sii.rcv: documents of the Registro de Compras y Ventas per pe
 
 const notSynced = (ctx: CallInfo, periodo: string, perspectiva: string) =>
   ctx.annotate({
-    hint: `Period ${periodo} (${perspectiva}) has not been synced: an empty result means "not synced", not "no documents". Run sii.conexion.sincronizar, then consult again.`,
+    hint:
+      `Period ${periodo} (${perspectiva}) has not been synced: an empty result means "not synced", not "no documents". Run sii.conexion.sincronizar, then consult again.`,
     next_actions: [{ tool: "sii.conexion.sincronizar", reason: "sync the period into the cache", input: { periodo, perspectiva } }]
   })
 
@@ -61,7 +69,12 @@ export const rcvConsultar = connectedAction({
       const cache = yield* RcvCache
       const connectionId = ctx.connectionId
       const after = yield* decodeCursor(input.cursor).pipe(
-        Effect.mapError(() => new InvalidInput({ message: "input.cursor: not a cursor of this tool", issues: [{ path: "input.cursor", message: "not a cursor of this tool" }] }))
+        Effect.mapError(() =>
+          new InvalidInput({
+            message: "input.cursor: not a cursor of this tool",
+            issues: [{ path: "input.cursor", message: "not a cursor of this tool" }]
+          })
+        )
       )
       const [page, status] = yield* Effect.all([
         cache.page({ connectionId, periodo: input.periodo, perspectiva: input.perspectiva, after, limit: input.limit, ...pick(input) }),
@@ -121,12 +134,21 @@ export const rcvResumenConsultar = connectedAction({
       ], { concurrency: 2 })
       if (status.sincronizacion === null) yield* notSynced(ctx, input.periodo, input.perspectiva)
       const sign = (tipo: number) => (CREDIT_NOTES.has(tipo) ? -1 : 1)
-      const sum = (field: "montoExento" | "montoNeto" | "montoIva" | "montoTotal") => tipos.reduce((n, t) => n + sign(t.tipoDte) * t[field], 0)
+      const sum = (field: "montoExento" | "montoNeto" | "montoIva" | "montoTotal") =>
+        tipos.reduce((n, t) => n + sign(t.tipoDte) * t[field], 0)
       const documentos = tipos.reduce((n, t) => n + t.documentos, 0)
-      const total = { documentos, montoExento: sum("montoExento"), montoNeto: sum("montoNeto"), montoIva: sum("montoIva"), montoTotal: sum("montoTotal") }
+      const total = {
+        documentos,
+        montoExento: sum("montoExento"),
+        montoNeto: sum("montoNeto"),
+        montoIva: sum("montoIva"),
+        montoTotal: sum("montoTotal")
+      }
       const avg = (value: number, n: number) => (n === 0 ? 0 : Math.round(value / n))
       return {
-        ref: `sii.rcv.resumen:${connectionId}:${input.periodo}:${input.perspectiva}@${status.sincronizacion?.sincronizadoEn ?? "sin_sincronizar"}`,
+        ref: `sii.rcv.resumen:${connectionId}:${input.periodo}:${input.perspectiva}@${
+          status.sincronizacion?.sincronizadoEn ?? "sin_sincronizar"
+        }`,
         porTipo: tipos.map((t) => ({
           tipoDte: t.tipoDte,
           nombre: TIPOS_DTE[t.tipoDte] ?? `Tipo ${t.tipoDte}`,

@@ -15,15 +15,19 @@ export const badKey: Attack = {
       const { service, sql } = yield* stage(settings.adminUrl, "badkey", { BREIN_SYNC_POLL_MS: "3600000" })
       const attempts = settings.quick ? 1_000 : 5_000
       const unknown = `brein_sk_${"0".repeat(40)}`
-      const transactions = scalar(sql, "SELECT xact_commit + xact_rollback AS value FROM pg_stat_database WHERE datname = current_database()")
+      const transactions = scalar(
+        sql,
+        "SELECT xact_commit + xact_rollback AS value FROM pg_stat_database WHERE datname = current_database()"
+      )
       yield* Effect.sleep(STATS_SETTLE)
       const before = yield* transactions
       const statuses = yield* Effect.forEach(
         range(attempts),
-        () => execute(service.origin, unknown, "core.timestamp.now", {}).pipe(
-          Effect.map((a) => a.status),
-          Effect.catchTag("RequestFailed", (e) => Effect.succeed(e.code))
-        ),
+        () =>
+          execute(service.origin, unknown, "core.timestamp.now", {}).pipe(
+            Effect.map((a) => a.status),
+            Effect.catchTag("RequestFailed", (e) => Effect.succeed(e.code))
+          ),
         { concurrency: 16 }
       )
       yield* Effect.sleep(STATS_SETTLE)
@@ -32,7 +36,9 @@ export const badKey: Attack = {
       yield* report(
         "bad key",
         attempts,
-        `${spent.toLocaleString("en")} database transactions (${(spent / attempts).toFixed(2)} per request), ${statuses.filter((s) => s === 429).length} answered 429; ${tally(statuses)}`
+        `${spent.toLocaleString("en")} database transactions (${(spent / attempts).toFixed(2)} per request), ${
+          statuses.filter((s) => s === 429).length
+        } answered 429; ${tally(statuses)}`
       )
     })
 }

@@ -25,15 +25,17 @@ export const deep: Attack = {
           const args = `{"message":"deep","nested":${nested(depth)}}`
           const outcome = yield* (surface === "REST"
             ? Effect.map(executeRaw(service.origin, keys.paid, "echo.message.reflect", `{"input":${args}}`), rest)
-            : Effect.map(mcpCall(service.origin, keys.paid, "echo.message.reflect", args), (a) => `HTTP ${a.status} ${mcpOutcome(a)}`)
-          ).pipe(Effect.catchTag("RequestFailed", (e) => Effect.succeed(`no answer (${e.code})`)))
+            : Effect.map(mcpCall(service.origin, keys.paid, "echo.message.reflect", args), (a) => `HTTP ${a.status} ${mcpOutcome(a)}`))
+            .pipe(Effect.catchTag("RequestFailed", (e) => Effect.succeed(`no answer (${e.code})`)))
           // the log line, if any, is written as the answer goes out
           yield* Effect.sleep("300 millis")
           const [rowsAfter, linesAfter] = [yield* rows, yield* service.lines]
           yield* report(
             `deep nesting ${surface} ${depth.toLocaleString("en")} levels`,
             1,
-            `${outcome}, ${rowsAfter > rowsBefore ? "audit row written" : "no audit row"}, ${linesAfter > linesBefore ? `${linesAfter - linesBefore} log line(s)` : "no log line"}`
+            `${outcome}, ${rowsAfter > rowsBefore ? "audit row written" : "no audit row"}, ${
+              linesAfter > linesBefore ? `${linesAfter - linesBefore} log line(s)` : "no log line"
+            }`
           )
         }
       }

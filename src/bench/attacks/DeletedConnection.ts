@@ -28,15 +28,24 @@ export const deletedConnection: Attack = {
         body: JSON.stringify({ connector: "sii", credentials: { rut: "77.123.456-9", clave: "bench" } })
       })
       const id = /"id":"(conn_[^"]+)"/.exec(created.text)?.[1]
-      if (id === undefined) return yield* new StageFailed({ message: `connection not created: ${created.status} ${created.text.slice(0, 200)}` })
+      if (id === undefined) {
+        return yield* new StageFailed({ message: `connection not created: ${created.status} ${created.text.slice(0, 200)}` })
+      }
       const header = { "x-connect-connection": id }
       const consultar = () => execute(second.origin, key, "sii.rcv.consultar", { periodo: "2026-07", perspectiva: "ventas" }, header)
-      const sincronizar = () => execute(second.origin, key, "sii.conexion.sincronizar", { periodo: "2026-07", perspectiva: "ventas", esperar: 0 }, header)
+      const sincronizar = () =>
+        execute(second.origin, key, "sii.conexion.sincronizar", { periodo: "2026-07", perspectiva: "ventas", esperar: 0 }, header)
       // the second process has used the connection (and holds it in its caches) before the delete
       const warm = [(yield* consultar()).status, (yield* sincronizar()).status]
-      const deleted = yield* request(`${first.origin}/api/v1/connections/${id}`, { method: "DELETE", headers: { authorization: `Bearer ${key}` } })
+      const deleted = yield* request(`${first.origin}/api/v1/connections/${id}`, {
+        method: "DELETE",
+        headers: { authorization: `Bearer ${key}` }
+      })
       const start = yield* Clock.currentTimeMillis
-      const watched = { consultar: { last: -1, served: [], refused: [] } as Watched, sincronizar: { last: -1, served: [], refused: [] } as Watched }
+      const watched = {
+        consultar: { last: -1, served: [], refused: [] } as Watched,
+        sincronizar: { last: -1, served: [], refused: [] } as Watched
+      }
       const ask = (which: keyof typeof watched, call: () => Effect.Effect<Answer, unknown>) =>
         Effect.gen(function* () {
           const status = yield* call().pipe(Effect.map((a) => a.status), Effect.catchAll(() => Effect.succeed("no answer")))
@@ -59,11 +68,15 @@ export const deletedConnection: Attack = {
         yield* Effect.sleep("100 millis")
       }
       const describe = (w: Watched) =>
-        `${w.served.length === 0 ? "refused from the first call" : `answered ${tally(w.served)} for ${seconds(w.last)} after the delete`} (${tally(w.refused)})`
+        `${
+          w.served.length === 0 ? "refused from the first call" : `answered ${tally(w.served)} for ${seconds(w.last)} after the delete`
+        } (${tally(w.refused)})`
       yield* report(
         "deleted connection, other process",
         calls,
-        `consultar ${describe(watched.consultar)}; sincronizar ${describe(watched.sincronizar)} (delete answered ${deleted.status}; before it: ${warm.join("/")})`
+        `consultar ${describe(watched.consultar)}; sincronizar ${
+          describe(watched.sincronizar)
+        } (delete answered ${deleted.status}; before it: ${warm.join("/")})`
       )
     })
 }

@@ -16,12 +16,17 @@ export const errorCode = (cause: unknown): string => {
   return inner instanceof Error ? inner.message : String(inner)
 }
 
-export const request = (url: string, init: { readonly method?: string; readonly headers?: Record<string, string>; readonly body?: string } = {}) =>
+export const request = (
+  url: string,
+  init: { readonly method?: string; readonly headers?: Record<string, string>; readonly body?: string } = {}
+) =>
   Effect.tryPromise({
     try: (signal) => {
       const started = performance.now()
       return fetch(url, { ...init, signal }).then((response) =>
-        response.text().then((text) => ({ status: response.status, text, headers: response.headers, ms: performance.now() - started }) satisfies Answer)
+        response.text().then((text) =>
+          ({ status: response.status, text, headers: response.headers, ms: performance.now() - started }) satisfies Answer
+        )
       )
     },
     catch: (cause) => new RequestFailed({ code: errorCode(cause), message: String(cause) })

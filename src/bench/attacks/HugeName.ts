@@ -1,5 +1,5 @@
-import { randomBytes } from "node:crypto"
 import { Effect } from "effect"
+import { randomBytes } from "node:crypto"
 import { type Attack, range, report } from "./Attack.ts"
 import { mcpCall, mcpOutcome, megabytes, tally } from "./Http.ts"
 import { scalar, stage } from "./Stage.ts"
@@ -31,7 +31,9 @@ export const hugeName: Attack = {
       yield* report(
         "huge MCP tool name (900 KB)",
         attempts,
-        `audit_log +${megabytes(sizeAfter - sizeBefore)} (+${rowsAfter - rowsBefore} rows, longest tool_id ${longest.toLocaleString("en")} chars); answers ${tally(outcomes)}`
+        `audit_log +${megabytes(sizeAfter - sizeBefore)} (+${rowsAfter - rowsBefore} rows, longest tool_id ${
+          longest.toLocaleString("en")
+        } chars); answers ${tally(outcomes)}`
       )
     })
 }

@@ -44,7 +44,9 @@ export const nul: Attack = {
       yield* report(
         "NUL tool id",
         attempts,
-        `${o.affected.toLocaleString("en")} of ${o.calls.toLocaleString("en")} other-workspace calls affected${o.affected > 0 ? ` (${tally(o.outcomes)})` : ""}; attacker got ${tally(statuses)}`
+        `${o.affected.toLocaleString("en")} of ${o.calls.toLocaleString("en")} other-workspace calls affected${
+          o.affected > 0 ? ` (${tally(o.outcomes)})` : ""
+        }; attacker got ${tally(statuses)}`
       )
     })
 }

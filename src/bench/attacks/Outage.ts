@@ -24,7 +24,11 @@ export const outage: Attack = {
       // half call a tool (audit writer), half list connections (a plain repository read)
       const calls = [
         () => Effect.map(execute(service.origin, keys.paid, "core.timestamp.now", {}), describe("tool")),
-        () => Effect.map(request(`${service.origin}/api/v1/connections`, { headers: { authorization: `Bearer ${keys.paid}` } }), describe("list"))
+        () =>
+          Effect.map(
+            request(`${service.origin}/api/v1/connections`, { headers: { authorization: `Bearer ${keys.paid}` } }),
+            describe("list")
+          )
       ] as const
       const caller = (i: number) =>
         Effect.gen(function* () {

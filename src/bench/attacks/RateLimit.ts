@@ -14,10 +14,11 @@ export const rateLimit: Attack = {
       const attempts = settings.quick ? 500 : 3_000
       const answers = yield* Effect.forEach(
         range(attempts),
-        () => execute(service.origin, keys.paid, "core.timestamp.now", {}).pipe(
-          Effect.map((a) => ({ status: a.status, retryAfter: a.headers.get("retry-after") })),
-          Effect.catchTag("RequestFailed", (e) => Effect.succeed({ status: e.code, retryAfter: null }))
-        ),
+        () =>
+          execute(service.origin, keys.paid, "core.timestamp.now", {}).pipe(
+            Effect.map((a) => ({ status: a.status, retryAfter: a.headers.get("retry-after") })),
+            Effect.catchTag("RequestFailed", (e) => Effect.succeed({ status: e.code, retryAfter: null }))
+          ),
         { concurrency: 8 }
       )
       const limited = answers.filter((a) => a.status === 429)
@@ -31,7 +32,11 @@ export const rateLimit: Attack = {
       yield* report(
         `rate limit (one key limited to ${LIMIT}, 8 at once)`,
         attempts,
-        `${limited.length} answered 429 (${withRetryAfter.length} with Retry-After${withRetryAfter[0] ? `: ${withRetryAfter[0].retryAfter} s` : ""}${firstLimited >= 0 ? `, first at request ${firstLimited + 1}` : ""}); ${tally(answers.map((a) => a.status))}; MCP right after: ${tally(mcp)}`
+        `${limited.length} answered 429 (${withRetryAfter.length} with Retry-After${
+          withRetryAfter[0] ? `: ${withRetryAfter[0].retryAfter} s` : ""
+        }${firstLimited >= 0 ? `, first at request ${firstLimited + 1}` : ""}); ${tally(answers.map((a) => a.status))}; MCP right after: ${
+          tally(mcp)
+        }`
       )
     })
 }

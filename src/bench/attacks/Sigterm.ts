@@ -1,6 +1,6 @@
+import { Clock, Effect, Ref } from "effect"
 import * as Http from "node:http"
 import * as Net from "node:net"
-import { Clock, Effect, Ref } from "effect"
 import { type Attack, range, report } from "./Attack.ts"
 import { errorCode, seconds, tally } from "./Http.ts"
 import { stage } from "./Stage.ts"
@@ -16,8 +16,14 @@ interface Outcome {
 const post = (agent: Http.Agent, port: number, key: string) =>
   Effect.async<Outcome>((resume) => {
     const req = Http.request(
-      { host: "127.0.0.1", port, method: "POST", path: "/api/v1/tools/core.timestamp.now/execute", agent,
-        headers: { "content-type": "application/json", authorization: `Bearer ${key}` } },
+      {
+        host: "127.0.0.1",
+        port,
+        method: "POST",
+        path: "/api/v1/tools/core.timestamp.now/execute",
+        agent,
+        headers: { "content-type": "application/json", authorization: `Bearer ${key}` }
+      },
       (res) => {
         res.resume()
         res.on("end", () => resume(Effect.succeed({ sent: true, answer: res.statusCode ?? 0 })))
@@ -39,7 +45,9 @@ const slowClient = (port: number) =>
     Effect.sync(() => {
       const socket = Net.connect(port, "127.0.0.1")
       socket.on("error", () => undefined)
-      socket.write("POST /api/v1/tools/core.timestamp.now/execute HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"in")
+      socket.write(
+        "POST /api/v1/tools/core.timestamp.now/execute HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"in"
+      )
       return socket
     }),
     (socket) => Effect.sync(() => socket.destroy())
@@ -77,7 +85,9 @@ export const sigterm: Attack = {
       yield* report(
         `SIGTERM under keep-alive load (${CONNECTIONS} connections + 1 slow client)`,
         sent.length,
-        `${answered.length.toLocaleString("en")} answered (${tally(answered.map((o) => o.answer))}), ${lost.length} unanswered (${tally(lost.map((o) => o.answer))}); exit ${exitCode._tag === "Some" ? `code ${exitCode.value}` : "not within 60 s"} ${seconds(tookMs)} after SIGTERM`
+        `${answered.length.toLocaleString("en")} answered (${tally(answered.map((o) => o.answer))}), ${lost.length} unanswered (${
+          tally(lost.map((o) => o.answer))
+        }); exit ${exitCode._tag === "Some" ? `code ${exitCode.value}` : "not within 60 s"} ${seconds(tookMs)} after SIGTERM`
       )
     })
 }

@@ -21,7 +21,8 @@ const boundedLoad = (url: string, key: string, rate: number, duration: Duration.
         overallRate: rate,
         duration: Duration.toSeconds(duration)
       },
-      (error, result) => resume(error === null || error === undefined ? Effect.succeed(result) : Effect.fail(new StageFailed({ message: String(error) })))
+      (error, result) =>
+        resume(error === null || error === undefined ? Effect.succeed(result) : Effect.fail(new StageFailed({ message: String(error) })))
     )
     return Effect.sync(() => instance.stop())
   }).pipe(Effect.flatMap(Schema.decodeUnknown(Result)))
@@ -37,7 +38,12 @@ export const soak: Attack = {
       const sampler = yield* Effect.fork(
         Effect.forever(Effect.flatMap(Effect.sleep(SAMPLE_EVERY), () => Effect.map(rss(pid), (bytes) => void samples.push(bytes))))
       )
-      const result = yield* boundedLoad(`${service.origin}/api/v1/tools/core.timestamp.now/execute`, keys.paid, settings.rate, settings.duration)
+      const result = yield* boundedLoad(
+        `${service.origin}/api/v1/tools/core.timestamp.now/execute`,
+        keys.paid,
+        settings.rate,
+        settings.duration
+      )
       yield* Fiber.interrupt(sampler)
       samples.push(yield* rss(pid))
       const total = result["2xx"] + result.non2xx + result.errors + result.timeouts
@@ -48,7 +54,13 @@ export const soak: Attack = {
       yield* report(
         `bounded load (${settings.rate} req/s for ${Duration.format(settings.duration)})`,
         total,
-        `${(total / Duration.toSeconds(settings.duration)).toFixed(0)} req/s achieved, ${result["2xx"].toLocaleString("en")} 2xx, ${result.non2xx} non-2xx, ${result.errors + result.timeouts} errors; RSS every 10 s (MB): ${samples.map(mb).join(" ")}; growth ${megabytes(last - first)} from start, ${megabytes(last - afterWarmup)} after the first 10 s, peak ${megabytes(Math.max(...samples))}`
+        `${(total / Duration.toSeconds(settings.duration)).toFixed(0)} req/s achieved, ${
+          result["2xx"].toLocaleString("en")
+        } 2xx, ${result.non2xx} non-2xx, ${result.errors + result.timeouts} errors; RSS every 10 s (MB): ${
+          samples.map(mb).join(" ")
+        }; growth ${megabytes(last - first)} from start, ${megabytes(last - afterWarmup)} after the first 10 s, peak ${
+          megabytes(Math.max(...samples))
+        }`
       )
     })
 }

@@ -1,7 +1,7 @@
 import { Command, FileSystem } from "@effect/platform"
 import { Clock, Data, Duration, Effect, Ref, Stream } from "effect"
-import pg from "pg"
 import { fileURLToPath } from "node:url"
+import pg from "pg"
 import { awaitHttp, type Child, freePort, runToEnd } from "../Children.ts"
 
 export class StageFailed extends Data.TaggedError("StageFailed")<{ readonly message: string }> {}
@@ -41,7 +41,11 @@ export const connect = Effect.fn("Attacks.connect")(function* (url: string) {
   return client
 })
 
-export const query = <R extends pg.QueryResultRow = Record<string, unknown>>(client: pg.Client, text: string, values: ReadonlyArray<unknown> = []) =>
+export const query = <R extends pg.QueryResultRow = Record<string, unknown>>(
+  client: pg.Client,
+  text: string,
+  values: ReadonlyArray<unknown> = []
+) =>
   Effect.tryPromise({
     try: () => client.query<R>(text, [...values]),
     catch: (cause) => new StageFailed({ message: `${text.slice(0, 80)}: ${cause instanceof Error ? cause.message : String(cause)}` })
@@ -55,8 +59,10 @@ export const freshDatabase = Effect.fn("Attacks.freshDatabase")(function* (admin
   const fs = yield* FileSystem.FileSystem
   const name = `brein_attack_${label}_${(yield* Clock.currentTimeMillis).toString(36)}`
   const admin = yield* connect(adminUrl)
-  yield* Effect.acquireRelease(query(admin, `CREATE DATABASE ${name}`), () =>
-    query(admin, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).pipe(Effect.ignore))
+  yield* Effect.acquireRelease(
+    query(admin, `CREATE DATABASE ${name}`),
+    () => query(admin, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).pipe(Effect.ignore)
+  )
   const url = new URL(adminUrl)
   url.pathname = `/${name}`
   const dataDir = yield* fs.makeTempDirectoryScoped({ prefix: "brein-attack-" })
@@ -84,7 +90,9 @@ export const startService = Effect.fn("Attacks.startService")(function* (
     stream.pipe(
       Stream.decodeText(),
       Stream.splitLines,
-      Stream.runForEach((line) => Effect.zipRight(Ref.update(count, (n) => n + 1), Ref.update(tail, (lines) => [...lines.slice(-39), line]))),
+      Stream.runForEach((line) =>
+        Effect.zipRight(Ref.update(count, (n) => n + 1), Ref.update(tail, (lines) => [...lines.slice(-39), line]))
+      ),
       Effect.ignore
     )
   yield* Effect.forkScoped(collect(started.stdout))
@@ -98,7 +106,8 @@ export const startService = Effect.fn("Attacks.startService")(function* (
       Effect.zipRight(started.isRunning),
       Effect.flatMap((running) => (running ? started.kill("SIGKILL") : Effect.void)),
       Effect.ignore
-    ))
+    )
+  )
   const origin = `http://127.0.0.1:${port}`
   const service: Service = {
     name: options.name ?? "brein",
@@ -119,7 +128,9 @@ export const cli = (db: Database, args: ReadonlyArray<string>) =>
 export const createKey = Effect.fn("Attacks.createKey")(function* (db: Database, workspace: string, plan: "free" | "paid") {
   const result = yield* cli(db, ["keys", "create", "--workspace", workspace, "--plan", plan])
   const key = result.stdout.trim()
-  if (result.exitCode !== 0 || key === "") return yield* new StageFailed({ message: `keys create exited ${result.exitCode}: ${result.stderr}` })
+  if (result.exitCode !== 0 || key === "") {
+    return yield* new StageFailed({ message: `keys create exited ${result.exitCode}: ${result.stderr}` })
+  }
   return key
 })
 

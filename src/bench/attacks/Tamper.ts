@@ -27,12 +27,23 @@ type Tampering = (sql: pg.Client, chain: string) => Effect.Effect<readonly [stri
 
 const truncate: Tampering = (sql, chain) =>
   Effect.as(
-    asSuperuser(sql, Effect.asVoid(query(sql, "DELETE FROM audit_log WHERE chain = $1 AND seq > (SELECT max(seq) - $2 FROM audit_log WHERE chain = $1)", [chain, TRUNCATED]))),
+    asSuperuser(
+      sql,
+      Effect.asVoid(
+        query(sql, "DELETE FROM audit_log WHERE chain = $1 AND seq > (SELECT max(seq) - $2 FROM audit_log WHERE chain = $1)", [
+          chain,
+          TRUNCATED
+        ])
+      )
+    ),
     [`last ${TRUNCATED} rows of a chain deleted`, TRUNCATED] as const
   )
 
 const dropChain: Tampering = (sql, chain) =>
-  Effect.as(asSuperuser(sql, Effect.asVoid(query(sql, "DELETE FROM audit_log WHERE chain = $1", [chain]))), ["a whole chain deleted", CALLS_PER_WORKSPACE] as const)
+  Effect.as(
+    asSuperuser(sql, Effect.asVoid(query(sql, "DELETE FROM audit_log WHERE chain = $1", [chain]))),
+    ["a whole chain deleted", CALLS_PER_WORKSPACE] as const
+  )
 
 /** Row 2 gets another latency; it and every row after it are linked again with the public algorithm. */
 const rechain: Tampering = (sql, chain) =>
@@ -47,7 +58,11 @@ const rechain: Tampering = (sql, chain) =>
         const changed = { ...row, latencyMs: row.seq === 2 ? row.latencyMs + 1000 : row.latencyMs, prevDigest }
         const digest = linkDigest(changed)
         yield* query(sql, "UPDATE audit_log SET latency_ms = $3, prev_digest = $4, digest = $5 WHERE chain = $1 AND seq = $2", [
-          chain, row.seq, changed.latencyMs, prevDigest, digest
+          chain,
+          row.seq,
+          changed.latencyMs,
+          prevDigest,
+          digest
         ])
         prevDigest = digest
       }
@@ -68,8 +83,8 @@ const recordedLog = (db: Database) =>
     const service = yield* startService(db)
     const keys = [yield* createKey(db, "attack-free", "free"), yield* createKey(db, "attack-paid", "paid")]
     yield* Effect.forEach(keys, (key) =>
-      Effect.forEach(range(CALLS_PER_WORKSPACE), () => execute(service.origin, key, "core.timestamp.now", {}), { concurrency: 4, discard: true }),
-      { discard: true })
+      Effect.forEach(range(CALLS_PER_WORKSPACE), () =>
+        execute(service.origin, key, "core.timestamp.now", {}), { concurrency: 4, discard: true }), { discard: true })
   }))
 
 const cases: ReadonlyArray<readonly [string, Tampering]> = [["truncation", truncate], ["chain deletion", dropChain], ["re-chain", rechain]]
@@ -84,7 +99,9 @@ export const tamper: Attack = {
         yield* recordedLog(db)
         const control = yield* verify(db)
         const sql = yield* connect(db.url)
-        const chain = String((yield* query<{ chain: string }>(sql, "SELECT chain FROM audit_log GROUP BY chain ORDER BY count(*) DESC LIMIT 1")).rows[0]?.chain)
+        const chain = String(
+          (yield* query<{ chain: string }>(sql, "SELECT chain FROM audit_log GROUP BY chain ORDER BY count(*) DESC LIMIT 1")).rows[0]?.chain
+        )
         const [done, touched] = yield* tampering(sql, chain).pipe(
           Effect.catchTag("StageFailed", (e) => Effect.succeed([`refused by the database (${e.message})`, 0] as const))
         )
@@ -92,7 +109,9 @@ export const tamper: Attack = {
         yield* report(
           `audit tamper: ${label}`,
           `${touched} rows touched`,
-          `${done}; audit verify ${touched === 0 ? "had nothing to find" : after.exitCode === 0 ? "MISSED it" : "DETECTED it"} (exit ${after.exitCode}): ${after.said}${control.exitCode === 0 ? "" : ` [before tampering it already said: ${control.said}]`}`
+          `${done}; audit verify ${
+            touched === 0 ? "had nothing to find" : after.exitCode === 0 ? "MISSED it" : "DETECTED it"
+          } (exit ${after.exitCode}): ${after.said}${control.exitCode === 0 ? "" : ` [before tampering it already said: ${control.said}]`}`
         )
       })), { discard: true })
 }

@@ -16,10 +16,11 @@ export const twoWriters: Attack = {
       const statuses = yield* Effect.forEach(
         range(attempts),
         // both processes write both chains, so their batches hold the same chains
-        (i) => execute(services[i % 2]?.origin ?? "", keys[Math.floor(i / 2) % 2] ?? "", "core.timestamp.now", {}).pipe(
-          Effect.map((a) => (a.status === 200 ? auditStatus(a.text) : String(a.status))),
-          Effect.catchTag("RequestFailed", (e) => Effect.succeed(e.code))
-        ),
+        (i) =>
+          execute(services[i % 2]?.origin ?? "", keys[Math.floor(i / 2) % 2] ?? "", "core.timestamp.now", {}).pipe(
+            Effect.map((a) => (a.status === 200 ? auditStatus(a.text) : String(a.status))),
+            Effect.catchTag("RequestFailed", (e) => Effect.succeed(e.code))
+          ),
         { concurrency: 32 }
       )
       const recorded = statuses.filter((s) => s === "recorded").length
@@ -28,7 +29,9 @@ export const twoWriters: Attack = {
       yield* report(
         "two processes, two shared chains",
         attempts,
-        `${recorded.toLocaleString("en")} answers said recorded, ${rows.toLocaleString("en")} rows written (${rows >= recorded ? "none lost" : `${recorded - rows} LOST`}); answers ${tally(statuses)}; verify: ${verify.stdout.trim().split("\n")[0] ?? ""}`
+        `${recorded.toLocaleString("en")} answers said recorded, ${rows.toLocaleString("en")} rows written (${
+          rows >= recorded ? "none lost" : `${recorded - rows} LOST`
+        }); answers ${tally(statuses)}; verify: ${verify.stdout.trim().split("\n")[0] ?? ""}`
       )
     })
 }

@@ -33,7 +33,9 @@ export const wideBody: Attack = {
       yield* report(
         `wide body (${(body.length / 1024).toFixed(0)} KB, ${KEYS.toLocaleString("en")} keys)`,
         answers.length + 1,
-        `answer ${(first.text.length / 1024).toFixed(1)} KB (${tally([first.status, ...answers.map((a) => a.status)])}); /health ${seconds(worst)} at worst while 8 ran in parallel vs ${alone.toFixed(1)} ms alone (${(worst / Math.max(alone, 0.1)).toFixed(0)}×)`
+        `answer ${(first.text.length / 1024).toFixed(1)} KB (${tally([first.status, ...answers.map((a) => a.status)])}); /health ${
+          seconds(worst)
+        } at worst while 8 ran in parallel vs ${alone.toFixed(1)} ms alone (${(worst / Math.max(alone, 0.1)).toFixed(0)}×)`
       )
     })
 }

@@ -20,14 +20,16 @@ describe("audit checkpoints", () => {
       const sql = yield* SqlClient.SqlClient
       yield* recordMany("ws_a", 3)
       assert.isTrue(Option.isSome(yield* checkpoint))
-      for (const statement of [
-        "UPDATE audit_log SET outcome = 'error' WHERE seq = 2",
-        "DELETE FROM audit_log WHERE seq = 3",
-        "TRUNCATE audit_log",
-        "UPDATE audit_checkpoint SET signature = 'x'",
-        "DELETE FROM audit_checkpoint",
-        "TRUNCATE audit_checkpoint"
-      ]) {
+      for (
+        const statement of [
+          "UPDATE audit_log SET outcome = 'error' WHERE seq = 2",
+          "DELETE FROM audit_log WHERE seq = 3",
+          "TRUNCATE audit_log",
+          "UPDATE audit_checkpoint SET signature = 'x'",
+          "DELETE FROM audit_checkpoint",
+          "TRUNCATE audit_checkpoint"
+        ]
+      ) {
         const refused = yield* Effect.flip(sql.unsafe(statement))
         assert.include(String(refused.cause), "append-only", statement)
       }
@@ -144,7 +146,10 @@ describe("audit checkpoints", () => {
       const checkpoints = sql<{ n: number }>`SELECT count(*)::int AS n FROM audit_checkpoint`.pipe(Effect.map((r) => r[0]?.n ?? 0))
       const every20ms = Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["BREIN_AUDIT_CHECKPOINT_MS", "20"]])))
       const periodicScope = yield* Scope.make()
-      const periodic = yield* Layer.buildWithScope(AuditLog.Default.pipe(Layer.provide(AuditStoreSql), Layer.provide(every20ms)), periodicScope)
+      const periodic = yield* Layer.buildWithScope(
+        AuditLog.Default.pipe(Layer.provide(AuditStoreSql), Layer.provide(every20ms)),
+        periodicScope
+      )
       yield* recordMany("ws_a", 2).pipe(Effect.provide(periodic))
       yield* waitUntil(verify, (r) => r.checkpoints.count > 0 && r.checkpoints.uncovered === 0, { what: "a periodic checkpoint" })
       yield* Scope.close(periodicScope, Exit.void)

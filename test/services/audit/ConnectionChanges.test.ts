@@ -5,10 +5,10 @@ import { Effect, Layer, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { digestOf } from "../../../services/audit/Chain.ts"
 import { serveOn } from "../../../src/http/Server.ts"
+import { apiClient, issueKey } from "../../src/http/TestServer.ts"
 import { rut, simulatedServices } from "../../support/Connected.ts"
 import { TestDatabase } from "../../support/TestDatabase.ts"
 import { uniqueName } from "../../support/TestLayers.ts"
-import { apiClient, issueKey } from "../../src/http/TestServer.ts"
 
 const HttpConnected = serveOn(NodeHttpServer.layerTest).pipe(
   Layer.provideMerge(simulatedServices()),
@@ -21,8 +21,13 @@ layer(HttpConnected, { excludeTestServices: true })("connection changes over RES
       const client = yield* apiClient(Option.some(yield* issueKey(uniqueName("paid"), "paid")))
       const clave = `clave-${randomBytes(5).toString("hex")}`
       const user = rut(76700031)
-      const created = yield* client.connections.create({ payload: { connector: "sii", credentials: { rut: user, clave: Redacted.make(clave) } } })
-      yield* client.connections.updateCredentials({ path: { id: created.id }, payload: { credentials: { rut: user, clave: Redacted.make(`${clave}2`) } } })
+      const created = yield* client.connections.create({
+        payload: { connector: "sii", credentials: { rut: user, clave: Redacted.make(clave) } }
+      })
+      yield* client.connections.updateCredentials({
+        path: { id: created.id },
+        payload: { credentials: { rut: user, clave: Redacted.make(`${clave}2`) } }
+      })
       yield* client.connections.remove({ path: { id: created.id } })
 
       const sql = yield* SqlClient.SqlClient

@@ -9,10 +9,13 @@ import { TestDatabase } from "../../support/TestDatabase.ts"
 
 /** As an attacker with the owner's or a superuser's rights would: the append-only triggers switched off. */
 export const tamper = (statement: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql.withTransaction(Effect.zipRight(sql.unsafe("SET LOCAL session_replication_role = replica"), sql.unsafe(statement))))
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql.withTransaction(Effect.zipRight(sql.unsafe("SET LOCAL session_replication_role = replica"), sql.unsafe(statement)))
+  )
 
-export const where = (report: VerifyReport) => report.firstBreak && [report.firstBreak.chain, report.firstBreak.seq, report.firstBreak.reason]
+export const where = (report: VerifyReport) =>
+  report.firstBreak && [report.firstBreak.chain, report.firstBreak.seq, report.firstBreak.reason]
 
 let counter = 0
 

@@ -8,10 +8,13 @@ import { sha256 } from "../../../services/Crypto.ts"
 import { AuditServices, entry, tamper, where } from "./Support.ts"
 
 const traceOf = (requestId: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ traceId: string | null }>`SELECT trace_id FROM audit_log WHERE request_id = ${requestId}`.pipe(
-      Effect.map((rows) => rows[0]?.traceId)
-    ))
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<{ traceId: string | null }>`SELECT trace_id FROM audit_log WHERE request_id = ${requestId}`.pipe(
+        Effect.map((rows) => rows[0]?.traceId)
+      )
+  )
 
 describe("audit trace ids", () => {
   it.effect("a row names the trace of the call that recorded it, and verifies", () =>
@@ -61,8 +64,22 @@ describe("audit trace ids", () => {
     assert.isDefined(row)
     if (row === undefined) return
     const before = [
-      row.chain, row.seq, row.requestId, row.at.toISOString(), row.workspaceId, row.principal, row.surface, row.toolId,
-      row.plane, row.connectionId, row.inputDigest, row.outputDigest, row.outcome, row.errorTag, row.latencyMs, row.cost
+      row.chain,
+      row.seq,
+      row.requestId,
+      row.at.toISOString(),
+      row.workspaceId,
+      row.principal,
+      row.surface,
+      row.toolId,
+      row.plane,
+      row.connectionId,
+      row.inputDigest,
+      row.outputDigest,
+      row.outcome,
+      row.errorTag,
+      row.latencyMs,
+      row.cost
     ]
     assert.strictEqual(row.digest, sha256(`${GENESIS}\n${JSON.stringify(before)}`))
     assert.strictEqual(linkDigest({ ...row }), row.digest)

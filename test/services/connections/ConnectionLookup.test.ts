@@ -6,7 +6,9 @@ import { Signals } from "../../../services/Signals.ts"
 import { waitUntil } from "../../support/Eventually.ts"
 import { TestDatabase } from "../../support/TestDatabase.ts"
 
-const settings = ConfigProvider.fromMap(new Map([["BREIN_SIGNALS_CHECK_SECONDS", "0.5"]])).pipe(ConfigProvider.orElse(() => ConfigProvider.fromEnv()))
+const settings = ConfigProvider.fromMap(new Map([["BREIN_SIGNALS_CHECK_SECONDS", "0.5"]])).pipe(
+  ConfigProvider.orElse(() => ConfigProvider.fromEnv())
+)
 
 const Lookup = ConnectionLookup.DefaultWithoutDependencies.pipe(
   Layer.provideMerge(Signals.Default),
@@ -32,24 +34,31 @@ const connection = Effect.gen(function* () {
 
 const found = (id: string) =>
   Effect.flatMap(ConnectionLookup, (lookup) => Effect.exit(lookup.find(id))).pipe(
-    Effect.map(Exit.match({ onFailure: () => "failed", onSuccess: (ref) => Option.match(ref, { onNone: () => "unknown", onSome: (r) => r.workspaceId }) }))
+    Effect.map(Exit.match({
+      onFailure: () => "failed",
+      onSuccess: (ref) => Option.match(ref, { onNone: () => "unknown", onSome: (r) => r.workspaceId })
+    }))
   )
 
 describe("ConnectionLookup", () => {
-  it.effect("a known connection is answered without the database until it is forgotten; a failed lookup is never remembered", () =>
-    Effect.gen(function* () {
-      const { id, breakDatabase, repairDatabase } = yield* connection
-      assert.strictEqual(yield* found(id), "ws_lookup")
-      yield* breakDatabase
-      assert.strictEqual(yield* found(id), "ws_lookup", "answered from the cache")
-      yield* Effect.flatMap(ConnectionLookup, (lookup) => lookup.forget(id))
-      assert.strictEqual(yield* found(id), "failed", "asked the database once forgotten")
-      assert.strictEqual(yield* found(id), "failed")
-      yield* repairDatabase
-      // The test clock never moves: a failure kept for "zero" time would be answered again here.
-      assert.strictEqual(yield* found(id), "ws_lookup", "the failure was not remembered")
-      assert.strictEqual(yield* found("conn_nobody"), "unknown")
-    }).pipe(Effect.provide(Lookup)), 60_000)
+  it.effect(
+    "a known connection is answered without the database until it is forgotten; a failed lookup is never remembered",
+    () =>
+      Effect.gen(function* () {
+        const { id, breakDatabase, repairDatabase } = yield* connection
+        assert.strictEqual(yield* found(id), "ws_lookup")
+        yield* breakDatabase
+        assert.strictEqual(yield* found(id), "ws_lookup", "answered from the cache")
+        yield* Effect.flatMap(ConnectionLookup, (lookup) => lookup.forget(id))
+        assert.strictEqual(yield* found(id), "failed", "asked the database once forgotten")
+        assert.strictEqual(yield* found(id), "failed")
+        yield* repairDatabase
+        // The test clock never moves: a failure kept for "zero" time would be answered again here.
+        assert.strictEqual(yield* found(id), "ws_lookup", "the failure was not remembered")
+        assert.strictEqual(yield* found("conn_nobody"), "unknown")
+      }).pipe(Effect.provide(Lookup)),
+    60_000
+  )
 
   it.effect("while LISTEN is down every lookup asks the database, and a known connection is not trusted", () =>
     Effect.gen(function* () {

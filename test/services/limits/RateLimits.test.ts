@@ -49,7 +49,9 @@ describe("RateLimits", () => {
       yield* Effect.flip(rl.authenticate("::ffff:10.0.0.1", Effect.succeed(principal("key_a"))))
       assert.strictEqual(lookups.count, 3, "refused before the lookup")
       assert.strictEqual((yield* Effect.flip(rl.authenticate("10.0.0.2", failing)))._tag, "Unauthorized", "another address is not affected")
-      for (let i = 0; i < 5; i++) yield* Effect.flip(rl.authenticate("10.0.0.3", Effect.fail(new InternalError({ message: "database down" }))))
+      for (let i = 0; i < 5; i++) {
+        yield* Effect.flip(rl.authenticate("10.0.0.3", Effect.fail(new InternalError({ message: "database down" }))))
+      }
       assert.strictEqual((yield* Effect.flip(rl.authenticate("10.0.0.3", failing)))._tag, "Unauthorized", "only refused keys count")
       yield* TestClock.adjust("120 seconds")
       assert.strictEqual((yield* Effect.flip(rl.authenticate("10.0.0.1", failing)))._tag, "Unauthorized")
@@ -80,7 +82,9 @@ describe("RateLimits", () => {
     assert.deepStrictEqual(parseLimit("5/1h"), Either.right(Option.some({ limit: 5, windowMs: 3_600_000 })))
     assert.deepStrictEqual(parseLimit("OFF"), Either.right(Option.none()))
     assert.deepStrictEqual(parseLimit("0"), Either.right(Option.none()))
-    for (const bad of ["600", "600/60", "0/60s", "600/0s", "-1/60s", "1.5/60s", "600/60d", ""]) assert.isTrue(Either.isLeft(parseLimit(bad)), bad)
+    for (const bad of ["600", "600/60", "0/60s", "600/0s", "-1/60s", "1.5/60s", "600/60d", ""]) {
+      assert.isTrue(Either.isLeft(parseLimit(bad)), bad)
+    }
   })
 
   it("sources: IPv4 as is (also mapped), IPv6 by its /64", () => {

@@ -23,10 +23,25 @@ const insertConnection = (workspaceId: WorkspaceId, connector: string) =>
   })
 
 const auditRows = (requestId: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ outcome: string; errorTag: string | null; inputDigest: string; outputDigest: string | null; toolId: string; surface: string; connectionId: string | null; workspaceId: string; whole: string }>`
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<
+        {
+          outcome: string
+          errorTag: string | null
+          inputDigest: string
+          outputDigest: string | null
+          toolId: string
+          surface: string
+          connectionId: string | null
+          workspaceId: string
+          whole: string
+        }
+      >`
       SELECT outcome, error_tag, input_digest, output_digest, tool_id, surface, connection_id, workspace_id, row_to_json(a)::text AS whole
-      FROM audit_log a WHERE request_id = ${requestId}`)
+      FROM audit_log a WHERE request_id = ${requestId}`
+  )
 
 layer(Services)("Executor", (it) => {
   it.effect("a decode error names the bad field", () =>

@@ -59,11 +59,14 @@ export const probeItems = connectedAction({
   input: Schema.Struct({}),
   output: Schema.Struct({ labels: Schema.Array(Schema.String) }),
   handler: (_input, ctx) =>
-    Effect.flatMap(SqlClient.SqlClient, (sql) =>
-      sql<{ label: string }>`SELECT label FROM probe_items WHERE workspace_id = ${ctx.principal.workspaceId} ORDER BY label`.pipe(
-        Effect.orDie,
-        Effect.map((rows) => ({ labels: rows.map((r) => r.label) }))
-      ))
+    Effect.flatMap(
+      SqlClient.SqlClient,
+      (sql) =>
+        sql<{ label: string }>`SELECT label FROM probe_items WHERE workspace_id = ${ctx.principal.workspaceId} ORDER BY label`.pipe(
+          Effect.orDie,
+          Effect.map((rows) => ({ labels: rows.map((r) => r.label) }))
+        )
+    )
 })
 
 export const ProbeConnector = connector({
@@ -86,11 +89,14 @@ export const noteWrite = action({
   input: Schema.Struct({ text: Schema.String }),
   output: Schema.Struct({ saved: Schema.Boolean }),
   handler: (input, ctx) =>
-    Effect.flatMap(SqlClient.SqlClient, (sql) =>
-      sql`INSERT INTO probe_notes (workspace_id, text) VALUES (${ctx.principal.workspaceId}, ${input.text})`.pipe(
-        Effect.orDie,
-        Effect.as({ saved: true })
-      ))
+    Effect.flatMap(
+      SqlClient.SqlClient,
+      (sql) =>
+        sql`INSERT INTO probe_notes (workspace_id, text) VALUES (${ctx.principal.workspaceId}, ${input.text})`.pipe(
+          Effect.orDie,
+          Effect.as({ saved: true })
+        )
+    )
 })
 
 export const annotated = action({

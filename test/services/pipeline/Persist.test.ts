@@ -49,7 +49,9 @@ layer(servicesWith(FixtureRegistry).pipe(Layer.provideMerge(TestDatabase)))("rea
       const executor = yield* Executor
       const { context, stored } = yield* syncer
       yield* executor.call("probe.conexion.sincronizar", { labels: ["kept"] }, context)
-      const error = yield* Effect.flip(executor.call("probe.conexion.sincronizar", { labels: ["lost-1", "lost-2"], failAfterWriting: true }, context))
+      const error = yield* Effect.flip(
+        executor.call("probe.conexion.sincronizar", { labels: ["lost-1", "lost-2"], failAfterWriting: true }, context)
+      )
       assert.strictEqual(error._tag, "ToolFailed")
       assert.include(error.message, "the upstream dropped the session")
       assert.deepStrictEqual(yield* stored, ["kept"])

@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
 import { databaseFromUrl } from "../../../layers/Database.ts"
-import { Connections } from "../../../services/connections/Connections.ts"
 import { ConnectionLookup } from "../../../services/connections/ConnectionLookup.ts"
+import { Connections } from "../../../services/connections/Connections.ts"
 import { SyncJobs } from "../../../services/sync/SyncJobs.ts"
 import { Workspaces } from "../../../services/workspace/Workspaces.ts"
 import { connectedServices, jobsOf, rut, siiConnection } from "../../support/Connected.ts"
@@ -23,7 +23,7 @@ const eventually = <E, R>(condition: Effect.Effect<boolean, E, R>, within: Durat
 
 describe("signals between processes", () => {
   it.scopedLive("a key revoked in one process is refused by another within one second", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const url = yield* freshDatabase
       const first = yield* processOn(url, { BREIN_SYNC_WORKER: "false" })
       const second = yield* processOn(url, { BREIN_SYNC_WORKER: "false" })
@@ -38,11 +38,11 @@ describe("signals between processes", () => {
     }))
 
   it.scopedLive("a deleted connection is forgotten by another process's ownership cache", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const url = yield* freshDatabase
       const first = yield* processOn(url, { BREIN_SYNC_WORKER: "false" })
       const second = yield* Layer.build(ConnectionLookup.Default.pipe(Layer.provideMerge(databaseFromUrl(url))))
-      const connection = yield* Effect.gen(function*() {
+      const connection = yield* Effect.gen(function* () {
         const { principal } = yield* issuePrincipal("paid")
         return { principal, connection: yield* siiConnection(principal, rut(76300001)) }
       }).pipe(Effect.provide(first))
@@ -56,12 +56,12 @@ describe("signals between processes", () => {
     }))
 
   it.scopedLive("a job enqueued by one process wakes another's worker without waiting for its poll", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const url = yield* freshDatabase
       const first = yield* processOn(url, { BREIN_SYNC_WORKER: "false" })
       // Polling every ten minutes: only the signal can start the job within the test's time.
       const second = yield* processOn(url, { BREIN_SYNC_POLL_MS: String(Duration.toMillis("10 minutes")) })
-      const connectionId = yield* Effect.gen(function*() {
+      const connectionId = yield* Effect.gen(function* () {
         const { principal } = yield* issuePrincipal("paid")
         const connection = yield* siiConnection(principal, rut(76300002))
         const jobs = yield* SyncJobs

@@ -12,7 +12,12 @@ describe("signals after the LISTEN connection dies", () => {
     Effect.gen(function* () {
       const url = yield* freshDatabase
       const process = () =>
-        Layer.build(Signals.Default.pipe(Layer.provideMerge(databaseFromUrl(url)), Layer.provide(syncSettings({ BREIN_SIGNALS_CHECK_SECONDS: "0.5" }))))
+        Layer.build(
+          Signals.Default.pipe(
+            Layer.provideMerge(databaseFromUrl(url)),
+            Layer.provide(syncSettings({ BREIN_SIGNALS_CHECK_SECONDS: "0.5" }))
+          )
+        )
       const listener = yield* process()
       const sender = yield* process()
       const heard = yield* Ref.make<ReadonlyArray<string>>([])
@@ -26,7 +31,10 @@ describe("signals after the LISTEN connection dies", () => {
       // Signals sent while nobody listens are lost by design; keep sending until one is heard.
       let sent = 0
       yield* waitUntil(
-        Effect.flatMap(Effect.flatMap(Signals, (s) => s.publish(Channel.connections, `after-${++sent}`)).pipe(Effect.provide(sender)), () => Ref.get(heard)),
+        Effect.flatMap(
+          Effect.flatMap(Signals, (s) => s.publish(Channel.connections, `after-${++sent}`)).pipe(Effect.provide(sender)),
+          () => Ref.get(heard)
+        ),
         (all) => all.some((p) => p.startsWith("after-")),
         { what: "a signal arriving after the LISTEN connection died", every: "50 millis", tries: 200 }
       )

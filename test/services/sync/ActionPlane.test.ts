@@ -18,7 +18,9 @@ const businessTables = Effect.gen(function* () {
     WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' AND table_name NOT IN ('audit_log', 'audit_checkpoint') ORDER BY 1`
   const digests: Record<string, string> = {}
   for (const { name } of tables) {
-    const [row] = yield* sql.unsafe<{ digest: string }>(`SELECT md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS digest FROM ${name} t`)
+    const [row] = yield* sql.unsafe<{ digest: string }>(
+      `SELECT md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS digest FROM ${name} t`
+    )
     digests[name] = row?.digest ?? ""
   }
   return digests
@@ -71,9 +73,17 @@ layer(Live, { excludeTestServices: true })("the action plane", (it) => {
       const sii = yield* siiConnection(principal, rut(77400003))
       const banco = yield* bancoConnection(principal, rut(77400004))
       const cases: ReadonlyArray<readonly [string, unknown, ConnectionId, string, unknown]> = [
-        ["sii.rcv.consultar", { periodo: "2026-03", perspectiva: "ventas" }, sii.id, "sii.conexion.sincronizar", { periodo: "2026-03", perspectiva: "ventas" }],
-        ["sii.rcv.resumen.consultar", { periodo: "2026-03", perspectiva: "compras" }, sii.id, "sii.conexion.sincronizar", { periodo: "2026-03", perspectiva: "compras" }],
-        ["banco.movimientos.consultar", { desde: "2026-03-01", hasta: "2026-03-31" }, banco.id, "banco.conexion.sincronizar", { periodo: "2026-03" }],
+        ["sii.rcv.consultar", { periodo: "2026-03", perspectiva: "ventas" }, sii.id, "sii.conexion.sincronizar", {
+          periodo: "2026-03",
+          perspectiva: "ventas"
+        }],
+        ["sii.rcv.resumen.consultar", { periodo: "2026-03", perspectiva: "compras" }, sii.id, "sii.conexion.sincronizar", {
+          periodo: "2026-03",
+          perspectiva: "compras"
+        }],
+        ["banco.movimientos.consultar", { desde: "2026-03-01", hasta: "2026-03-31" }, banco.id, "banco.conexion.sincronizar", {
+          periodo: "2026-03"
+        }],
         ["banco.cuentas.consultar", {}, banco.id, "banco.conexion.sincronizar", undefined]
       ]
       for (const [tool, input, connection, sync, syncInput] of cases) {

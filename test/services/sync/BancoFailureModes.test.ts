@@ -43,7 +43,10 @@ const syncWith = (user: Rut, clave: string) =>
 const cartola = (user: Rut) =>
   accountPlans("bci", user)
     .filter((plan) => accountOn(plan, SUITE_DAY) !== undefined)
-    .map((plan) => ({ id: plan.id, movements: movements(plan, parseIsoDay(`${PERIODO}-01`), parseIsoDay(`${PERIODO}-31`), SUITE_DAY).length }))
+    .map((plan) => ({
+      id: plan.id,
+      movements: movements(plan, parseIsoDay(`${PERIODO}-01`), parseIsoDay(`${PERIODO}-31`), SUITE_DAY).length
+    }))
 
 layer(Live, { excludeTestServices: true })("sync failure modes (bank simulator, BCI)", (it) => {
   const terminal = [["invalida", "credenciales_invalidas"], ["mfa", "mfa_requerido"], ["mfa_timeout", "mfa_timeout"]] as const
@@ -55,7 +58,11 @@ layer(Live, { excludeTestServices: true })("sync failure modes (bank simulator, 
           { state: result.job?.state, attempts: result.job?.attempts, reason: result.job?.error?.reason },
           { state: "error", attempts: 1, reason }
         )
-        assert.deepStrictEqual({ state: result.stored.state, reason: result.stored.reason, coverage: result.stored.coverage }, { state: "error", reason, coverage: [] })
+        assert.deepStrictEqual({ state: result.stored.state, reason: result.stored.reason, coverage: result.stored.coverage }, {
+          state: "error",
+          reason,
+          coverage: []
+        })
         assert.deepStrictEqual(result.sessions.map((e) => [e.kind, e.reason]), [["rejected", reason]])
         assert.deepStrictEqual([result.accounts, result.movements, result.coverage, result.history], [0, 0, 0, 0])
       }))
@@ -80,7 +87,11 @@ layer(Live, { excludeTestServices: true })("sync failure modes (bank simulator, 
     Effect.gen(function* () {
       const user = rut(77100002)
       const result = yield* syncWith(user, "expira")
-      assert.deepStrictEqual({ state: result.job?.state, attempts: result.job?.attempts, error: result.job?.error }, { state: "sincronizada", attempts: 1, error: null })
+      assert.deepStrictEqual({ state: result.job?.state, attempts: result.job?.attempts, error: result.job?.error }, {
+        state: "sincronizada",
+        attempts: 1,
+        error: null
+      })
       assert.deepStrictEqual({ state: result.stored.state, reason: result.stored.reason }, { state: "sincronizada", reason: null })
       assert.deepStrictEqual(result.sessions.map((e) => e.kind), ["start", "end", "start", "end"])
       assert.deepStrictEqual(overlappingSessions(result.sessions), [])

@@ -38,12 +38,16 @@ layer(Live, { excludeTestServices: true })("many callers at once", (it) => {
 
 layer(Live, { excludeTestServices: true })("as many callers as pooled connections", (it) => {
   // A caller commits its job with its audit row and waits after the commit, holding no connection.
-  it.effect("40 concurrent sincronizar calls (twice the pool) all answer, none hangs on the pool, and every job runs", () =>
-    Effect.gen(function* () {
-      const { answers, connections } = yield* callers(40, 76951001, 2)
-      assert.strictEqual(answers.length, 40)
-      for (const connection of connections) yield* waitForJobs(connection.id, allFinished)
-    }), { timeout: 30_000 })
+  it.effect(
+    "40 concurrent sincronizar calls (twice the pool) all answer, none hangs on the pool, and every job runs",
+    () =>
+      Effect.gen(function* () {
+        const { answers, connections } = yield* callers(40, 76951001, 2)
+        assert.strictEqual(answers.length, 40)
+        for (const connection of connections) yield* waitForJobs(connection.id, allFinished)
+      }),
+    { timeout: 30_000 }
+  )
 })
 
 layer(Live.pipe(Layer.provideMerge(RecordLogs)), { excludeTestServices: true })("the sync worker", (it) => {
@@ -53,13 +57,20 @@ layer(Live.pipe(Layer.provideMerge(RecordLogs)), { excludeTestServices: true })(
       const connection = yield* siiConnection(principal, rut(76960001))
       const sql = yield* SqlClient.SqlClient
       const logs = yield* RecordedLogs
-      const workerFailures = Effect.map(logs.lines, (lines) => lines.filter((l) => l.includes(`message="sync worker"`) && l.includes("sync_jobs")).length)
+      const workerFailures = Effect.map(logs.lines, (lines) =>
+        lines.filter((l) => l.includes(`message="sync worker"`) && l.includes("sync_jobs")).length)
       const before = yield* workerFailures
       // Every claim fails while the table is away, as it would while PostgreSQL restarts.
       yield* sql`ALTER TABLE sync_jobs RENAME TO sync_jobs_away`
-      yield* waitUntil(workerFailures, (n) => n > before, { what: "the worker failing to claim while the table is away" })
+      yield* waitUntil(workerFailures, (n) =>
+        n > before, { what: "the worker failing to claim while the table is away" })
       yield* sql`ALTER TABLE sync_jobs_away RENAME TO sync_jobs`
-      const response = yield* execute(principal, "sii.conexion.sincronizar", { periodo: "2026-10", perspectiva: "ventas", esperar: 10 }, connection.id)
+      const response = yield* execute(
+        principal,
+        "sii.conexion.sincronizar",
+        { periodo: "2026-10", perspectiva: "ventas", esperar: 10 },
+        connection.id
+      )
       assert.strictEqual((yield* decodeSync(response.data)).estado, "sincronizada")
     }), { timeout: 30_000 })
 })

@@ -42,15 +42,30 @@ layer(Live, { excludeTestServices: true })("credentials at rest and in flight", 
       const { principal } = yield* issuePrincipal("paid")
       const connection = yield* siiConnection(principal, USER, CLAVE)
       const synced = yield* execute(principal, "sii.conexion.sincronizar", { periodo: "2026-10", esperar: 20 }, connection.id)
-      const consulted = yield* execute(principal, "sii.rcv.consultar", { periodo: "2026-10", perspectiva: "ventas", limit: 3 }, connection.id)
+      const consulted = yield* execute(
+        principal,
+        "sii.rcv.consultar",
+        { periodo: "2026-10", perspectiva: "ventas", limit: 3 },
+        connection.id
+      )
       assert.strictEqual((synced.data as { estado: string }).estado, "sincronizada", "the sync logged in with the stored clave")
       const banco = yield* bancoConnection(principal, rut(76800003), CLAVE)
       const bancoSynced = yield* execute(principal, "banco.conexion.sincronizar", { periodo: "2026-10", esperar: 20 }, banco.id)
       const bancoConsulted = yield* execute(principal, "banco.cuentas.consultar", {}, banco.id)
       assert.strictEqual((bancoSynced.data as { estado: string }).estado, "sincronizada")
-      const views = [connection, banco, yield* (yield* Connections).get(principal, connection.id), yield* (yield* Connections).list(principal)]
+      const views = [
+        connection,
+        banco,
+        yield* (yield* Connections).get(principal, connection.id),
+        yield* (yield* Connections).list(principal)
+      ]
       const jobs = [...(yield* jobsOf(connection.id)), ...(yield* jobsOf(banco.id))]
-      for (const [what, value] of [["tool responses", [synced, consulted, bancoSynced, bancoConsulted]], ["connection views", views], ["jobs", jobs]] as const) {
+      for (
+        const [what, value] of [["tool responses", [synced, consulted, bancoSynced, bancoConsulted]], ["connection views", views], [
+          "jobs",
+          jobs
+        ]] as const
+      ) {
         assert.notInclude(JSON.stringify(value), CLAVE, what)
       }
 
@@ -73,8 +88,12 @@ layer(Live, { excludeTestServices: true })("credentials at rest and in flight", 
       const wrongKey = yield* Effect.exit(Effect.flatMap(Vault, (v) => v.open(sealed)).pipe(Effect.provide(vaultWith(randomBytes(32)))))
       assert.isTrue(Exit.isFailure(wrongKey), "another key does not open it")
       const [version, iv, tag, body] = sealed.split(":")
-      const flipped = `${version}:${iv}:${tag}:${Buffer.from(Buffer.from(body ?? "", "base64").map((b, i) => (i === 0 ? b ^ 1 : b))).toString("base64")}`
-      const tampered = yield* Effect.exit(Effect.flatMap(Vault, (v) => v.open(flipped)).pipe(Effect.provide(vaultWith(Buffer.from(SECRET_KEY, "base64")))))
+      const flipped = `${version}:${iv}:${tag}:${
+        Buffer.from(Buffer.from(body ?? "", "base64").map((b, i) => (i === 0 ? b ^ 1 : b))).toString("base64")
+      }`
+      const tampered = yield* Effect.exit(
+        Effect.flatMap(Vault, (v) => v.open(flipped)).pipe(Effect.provide(vaultWith(Buffer.from(SECRET_KEY, "base64"))))
+      )
       assert.isTrue(Exit.isFailure(tampered), "a tampered ciphertext does not open")
     }))
 

@@ -23,7 +23,12 @@ const syncWith = (rutText: Rut, clave: string) =>
   Effect.gen(function* () {
     const { principal } = yield* issuePrincipal("paid")
     const connection = yield* siiConnection(principal, rutText, clave)
-    const response = yield* execute(principal, "sii.conexion.sincronizar", { periodo: PERIODO, perspectiva: "compras", esperar: 20 }, connection.id)
+    const response = yield* execute(
+      principal,
+      "sii.conexion.sincronizar",
+      { periodo: PERIODO, perspectiva: "compras", esperar: 20 },
+      connection.id
+    )
     const output = yield* decodeSync(response.data)
     const stored = yield* (yield* Connections).get(principal, connection.id)
     const sessions = (yield* (yield* SiiSimulator).sessions).filter((e) => e.rut === rutText)
@@ -86,7 +91,10 @@ layer(Live, { excludeTestServices: true })("sync failure modes (SII simulator)",
       assert.deepStrictEqual(result.sessions.map((e) => e.kind), ["start", "end", "start", "end"], "expired, logged in again, logged out")
       assert.deepStrictEqual(overlappingSessions(result.sessions), [])
       assert.strictEqual(result.documents, expectedDocuments(user).length)
-      assert.deepStrictEqual(result.stored.coverage.map((c) => [c.scope, c.completo]), [[{ periodo: PERIODO, perspectiva: "compras" }, true]])
+      assert.deepStrictEqual(result.stored.coverage.map((c) => [c.scope, c.completo]), [[
+        { periodo: PERIODO, perspectiva: "compras" },
+        true
+      ]])
     }))
 
   it.effect("parcial: job parcial, coverage completo false, the other types persisted and the failing one absent", () =>
@@ -104,7 +112,9 @@ layer(Live, { excludeTestServices: true })("sync failure modes (SII simulator)",
       assert.deepStrictEqual(result.stored.coverage.map((c) => c.completo), [false])
       assert.strictEqual(result.stored.state, "sincronizada")
       const sql = yield* SqlClient.SqlClient
-      const types = yield* sql<{ tipoDte: number }>`SELECT DISTINCT tipo_dte FROM rcv_documents WHERE connection_id = ${result.stored.id} ORDER BY 1`
+      const types = yield* sql<
+        { tipoDte: number }
+      >`SELECT DISTINCT tipo_dte FROM rcv_documents WHERE connection_id = ${result.stored.id} ORDER BY 1`
       assert.deepStrictEqual(types.map((t) => t.tipoDte), [...new Set(kept.map((d) => d.tipoDte))].sort((a, b) => a - b))
     }))
 
@@ -116,13 +126,22 @@ layer(Live, { excludeTestServices: true })("sync failure modes (SII simulator)",
       yield* sql`ALTER TABLE sync_coverage ADD CONSTRAINT refuse_this_scope CHECK (scope_key <> 'periodo=2026-09&perspectiva=ventas')`
       const { principal } = yield* issuePrincipal("paid")
       const connection = yield* siiConnection(principal, user)
-      const response = yield* execute(principal, "sii.conexion.sincronizar", { periodo: "2026-09", perspectiva: "ventas", esperar: 20 }, connection.id)
+      const response = yield* execute(
+        principal,
+        "sii.conexion.sincronizar",
+        { periodo: "2026-09", perspectiva: "ventas", esperar: 20 },
+        connection.id
+      )
       yield* sql`ALTER TABLE sync_coverage DROP CONSTRAINT refuse_this_scope`
       const output = yield* decodeSync(response.data)
       assert.deepStrictEqual(output.trabajos.map((j) => [j.state, j.error?.reason]), [["error", "error_interno"]])
       assert.strictEqual(output.conexion.estado, "error")
       assert.deepStrictEqual(
-        [yield* countRows("rcv_documents", connection.id), yield* countRows("sync_coverage", connection.id), yield* countRows("cache_history", connection.id)],
+        [
+          yield* countRows("rcv_documents", connection.id),
+          yield* countRows("sync_coverage", connection.id),
+          yield* countRows("cache_history", connection.id)
+        ],
         [0, 0, 0]
       )
     }))

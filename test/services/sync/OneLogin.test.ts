@@ -13,7 +13,8 @@ import { issuePrincipal } from "../../support/TestLayers.ts"
 const Live = simulatedServices().pipe(Layer.provideMerge(TestDatabase))
 const decodeSync = Schema.decodeUnknown(SyncOutput)
 
-const siiSessions = (user: string) => Effect.map(Effect.flatMap(SiiSimulator, (s) => s.sessions), (events) => events.filter((e) => e.rut === user).map((e) => e.kind))
+const siiSessions = (user: string) =>
+  Effect.map(Effect.flatMap(SiiSimulator, (s) => s.sessions), (events) => events.filter((e) => e.rut === user).map((e) => e.kind))
 
 layer(Live, { excludeTestServices: true })("one upstream session per connection", (it) => {
   it.effect("a sync of both SII perspectives logs in once and reads both under that session", () =>
@@ -25,7 +26,11 @@ layer(Live, { excludeTestServices: true })("one upstream session per connection"
       const response = yield* execute(principal, "sii.conexion.sincronizar", { periodo, esperar: 20 }, connection.id)
       const output = yield* decodeSync(response.data)
       assert.strictEqual(output.estado, "sincronizada")
-      assert.deepStrictEqual(output.trabajos.map((j) => [j.scope["perspectiva"], j.state, j.attempts]), [["ventas", "sincronizada", 1], ["compras", "sincronizada", 1]])
+      assert.deepStrictEqual(output.trabajos.map((j) => [j.scope["perspectiva"], j.state, j.attempts]), [["ventas", "sincronizada", 1], [
+        "compras",
+        "sincronizada",
+        1
+      ]])
       assert.deepStrictEqual(yield* siiSessions(user), ["start", "end"], "one login, one logout")
       const stored = yield* (yield* Connections).get(principal, connection.id)
       assert.deepStrictEqual(stored.coverage.map((c) => c.scope["perspectiva"]), ["compras", "ventas"])

@@ -19,7 +19,9 @@ layer(Live, { excludeTestServices: true })("a parcial job says which part failed
       const { principal } = yield* issuePrincipal("paid")
       const connection = yield* siiConnection(principal, user, "parcial")
       const periodo = yield* monthsAgo(1)
-      const output = yield* decodeSync((yield* execute(principal, "sii.conexion.sincronizar", { periodo, perspectiva: "compras", esperar: 20 }, connection.id)).data)
+      const output = yield* decodeSync(
+        (yield* execute(principal, "sii.conexion.sincronizar", { periodo, perspectiva: "compras", esperar: 20 }, connection.id)).data
+      )
       const tipos = rcvResumen(user, periodo, "compras", yield* todayInChile).tipos.filter((t) => !t.soloTotal)
       const failing = Math.max(...tipos.map((t) => t.tipoDte))
       const [job] = output.trabajos
@@ -36,7 +38,9 @@ layer(Live, { excludeTestServices: true })("a parcial job says which part failed
       const user = rut(77630001)
       const { principal } = yield* issuePrincipal("paid")
       const connection = yield* bancoConnection(principal, user, "parcial")
-      const output = yield* decodeSync((yield* execute(principal, "banco.conexion.sincronizar", { periodo: yield* monthsAgo(1), esperar: 20 }, connection.id)).data)
+      const output = yield* decodeSync(
+        (yield* execute(principal, "banco.conexion.sincronizar", { periodo: yield* monthsAgo(1), esperar: 20 }, connection.id)).data
+      )
       const today = yield* todayInChile
       const last = accountPlans("bci", user).filter((plan) => accountOn(plan, today) !== undefined).at(-1)
       const [job] = output.trabajos

@@ -6,8 +6,8 @@ import { Effect, Fiber, Layer, Redacted, Ref, Schedule, Stream } from "effect"
 import { databaseFromUrl } from "../../../layers/Database.ts"
 import { chileDayOf } from "../../../services/upstream/CivilDate.ts"
 import { rcvDocuments } from "../../../services/upstream/RcvGenerator.ts"
-import { allFinished, execute, rut, SECRET_KEY, siiConnection, simulatedServices, waitForJobs } from "../../support/Connected.ts"
 import { breinCommand } from "../../support/Bin.ts"
+import { allFinished, execute, rut, SECRET_KEY, siiConnection, simulatedServices, waitForJobs } from "../../support/Connected.ts"
 import { freshDatabase } from "../../support/TestDatabase.ts"
 import { issuePrincipal } from "../../support/TestLayers.ts"
 
@@ -37,13 +37,18 @@ const serve = (url: Redacted.Redacted<string>, settings: Readonly<Record<string,
     )
     const logs = yield* Ref.make("")
     yield* Effect.forkScoped(Stream.runDrain(child.stdout))
-    const reading = yield* Effect.forkScoped(Stream.runForEach(Stream.decodeText(child.stderr), (text) => Ref.update(logs, (all) => all + text)))
+    const reading = yield* Effect.forkScoped(
+      Stream.runForEach(Stream.decodeText(child.stderr), (text) => Ref.update(logs, (all) => all + text))
+    )
     return {
       child,
       /** Everything it logged, once it has exited. */
       allLogs: Effect.zipRight(Fiber.join(reading), Ref.get(logs)),
       /** Waits until it has logged `text` (the logs arrive through a pipe, a little after the fact). */
-      logged: (text: string) => Effect.repeat(Ref.get(logs), { until: (all) => all.includes(text), schedule: Schedule.spaced("20 millis") }).pipe(Effect.timeout("10 seconds"))
+      logged: (text: string) =>
+        Effect.repeat(Ref.get(logs), { until: (all) => all.includes(text), schedule: Schedule.spaced("20 millis") }).pipe(
+          Effect.timeout("10 seconds")
+        )
     }
   })
 
@@ -56,43 +61,49 @@ const jobRows = (connectionId: string) =>
       FROM sync_jobs j WHERE j.connection_id = ${connectionId}`)
 
 describe("brein serve killed with SIGKILL mid-sync", () => {
-  it.scopedLive("leaves no partial scope; the next process retries the job (attempts = 2) with exactly the right rows", () =>
-    Effect.gen(function* () {
-      const url = yield* freshDatabase
-      // This process only records the job: its worker is off, the children run it.
-      const here = yield* Layer.build(simulatedServices({ BREIN_SYNC_WORKER: "false" }).pipe(Layer.provideMerge(databaseFromUrl(url))))
-      yield* Effect.gen(function* () {
-        const user = rut(76300001)
-        const { principal } = yield* issuePrincipal("paid")
-        const connection = yield* siiConnection(principal, user, CLAVE)
-        yield* execute(principal, "sii.conexion.sincronizar", { periodo: PERIODO, perspectiva: "compras", esperar: 0 }, connection.id)
+  it.scopedLive(
+    "leaves no partial scope; the next process retries the job (attempts = 2) with exactly the right rows",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* freshDatabase
+        // This process only records the job: its worker is off, the children run it.
+        const here = yield* Layer.build(simulatedServices({ BREIN_SYNC_WORKER: "false" }).pipe(Layer.provideMerge(databaseFromUrl(url))))
+        yield* Effect.gen(function* () {
+          const user = rut(76300001)
+          const { principal } = yield* issuePrincipal("paid")
+          const connection = yield* siiConnection(principal, user, CLAVE)
+          yield* execute(principal, "sii.conexion.sincronizar", { periodo: PERIODO, perspectiva: "compras", esperar: 0 }, connection.id)
 
-        const firstLogs = yield* Effect.scoped(Effect.gen(function* () {
-          const { allLogs, child } = yield* serve(url, { UPSTREAM_TIME_SCALE: "0.05" })
-          yield* waitForJobs(connection.id, (jobs) => jobs[0]?.state === "sincronizando" && jobs[0].progress.done >= 1, "40 seconds")
-          yield* child.kill("SIGKILL")
-          return yield* allLogs
-        }))
-        assert.deepStrictEqual(yield* jobRows(connection.id), [{ state: "sincronizando", attempts: 1, documents: 0, coverage: 0 }])
+          const firstLogs = yield* Effect.scoped(Effect.gen(function* () {
+            const { allLogs, child } = yield* serve(url, { UPSTREAM_TIME_SCALE: "0.05" })
+            yield* waitForJobs(connection.id, (jobs) => jobs[0]?.state === "sincronizando" && jobs[0].progress.done >= 1, "40 seconds")
+            yield* child.kill("SIGKILL")
+            return yield* allLogs
+          }))
+          assert.deepStrictEqual(yield* jobRows(connection.id), [{ state: "sincronizando", attempts: 1, documents: 0, coverage: 0 }])
 
-        // The children read the machine's clock: the day their simulator saw lies between these two.
-        const firstDay = chileDayOf(Date.now())
-        const secondLogs = yield* Effect.scoped(Effect.gen(function* () {
-          const { logged } = yield* serve(url, { UPSTREAM_TIME_SCALE: "0" })
-          yield* waitForJobs(connection.id, allFinished, "40 seconds")
-          return yield* logged("upstream session end")
-        }))
-        const days = [...new Set([firstDay, chileDayOf(Date.now())])]
-        const [row] = yield* jobRows(connection.id)
-        const expected = row?.documents ?? -1
-        assert.include(days.map((day) => rcvDocuments(user, PERIODO, "compras", day).length), expected)
-        assert.deepStrictEqual(yield* jobRows(connection.id), [{ state: "sincronizada", attempts: 2, documents: expected, coverage: 1 }])
-        const sql = yield* SqlClient.SqlClient
-        const [distinct] = yield* sql<{ n: number }>`SELECT count(DISTINCT natural_key)::int AS n FROM rcv_documents WHERE connection_id = ${connection.id}`
-        assert.strictEqual(distinct?.n, expected)
-        assert.include(firstLogs, "upstream session start", "the killed process was inside an SII session")
-        assert.notInclude(firstLogs, "upstream session end", "and died there, without logging out")
-        assert.notInclude(firstLogs + secondLogs, CLAVE, "the clave never reaches the logs")
-      }).pipe(Effect.provide(here))
-    }).pipe(Effect.provide(NodeContext.layer)), 120_000)
+          // The children read the machine's clock: the day their simulator saw lies between these two.
+          const firstDay = chileDayOf(Date.now())
+          const secondLogs = yield* Effect.scoped(Effect.gen(function* () {
+            const { logged } = yield* serve(url, { UPSTREAM_TIME_SCALE: "0" })
+            yield* waitForJobs(connection.id, allFinished, "40 seconds")
+            return yield* logged("upstream session end")
+          }))
+          const days = [...new Set([firstDay, chileDayOf(Date.now())])]
+          const [row] = yield* jobRows(connection.id)
+          const expected = row?.documents ?? -1
+          assert.include(days.map((day) => rcvDocuments(user, PERIODO, "compras", day).length), expected)
+          assert.deepStrictEqual(yield* jobRows(connection.id), [{ state: "sincronizada", attempts: 2, documents: expected, coverage: 1 }])
+          const sql = yield* SqlClient.SqlClient
+          const [distinct] = yield* sql<
+            { n: number }
+          >`SELECT count(DISTINCT natural_key)::int AS n FROM rcv_documents WHERE connection_id = ${connection.id}`
+          assert.strictEqual(distinct?.n, expected)
+          assert.include(firstLogs, "upstream session start", "the killed process was inside an SII session")
+          assert.notInclude(firstLogs, "upstream session end", "and died there, without logging out")
+          assert.notInclude(firstLogs + secondLogs, CLAVE, "the clave never reaches the logs")
+        }).pipe(Effect.provide(here))
+      }).pipe(Effect.provide(NodeContext.layer)),
+    120_000
+  )
 })

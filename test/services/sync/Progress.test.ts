@@ -1,7 +1,7 @@
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Context, Deferred, Effect, FiberId, Layer, Ref, Schema } from "effect"
-import type { ProgressUpdate } from "../../../schema/Principal.ts"
 import { SyncOutput } from "../../../schema/connectors/Sync.ts"
+import type { ProgressUpdate } from "../../../schema/Principal.ts"
 import { Executor } from "../../../services/pipeline/Executor.ts"
 import { overallState } from "../../../services/sync/Sincronizar.ts"
 import type { JobRow } from "../../../services/sync/SyncJobs.ts"
@@ -15,10 +15,16 @@ import { callContext, issuePrincipal } from "../../support/TestLayers.ts"
 /** Every SII login waits here until the test opens it: the sync stands still at its first step. */
 const loginGate = Deferred.unsafeMake<void>(FiberId.none)
 const GatedSii = Layer.effectContext(
-  Effect.map(makeSiiSimulator({ timeScale: 0 }), ({ control, upstream }) =>
-    Context.make(SiiUpstream, SiiUpstream.of({ login: (credentials) => Effect.zipRight(Deferred.await(loginGate), upstream.login(credentials)) })).pipe(
-      Context.add(SiiSimulator, control)
-    ))
+  Effect.map(
+    makeSiiSimulator({ timeScale: 0 }),
+    ({ control, upstream }) =>
+      Context.make(
+        SiiUpstream,
+        SiiUpstream.of({ login: (credentials) => Effect.zipRight(Deferred.await(loginGate), upstream.login(credentials)) })
+      ).pipe(
+        Context.add(SiiSimulator, control)
+      )
+  )
 )
 const Live = servicesWithUpstreams(simulators(GatedSii)).pipe(Layer.provideMerge(TestDatabase))
 const decodeSync = Schema.decodeUnknown(SyncOutput)
@@ -35,9 +41,15 @@ layer(Live, { excludeTestServices: true })("a sync as the caller sees it", (it) 
       assert.strictEqual(queued.estado, "en_cola")
       assert.deepStrictEqual(progressOf(queued), [["en_cola", { done: 0, total: 4 }], ["en_cola", { done: 0, total: 4 }]])
 
-      yield* waitForJobs(connection.id, (jobs) => jobs.length === 2 && jobs.every((j) => j.state === "sincronizando" && j.progress.step === "login"))
+      yield* waitForJobs(
+        connection.id,
+        (jobs) => jobs.length === 2 && jobs.every((j) => j.state === "sincronizando" && j.progress.step === "login")
+      )
       const updates = yield* Ref.make<ReadonlyArray<ProgressUpdate>>([])
-      const context = { ...callContext(principal, { connectionId: connection.id }), onProgress: (u: ProgressUpdate) => Ref.update(updates, (all) => [...all, u]) }
+      const context = {
+        ...callContext(principal, { connectionId: connection.id }),
+        onProgress: (u: ProgressUpdate) => Ref.update(updates, (all) => [...all, u])
+      }
       const waited = yield* (yield* Executor).call("sii.conexion.sincronizar", { ...input, esperar: 1 }, context)
       const atLogin = yield* decodeSync(waited.data)
       assert.strictEqual(atLogin.estado, "sincronizando")

@@ -58,13 +58,16 @@ const waitForSettled = (connectionId: string) =>
       Effect.flatMap((rows) => Schema.decodeUnknown(Schema.Tuple(Schema.Struct({ snapshot: Settled })))(rows)),
       Effect.map(([row]) => row.snapshot),
       Effect.orDie,
-      (read) => waitUntil(read, (s) => s.jobs.every(([state]) => ["sincronizada", "parcial", "error"].includes(state)), { what: "every job final" })
+      (read) =>
+        waitUntil(read, (s) => s.jobs.every(([state]) => ["sincronizada", "parcial", "error"].includes(state)), { what: "every job final" })
     ))
 
 const snapshot = (connectionId: string) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const jobs = yield* sql<{ state: string; attempts: number }>`SELECT state, attempts FROM sync_jobs WHERE connection_id = ${connectionId}`
+    const jobs = yield* sql<
+      { state: string; attempts: number }
+    >`SELECT state, attempts FROM sync_jobs WHERE connection_id = ${connectionId}`
     return {
       jobs,
       documents: yield* countRows("rcv_documents", connectionId),
@@ -97,26 +100,32 @@ describe("a process that dies mid-sync", () => {
       }).pipe(Effect.provide(restarted))
     }), 60_000)
 
-  it.scopedLive("when its attempts are exhausted, the fresh process fails the job instead of running it again", () =>
-    Effect.gen(function* () {
-      const { connectionId, left, url } = yield* interruptedSync(1, rut(76200002))
-      assert.deepStrictEqual(left, { jobs: [{ state: "sincronizando", attempts: 1 }], documents: 0, coverage: 0, history: 0 })
+  it.scopedLive(
+    "when its attempts are exhausted, the fresh process fails the job instead of running it again",
+    () =>
+      Effect.gen(function* () {
+        const { connectionId, left, url } = yield* interruptedSync(1, rut(76200002))
+        assert.deepStrictEqual(left, { jobs: [{ state: "sincronizando", attempts: 1 }], documents: 0, coverage: 0, history: 0 })
 
-      const restarted = yield* Layer.build(processOn(url, {}, 0))
-      yield* Effect.gen(function* () {
-        const settled = yield* waitForSettled(connectionId)
-        assert.deepStrictEqual(settled, { jobs: [["error", 2, "intentos_agotados"]], connection: "error" })
-        assert.deepStrictEqual(yield* snapshot(connectionId), {
-          jobs: [{ state: "error", attempts: 2 }],
-          documents: 0,
-          coverage: 0,
-          history: 0
-        })
-        const sql = yield* SqlClient.SqlClient
-        const [connection] = yield* sql<{ state: string; stateReason: string | null }>`SELECT state, state_reason FROM connections WHERE id = ${connectionId}`
-        assert.deepStrictEqual(connection, { state: "error", stateReason: "intentos_agotados" })
-      }).pipe(Effect.provide(restarted))
-    }), 60_000)
+        const restarted = yield* Layer.build(processOn(url, {}, 0))
+        yield* Effect.gen(function* () {
+          const settled = yield* waitForSettled(connectionId)
+          assert.deepStrictEqual(settled, { jobs: [["error", 2, "intentos_agotados"]], connection: "error" })
+          assert.deepStrictEqual(yield* snapshot(connectionId), {
+            jobs: [{ state: "error", attempts: 2 }],
+            documents: 0,
+            coverage: 0,
+            history: 0
+          })
+          const sql = yield* SqlClient.SqlClient
+          const [connection] = yield* sql<
+            { state: string; stateReason: string | null }
+          >`SELECT state, state_reason FROM connections WHERE id = ${connectionId}`
+          assert.deepStrictEqual(connection, { state: "error", stateReason: "intentos_agotados" })
+        }).pipe(Effect.provide(restarted))
+      }),
+    60_000
+  )
 })
 
 describe("a connection deleted mid-sync", () => {
@@ -141,7 +150,12 @@ describe("a connection deleted mid-sync", () => {
           assert.strictEqual(row?.n, 0, table)
         }
         const again = yield* siiConnection(principal, user)
-        const response = yield* execute(principal, "sii.conexion.sincronizar", { periodo: PERIODO, perspectiva: "compras", esperar: 20 }, again.id)
+        const response = yield* execute(
+          principal,
+          "sii.conexion.sincronizar",
+          { periodo: PERIODO, perspectiva: "compras", esperar: 20 },
+          again.id
+        )
         assert.strictEqual((response.data as { estado: string }).estado, "sincronizada")
       }).pipe(Effect.provide(yield* Layer.build(processOn(url, {}, 0.05))))
     }), 60_000)

@@ -28,7 +28,12 @@ const page = (...changes: ReadonlyArray<Record<string, unknown>>) => changes.map
 describe("rowCheck", () => {
   it("passes rows the schema decodes to themselves, optional fields present or absent", () => {
     const rows = page({}, { tipoDocRef: 33, folioRef: 100 }, {
-      historial: [{ version: 1, vigenteDesde: "2026-07-01T00:00:00.000Z", vigenteHasta: "2026-07-02T00:00:00.000Z", valores: { monto_neto: 900 } }]
+      historial: [{
+        version: 1,
+        vigenteDesde: "2026-07-01T00:00:00.000Z",
+        vigenteHasta: "2026-07-02T00:00:00.000Z",
+        valores: { monto_neto: 900 }
+      }]
     })
     assert.isTrue(check(rows))
     assert.deepStrictEqual<unknown>(encode(decode(rows)), rows)

@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
-import type { UpstreamSessionEvent } from "../../../schema/upstream/Session.ts"
 import { databaseFromUrl } from "../../../layers/Database.ts"
-import { overlappingSessions } from "../../../services/upstream/SessionLog.ts"
+import type { UpstreamSessionEvent } from "../../../schema/upstream/Session.ts"
 import { BancoSimulator } from "../../../services/upstream/BancoSimulator.ts"
+import { overlappingSessions } from "../../../services/upstream/SessionLog.ts"
 import { SiiSimulator } from "../../../services/upstream/SiiSimulator.ts"
 import { allFinished, bancoConnection, execute, rut, siiConnection, simulatedServices, waitForJobs } from "../../support/Connected.ts"
 import { freshDatabase } from "../../support/TestDatabase.ts"
@@ -17,7 +17,8 @@ describe("two processes syncing the same upstream user", () => {
       const url = yield* freshDatabase
       // Two service graphs = two processes: own pool, own worker, own simulator (its own session log).
       // Slow enough (login ≈ 200 ms) that an overlap would show in millisecond timestamps.
-      const process = () => Layer.build(simulatedServices({ BREIN_SYNC_CONCURRENCY: "4" }, 0.01).pipe(Layer.provideMerge(databaseFromUrl(url))))
+      const process = () =>
+        Layer.build(simulatedServices({ BREIN_SYNC_CONCURRENCY: "4" }, 0.01).pipe(Layer.provideMerge(databaseFromUrl(url))))
       const a = yield* process()
       const b = yield* process()
       const user = rut(76400001)
@@ -39,7 +40,8 @@ describe("two processes syncing the same upstream user", () => {
         }
         return yield* Effect.forEach(owned, ({ connection }) => waitForJobs(connection.id, allFinished, "60 seconds"))
       }).pipe(Effect.provide(a))
-      const starts = (log: ReadonlyArray<UpstreamSessionEvent>, who: string) => log.filter((e) => e.kind === "start" && e.rut === who).length
+      const starts = (log: ReadonlyArray<UpstreamSessionEvent>, who: string) =>
+        log.filter((e) => e.kind === "start" && e.rut === who).length
       // Which process claims a connection's due jobs is up to the race between their workers: sync again
       // (a bounded number of rounds) until both have run a session of the shared user, so the check is never vacuous.
       const bothRan = Effect.map(
@@ -61,7 +63,11 @@ describe("two processes syncing the same upstream user", () => {
       const logB = yield* Context.get(b, SiiSimulator).sessions
       const merged = [...logA, ...logB].sort((x, y) => x.at - y.at)
       assert.deepStrictEqual(overlappingSessions(merged), [])
-      assert.isAtMost(starts(merged, user), PERIODOS.length * 2 * rounds, "at most one session per job of the shared user (due jobs of a connection share one)")
+      assert.isAtMost(
+        starts(merged, user),
+        PERIODOS.length * 2 * rounds,
+        "at most one session per job of the shared user (due jobs of a connection share one)"
+      )
       assert.isAbove(starts(logA, user), 0, "process A ran some of them")
       assert.isAbove(starts(logB, user), 0, "process B ran some of them")
     }), 90_000)
@@ -70,7 +76,8 @@ describe("two processes syncing the same upstream user", () => {
     Effect.gen(function* () {
       const url = yield* freshDatabase
       // Login ≈ 270 ms at this scale; each process has its own BancoSimulator (its own session slot and log).
-      const process = () => Layer.build(simulatedServices({ BREIN_SYNC_CONCURRENCY: "4" }, 0.003).pipe(Layer.provideMerge(databaseFromUrl(url))))
+      const process = () =>
+        Layer.build(simulatedServices({ BREIN_SYNC_CONCURRENCY: "4" }, 0.003).pipe(Layer.provideMerge(databaseFromUrl(url))))
       const a = yield* process()
       const b = yield* process()
       const user = rut(77300001)
@@ -110,7 +117,11 @@ describe("two processes syncing the same upstream user", () => {
       const logB = yield* Context.get(b, BancoSimulator).sessions
       const merged = [...logA, ...logB].sort((x, y) => x.at - y.at)
       assert.deepStrictEqual(overlappingSessions(merged), [])
-      assert.deepStrictEqual(merged.filter((e) => e.kind === "rejected"), [], "BCI never refused a login: nobody tried while a session was open")
+      assert.deepStrictEqual(
+        merged.filter((e) => e.kind === "rejected"),
+        [],
+        "BCI never refused a login: nobody tried while a session was open"
+      )
       assert.isAtMost(started(merged), jobsRun, "at most one session per job (due jobs of a connection share one)")
       assert.isAbove(started(logA), 0, "process A ran some of them")
       assert.isAbove(started(logB), 0, "process B ran some of them")

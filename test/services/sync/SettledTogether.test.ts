@@ -31,7 +31,10 @@ const invariant = Effect.gen(function* () {
 })
 
 const connectionState = (id: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ state: string; stateReason: string | null }>`SELECT state, state_reason FROM connections WHERE id = ${id}`)
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql<{ state: string; stateReason: string | null }>`SELECT state, state_reason FROM connections WHERE id = ${id}`
+  )
 
 layer(Live, { excludeTestServices: true })("a job's end and its connection's state commit together", (it) => {
   it.effect("on success, partial success, terminal and exhausted failures (sii and banco)", () =>

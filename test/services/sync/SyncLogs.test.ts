@@ -18,8 +18,12 @@ const capture = () => {
   return { lines, layer }
 }
 
-const processOn = (url: Parameters<typeof databaseFromUrl>[0], settings: Readonly<Record<string, string>>, timeScale: number, logs: Layer.Layer<never>) =>
-  simulatedServices(settings, timeScale).pipe(Layer.provideMerge(databaseFromUrl(url)), Layer.provide(logs))
+const processOn = (
+  url: Parameters<typeof databaseFromUrl>[0],
+  settings: Readonly<Record<string, string>>,
+  timeScale: number,
+  logs: Layer.Layer<never>
+) => simulatedServices(settings, timeScale).pipe(Layer.provideMerge(databaseFromUrl(url)), Layer.provide(logs))
 
 /** The one line with this message about this job, or a failure that shows what was logged. */
 const lineFor = (lines: ReadonlyArray<string>, message: string, jobId: string) => {
@@ -45,7 +49,9 @@ describe("INFO logs of a sync", () => {
         const [reloggedJob] = yield* waitForJobs(relogged.id, allFinished)
 
         const retry = lineFor(logs.lines, "sync job will be retried", retriedJob?.id ?? "")
-        for (const part of ["level=INFO", `connectionId=${retried.id}`, "attempt=1", "reason=upstream_no_disponible", "retryInMs="]) assert.include(retry, part)
+        for (const part of ["level=INFO", `connectionId=${retried.id}`, "attempt=1", "reason=upstream_no_disponible", "retryInMs="]) {
+          assert.include(retry, part)
+        }
         const relogin = lineFor(logs.lines, "SII session expired: logging in again", reloggedJob?.id ?? "")
         for (const part of ["level=INFO", `connectionId=${relogged.id}`, "attempt=1"]) assert.include(relogin, part)
       }).pipe(Effect.provide(here))
@@ -60,7 +66,12 @@ describe("INFO logs of a sync", () => {
       const { connectionId, jobId } = yield* Effect.gen(function* () {
         const { principal } = yield* issuePrincipal("paid")
         const connection = yield* siiConnection(principal, rut(76650002))
-        yield* execute(principal, "sii.conexion.sincronizar", { periodo: yield* monthsAgo(1), perspectiva: "compras", esperar: 0 }, connection.id)
+        yield* execute(
+          principal,
+          "sii.conexion.sincronizar",
+          { periodo: yield* monthsAgo(1), perspectiva: "compras", esperar: 0 },
+          connection.id
+        )
         const [job] = yield* waitForJobs(connection.id, (jobs) => jobs[0]?.state === "sincronizando" && jobs[0].progress.done >= 1)
         return { connectionId: connection.id, jobId: job?.id ?? "" }
       }).pipe(Effect.provide(slow))

@@ -12,32 +12,42 @@ const processOn = (url: Parameters<typeof databaseFromUrl>[0], settings: Readonl
   simulatedServices(settings, timeScale).pipe(Layer.provideMerge(databaseFromUrl(url)))
 
 describe("a worker that stops mid-sync", () => {
-  it.scopedLive("on a shutdown's stop hands its job back at once, its attempt unspent, and the next worker runs it without waiting for the lease", () =>
-    Effect.gen(function* () {
-      const url = yield* freshDatabase
-      const stopping = yield* Scope.make()
-      // a slow login and a long lease: without the hand-back the job would wait 60 s for another worker
-      const slow = yield* Layer.buildWithScope(processOn(url, { BREIN_SYNC_LEASE_SECONDS: "60" }, 0.05), stopping)
-      const connectionId = yield* Effect.gen(function* () {
-        const { principal } = yield* issuePrincipal("paid")
-        const connection = yield* siiConnection(principal, rut(76880001))
-        yield* execute(principal, "sii.conexion.sincronizar", { periodo: yield* monthsAgo(1), perspectiva: "ventas", esperar: 0 }, connection.id)
-        yield* waitForJobs(connection.id, (jobs) => jobs[0]?.state === "sincronizando")
-        // what `brein serve` does on SIGTERM once its HTTP server has drained
-        yield* Effect.flatMap(SyncWorker, (worker) => worker.stop)
-        return connection.id
-      }).pipe(Effect.provide(slow))
-      yield* Scope.close(stopping, Exit.void)
+  it.scopedLive(
+    "on a shutdown's stop hands its job back at once, its attempt unspent, and the next worker runs it without waiting for the lease",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* freshDatabase
+        const stopping = yield* Scope.make()
+        // a slow login and a long lease: without the hand-back the job would wait 60 s for another worker
+        const slow = yield* Layer.buildWithScope(processOn(url, { BREIN_SYNC_LEASE_SECONDS: "60" }, 0.05), stopping)
+        const connectionId = yield* Effect.gen(function* () {
+          const { principal } = yield* issuePrincipal("paid")
+          const connection = yield* siiConnection(principal, rut(76880001))
+          yield* execute(
+            principal,
+            "sii.conexion.sincronizar",
+            { periodo: yield* monthsAgo(1), perspectiva: "ventas", esperar: 0 },
+            connection.id
+          )
+          yield* waitForJobs(connection.id, (jobs) => jobs[0]?.state === "sincronizando")
+          // what `brein serve` does on SIGTERM once its HTTP server has drained
+          yield* Effect.flatMap(SyncWorker, (worker) => worker.stop)
+          return connection.id
+        }).pipe(Effect.provide(slow))
+        yield* Scope.close(stopping, Exit.void)
 
-      const left = yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
-        sql<{ readonly state: string; readonly attempts: number; readonly due: boolean }>`
-          SELECT state, attempts, run_after <= now() AS due FROM sync_jobs WHERE connection_id = ${connectionId}`
-      ).pipe(Effect.provide(databaseFromUrl(url)))
-      assert.deepStrictEqual(left, [{ state: "en_cola", attempts: 0, due: true }], "a stopped worker leaves no job leased to itself")
+        const left = yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
+          sql<{ readonly state: string; readonly attempts: number; readonly due: boolean }>`
+          SELECT state, attempts, run_after <= now() AS due FROM sync_jobs WHERE connection_id = ${connectionId}`).pipe(
+            Effect.provide(databaseFromUrl(url))
+          )
+        assert.deepStrictEqual(left, [{ state: "en_cola", attempts: 0, due: true }], "a stopped worker leaves no job leased to itself")
 
-      const next = yield* Layer.build(processOn(url, {}, 0))
-      const [done] = yield* waitForJobs(connectionId, allFinished, "10 seconds").pipe(Effect.provide(next))
-      assert.strictEqual(done?.state, "sincronizada")
-      assert.strictEqual(done?.attempts, 1, "the interrupted run did not spend an attempt")
-    }), 60_000)
+        const next = yield* Layer.build(processOn(url, {}, 0))
+        const [done] = yield* waitForJobs(connectionId, allFinished, "10 seconds").pipe(Effect.provide(next))
+        assert.strictEqual(done?.state, "sincronizada")
+        assert.strictEqual(done?.attempts, 1, "the interrupted run did not spend an attempt")
+      }),
+    60_000
+  )
 })

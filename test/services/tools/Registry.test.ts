@@ -1,16 +1,16 @@
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect, Layer, Option, Schema } from "effect"
+import { ToolId } from "../../../schema/Ids.ts"
 import type { Cost, Hints, Level, Plan, Stage } from "../../../schema/tools/Definition.ts"
 import { CoreConnector, EchoConnector } from "../../../services/connectors/Core.ts"
 import { Executor } from "../../../services/pipeline/Executor.ts"
+import { policyOf } from "../../../services/tools/Policy.ts"
 import { Registry } from "../../../services/tools/Registry.ts"
 import { catalog, connector, type Source } from "../../../services/tools/Source.ts"
 import { action, connectedAction, read } from "../../../services/tools/Tool.ts"
-import { ToolId } from "../../../schema/Ids.ts"
-import { policyOf } from "../../../services/tools/Policy.ts"
 import { TestDatabase } from "../../support/TestDatabase.ts"
 import { callContext, issuePrincipal, servicesWith } from "../../support/TestLayers.ts"
-import { fixtureSources, FixtureRegistry, pure } from "../pipeline/Fixtures.ts"
+import { FixtureRegistry, fixtureSources, pure } from "../pipeline/Fixtures.ts"
 
 interface Overrides {
   readonly plan?: Plan
@@ -74,13 +74,23 @@ describe("Registry invariants", () => {
     }))
 
   it.effect("read ⇒ paid: a read tool on the free plan is rejected", () =>
-    rejects([connector({ id: "probe", label: "Probe", plan: "paid", requiresConnection: true, tools: [rd("probe.conexion.sincronizar", { plan: "free" }), consultar] })], [
+    rejects([
+      connector({
+        id: "probe",
+        label: "Probe",
+        plan: "paid",
+        requiresConnection: true,
+        tools: [rd("probe.conexion.sincronizar", { plan: "free" }), consultar]
+      })
+    ], [
       ["probe.conexion.sincronizar", "read_requires_paid"]
     ]))
 
   it.effect("read ⇒ paid: a free connector cannot declare a read-plane tool", () =>
     Effect.gen(function* () {
-      const error = yield* rejects([connector({ id: "probe", label: "Probe", plan: "free", requiresConnection: true, tools: [sync, consultar] })], [
+      const error = yield* rejects([
+        connector({ id: "probe", label: "Probe", plan: "free", requiresConnection: true, tools: [sync, consultar] })
+      ], [
         ["probe.conexion.sincronizar", "read_requires_paid"]
       ])
       assert.include(error.violations[0]?.message, `connector "probe" is free`)
@@ -90,7 +100,13 @@ describe("Registry invariants", () => {
     rejects([probe(), family(act("notes_get")), catalog({ family: "other", tools: [act("notes_get")] })], [["notes_get", "unique_id"]]))
 
   it.effect("connector tool ids look like connector.recurso.verbo, under their own connector", () =>
-    rejects([probe(conn("probe.Items.consultar", { scope: "items" }), conn("probe.consultar", { scope: "items" }), conn("sii.rcv.consultar", { scope: "rcv" }))], [
+    rejects([
+      probe(
+        conn("probe.Items.consultar", { scope: "items" }),
+        conn("probe.consultar", { scope: "items" }),
+        conn("sii.rcv.consultar", { scope: "rcv" })
+      )
+    ], [
       ["probe.Items.consultar", "id_shape"],
       ["probe.consultar", "id_shape"],
       ["sii.rcv.consultar", "id_shape"]
@@ -104,7 +120,9 @@ describe("Registry invariants", () => {
 
   it.effect("connector ids are lower-case words", () =>
     Effect.gen(function* () {
-      const error = yield* Effect.flip(Registry.make([connector({ id: "Probe", label: "Probe", plan: "free", requiresConnection: false, tools: [] })]))
+      const error = yield* Effect.flip(
+        Registry.make([connector({ id: "Probe", label: "Probe", plan: "free", requiresConnection: false, tools: [] })])
+      )
       assert.deepStrictEqual(error.violations.map((v) => [v.tool, v.rule]), [["Probe", "id_shape"]])
     }))
 
@@ -115,12 +133,22 @@ describe("Registry invariants", () => {
     rejects([probe(rd("probe.items.sincronizar"))], [["probe.items.sincronizar", "two_classes"]]))
 
   it.effect("two classes: conexion.sincronizar must be read plane", () =>
-    rejects([connector({ id: "probe", label: "Probe", plan: "paid", requiresConnection: true, tools: [conn("probe.conexion.sincronizar")] })], [
+    rejects([
+      connector({ id: "probe", label: "Probe", plan: "paid", requiresConnection: true, tools: [conn("probe.conexion.sincronizar")] })
+    ], [
       ["probe.conexion.sincronizar", "two_classes"]
     ]))
 
   it.effect("two classes: .consultar on a connector without a read plane is rejected", () =>
-    rejects([connector({ id: "indicadores", label: "Indicadores", plan: "free", requiresConnection: false, tools: [act("indicadores.valor.consultar", { plan: "free", scope: "valores" })] })], [
+    rejects([
+      connector({
+        id: "indicadores",
+        label: "Indicadores",
+        plan: "free",
+        requiresConnection: false,
+        tools: [act("indicadores.valor.consultar", { plan: "free", scope: "valores" })]
+      })
+    ], [
       ["indicadores.valor.consultar", "two_classes"]
     ]))
 
@@ -177,7 +205,9 @@ describe("call policy", () => {
   const costs: ReadonlyArray<Cost> = [{ kind: "free" }, { kind: "read" }, { kind: "credits", unit: "contact", unitPrice: 2 }]
   it("is derived from plane, readOnly and cost, for every combination", () => {
     const table = (["action", "read"] as const).flatMap((plane) =>
-      [true, false].flatMap((readOnly) => costs.map((cost) => [plane, readOnly, cost.kind, policyOf({ plane, hints: hints(readOnly), cost })]))
+      [true, false].flatMap((readOnly) =>
+        costs.map((cost) => [plane, readOnly, cost.kind, policyOf({ plane, hints: hints(readOnly), cost })])
+      )
     )
     assert.deepStrictEqual(table, [
       ["action", true, "free", "pure"],

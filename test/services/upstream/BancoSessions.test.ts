@@ -10,14 +10,14 @@ const production = BancoSimulator.layerWith({ timeScale: 1 })
 const USER = "12345678-5"
 
 const loginWith = (clave: string) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const banco = yield* BancoUpstream
     return yield* Effect.scoped(Effect.flatMap(banco.login(bancoCredentials("banco_de_chile", USER, clave)), (s) => s.cuentas()))
   })
 
 describe("BancoSimulator: one session per BCI user", () => {
   it.effect("refuses a second concurrent login for the same BCI user and never overlaps sessions", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* setClock("2026-08-06T15:00:00Z")
       const banco = yield* BancoUpstream
       const first = yield* Effect.fork(Effect.scoped(Effect.flatMap(banco.login(bancoCredentials("bci", USER)), (s) => s.cuentas())))
@@ -47,7 +47,7 @@ describe("BancoSimulator: one session per BCI user", () => {
     }).pipe(Effect.provide(production)))
 
   it.effect("concurrent logins to other banks may overlap", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* setClock("2026-08-06T15:00:00Z")
       const banco = yield* BancoUpstream
       const both = yield* Effect.fork(
@@ -62,14 +62,14 @@ describe("BancoSimulator: one session per BCI user", () => {
     }).pipe(Effect.provide(production)))
 
   it.effect("an interrupted or failed login frees the slot at once", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* setClock("2026-08-06T15:00:00Z")
       const banco = yield* BancoUpstream
       const stuck = yield* Effect.fork(Effect.scoped(banco.login(bancoCredentials("bci", USER))))
       yield* TestClock.adjust("5 seconds")
       yield* Fiber.interrupt(stuck)
       yield* Effect.scoped(
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const failing = yield* Effect.fork(Effect.flip(banco.login(bancoCredentials("bci", USER, "invalida"))))
           yield* TestClock.adjust("200 seconds")
           assert.strictEqual((yield* Fiber.join(failing))._tag, "UpstreamCredentialsInvalid")
@@ -82,12 +82,12 @@ describe("BancoSimulator: one session per BCI user", () => {
     }).pipe(Effect.provide(production)))
 
   it.effect("expira: the expired BCI session frees the slot so a re-login in the same scope continues", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* setClock("2026-08-06T15:00:00Z")
       const banco = yield* BancoUpstream
       const credentials = bancoCredentials("bci", USER, "expira")
       const movimientos = yield* Effect.scoped(
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const session = yield* banco.login(credentials)
           const [cuenta] = yield* session.cuentas()
           if (cuenta === undefined) return yield* Effect.die("every user has a checking account")
@@ -107,12 +107,20 @@ describe("BancoSimulator: one session per BCI user", () => {
 describe("BancoSimulator scripted failures", () => {
   it("documents every scenario for the README", () => {
     assert.deepStrictEqual(BANCO_SCENARIOS.map((s) => s.clave), [
-      "invalida", "mfa", "mfa_aprobada", "mfa_timeout", "en_uso", "no_disponible", "limite", "expira", "parcial"
+      "invalida",
+      "mfa",
+      "mfa_aprobada",
+      "mfa_timeout",
+      "en_uso",
+      "no_disponible",
+      "limite",
+      "expira",
+      "parcial"
     ])
   })
 
   it.effect("maps login failures to typed errors with the product's reasons", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* setClock("2026-08-06T15:00:00Z")
       const outcomes = yield* Effect.forEach(["invalida", "mfa", "en_uso", "no_disponible", "limite"], (clave) =>
         Effect.flip(loginWith(clave)))
@@ -127,7 +135,7 @@ describe("BancoSimulator scripted failures", () => {
     }).pipe(Effect.provide(instant)))
 
   it.effect("MFA: push approval succeeds after 30 s more; no approval times out after 120 s", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* setClock("2026-08-06T15:00:00Z")
       const approved = yield* Effect.fork(loginWith("mfa_aprobada"))
       const ignored = yield* Effect.fork(Effect.flip(loginWith("mfa_timeout")))
@@ -143,11 +151,11 @@ describe("BancoSimulator scripted failures", () => {
     }).pipe(Effect.provide(BancoSimulator.layerWith({ timeScale: 1, latency: { loginJitterMs: 0, accountsMs: 0 } }))))
 
   it.effect("parcial: the last account's movements fail every time, the others are served", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* setClock("2026-08-06T15:00:00Z")
       const banco = yield* BancoUpstream
       const results = yield* Effect.scoped(
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const session = yield* banco.login(bancoCredentials("itau", "11111111-1", "parcial"))
           const cuentas = yield* session.cuentas()
           const out = yield* Effect.forEach(cuentas, (c) => Effect.either(session.movimientos(c.id, "2026-07-01", "2026-07-31")))

@@ -10,10 +10,10 @@ const instant = BancoSimulator.layerWith({ timeScale: 0 })
 const USER = "12345678-5"
 
 const cartola = (desde: string, hasta: string, rutText = USER) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const banco = yield* BancoUpstream
     return yield* Effect.scoped(
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const session = yield* banco.login(bancoCredentials("bci", rutText))
         const cuentas = yield* session.cuentas()
         const movimientos = yield* Effect.forEach(cuentas, (c) => session.movimientos(c.id, desde, hasta))
@@ -24,7 +24,7 @@ const cartola = (desde: string, hasta: string, rutText = USER) =>
 
 describe("BancoSimulator data", () => {
   it.effect("is deterministic: two simulators give byte-identical cartolas", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* setClock("2026-08-06T15:00:00Z")
       const first = yield* cartola("2026-06-01", "2026-08-06").pipe(Effect.provide(instant))
       const second = yield* cartola("2026-06-01", "2026-08-06").pipe(Effect.provide(instant))
@@ -34,7 +34,7 @@ describe("BancoSimulator data", () => {
     }))
 
   it.effect("reconciles running balances with the account balance and follows bank calendars", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* setClock("2026-08-06T15:00:00Z")
       for (const rutText of [USER, "11111111-1", "77123456-9", "5126663-3"]) {
         const { cuentas, movimientos } = yield* cartola("2026-05-01", "2026-12-31", rutText)
@@ -66,7 +66,7 @@ describe("BancoSimulator data", () => {
     }).pipe(Effect.provide(instant)))
 
   it.effect("confirms pending checks once two business days pass", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       let found = false
       for (const day of ["2026-07-01", "2026-07-08", "2026-07-15", "2026-07-22", "2026-07-29", "2026-08-05"]) {
         yield* setClock(`${day}T20:00:00Z`)
@@ -84,7 +84,7 @@ describe("BancoSimulator data", () => {
 
 describe("BancoSimulator latency", () => {
   it.effect("a login takes 90 s at timeScale 1, driven by TestClock", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* setClock("2026-08-06T15:00:00Z")
       const banco = yield* BancoUpstream
       const fiber = yield* Effect.fork(Effect.scoped(Effect.asVoid(banco.login(bancoCredentials("bci", USER)))))
@@ -95,7 +95,7 @@ describe("BancoSimulator latency", () => {
     }).pipe(Effect.provide(BancoSimulator.layerWith({ timeScale: 1, latency: { loginJitterMs: 0 } }))))
 
   it.effect("jitter keeps the login within 75-105 s and scales with timeScale", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* setClock("2026-08-06T15:00:00Z")
       const banco = yield* BancoUpstream
       const fiber = yield* Effect.fork(Effect.scoped(Effect.asVoid(banco.login(bancoCredentials("santander", USER)))))

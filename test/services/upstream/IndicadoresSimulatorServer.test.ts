@@ -4,22 +4,17 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Layer } from "effect"
 import { createServer } from "node:http"
 import { IndicadoresResumen, IndicadorSerie } from "../../../schema/upstream/Indicador.ts"
-import {
-  IndicadoresServerControl,
-  IndicadoresSimulatorServer,
-  ServerFault
-} from "../../../services/upstream/IndicadoresSimulatorServer.ts"
+import { IndicadoresServerControl, IndicadoresSimulatorServer, ServerFault } from "../../../services/upstream/IndicadoresSimulatorServer.ts"
 import { setClock } from "./helpers.ts"
 
 const served = (options: Parameters<typeof IndicadoresSimulatorServer.layer>[0] = { latencyMs: 0 }) =>
   IndicadoresSimulatorServer.layer(options).pipe(Layer.provideMerge(NodeHttpServer.layerTest))
 
-const getSerie = (path: string) =>
-  Effect.flatMap(HttpClient.get(path), HttpClientResponse.schemaBodyJson(IndicadorSerie))
+const getSerie = (path: string) => Effect.flatMap(HttpClient.get(path), HttpClientResponse.schemaBodyJson(IndicadorSerie))
 
 describe("IndicadoresSimulatorServer", () => {
   it.effect("serves GET /api with every indicator", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* setClock("2026-10-02T15:00:00Z")
       const body = yield* Effect.flatMap(HttpClient.get("/api"), HttpClientResponse.schemaBodyJson(IndicadoresResumen))
       assert.deepStrictEqual([body.version, body.autor, body.fecha], ["1.7.0", "mindicador.cl", "2026-10-02T15:00:00.000Z"])
@@ -28,7 +23,7 @@ describe("IndicadoresSimulatorServer", () => {
     }).pipe(Effect.provide(served())))
 
   it.effect("serves /api/{codigo} newest first and /api/{codigo}/{DD-MM-YYYY}", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* setClock("2026-10-02T15:00:00Z")
       const dolar = yield* getSerie("/api/dolar")
       assert.strictEqual(dolar.serie.length, 30)
@@ -47,7 +42,7 @@ describe("IndicadoresSimulatorServer", () => {
     }).pipe(Effect.provide(served())))
 
   it.effect("injects 5xx for the next N requests, then recovers", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* setClock("2026-10-02T15:00:00Z")
       const control = yield* IndicadoresServerControl
       yield* control.inject(ServerFault.Status({ status: 503, times: 2 }))
@@ -57,7 +52,7 @@ describe("IndicadoresSimulatorServer", () => {
     }).pipe(Effect.provide(served())))
 
   it.live("a hanging upstream trips the client's timeout; a real port serves fetch clients", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const control = yield* IndicadoresServerControl
       const baseUrl = yield* IndicadoresSimulatorServer.baseUrl
       const client = yield* HttpClient.HttpClient

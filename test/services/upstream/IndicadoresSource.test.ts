@@ -11,7 +11,7 @@ const AS_OF = "2026-10-02T15:00:00Z"
 
 describe("IndicadoresSource simulator", () => {
   it.effect("serves the observed 2026-10-02 anchors in mindicador's shape", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* setClock(AS_OF)
       const source = yield* IndicadoresSource
       const uf = yield* source.valor("uf")
@@ -39,7 +39,7 @@ describe("IndicadoresSource simulator", () => {
     }).pipe(Effect.provide(instant)))
 
   it.effect("dólar only on business days; a Saturday has no value", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* setClock("2026-10-04T15:00:00Z")
       const source = yield* IndicadoresSource
       const latest = yield* source.valor("dolar")
@@ -48,7 +48,9 @@ describe("IndicadoresSource simulator", () => {
       assert.strictEqual(saturday._tag, "IndicadorValueNotFound")
       const serie = yield* source.serie("dolar", "2026-01-01", "2026-09-30")
       assert.isAbove(serie.serie.length, 180)
-      for (const p of serie.serie) assert.isTrue(isBusinessDay(dayFromYmd(Number(p.fecha.slice(0, 4)), Number(p.fecha.slice(5, 7)), Number(p.fecha.slice(8, 10)))))
+      for (const p of serie.serie) {
+        assert.isTrue(isBusinessDay(dayFromYmd(Number(p.fecha.slice(0, 4)), Number(p.fecha.slice(5, 7)), Number(p.fecha.slice(8, 10)))))
+      }
       const dates = serie.serie.map((p) => p.fecha)
       assert.deepStrictEqual(dates, [...dates].sort().reverse(), "newest first")
       for (const p of serie.serie) assert.isTrue(p.valor >= 900 && p.valor <= 1_020)
@@ -85,7 +87,7 @@ describe("IndicadoresSource simulator", () => {
   })
 
   it.effect("answers after 300 ms at timeScale 1", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* setClock(AS_OF)
       const source = yield* IndicadoresSource
       const fiber = yield* Effect.fork(source.valor("uf"))

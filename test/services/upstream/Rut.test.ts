@@ -22,7 +22,7 @@ describe("Rut", () => {
   })
 
   it.effect("decodes canonical and dotted display forms to the canonical form", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       assert.strictEqual(yield* Schema.decodeUnknown(Rut)("77123456-9"), "77123456-9")
       assert.strictEqual(yield* Schema.decodeUnknown(Rut)("77.123.456-9"), "77123456-9")
       assert.strictEqual(yield* Schema.decodeUnknown(Rut)(" 10.000.013-k "), "10000013-K")

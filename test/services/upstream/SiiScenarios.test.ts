@@ -8,18 +8,26 @@ const instant = SiiSimulator.layerWith({ timeScale: 0 })
 const AURORA = "77123456-9"
 
 const loginWith = (clave: string) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sii = yield* SiiUpstream
     return yield* Effect.scoped(Effect.flatMap(sii.login(siiCredentials(AURORA, clave)), (s) => syncPeriod(s, "2026-07", "compras")))
   })
 
 describe("SiiSimulator scripted failures", () => {
   it("documents every scenario for the README", () => {
-    assert.deepStrictEqual(SII_SCENARIOS.map((s) => s.clave), ["invalida", "no_disponible", "en_uso", "limite", "expira", "parcial", "cambia"])
+    assert.deepStrictEqual(SII_SCENARIOS.map((s) => s.clave), [
+      "invalida",
+      "no_disponible",
+      "en_uso",
+      "limite",
+      "expira",
+      "parcial",
+      "cambia"
+    ])
   })
 
   it.effect("maps login failures to typed errors with the product's reasons", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* setClock("2026-08-06T15:00:00Z")
       const invalid = yield* Effect.flip(loginWith("invalida"))
       const unavailable = yield* Effect.flip(loginWith("no_disponible"))
@@ -42,12 +50,12 @@ describe("SiiSimulator scripted failures", () => {
     }).pipe(Effect.provide(instant)))
 
   it.effect("expira: the session expires mid-sync once; a new login continues and gets the same data", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* setClock("2026-08-06T15:00:00Z")
       const sii = yield* SiiUpstream
       const credentials = siiCredentials(AURORA, "expira")
       const error = yield* Effect.scoped(
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const session = yield* sii.login(credentials)
           const resumen = yield* session.resumen("2026-07", "compras")
           const first = resumen.tipos[0]?.tipoDte ?? 33
@@ -69,11 +77,11 @@ describe("SiiSimulator scripted failures", () => {
     }).pipe(Effect.provide(instant)))
 
   it.effect("parcial: one document type fails every time, the others are served", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* setClock("2026-08-06T15:00:00Z")
       const sii = yield* SiiUpstream
       const outcome = yield* Effect.scoped(
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const session = yield* sii.login(siiCredentials(AURORA, "parcial"))
           const resumen = yield* session.resumen("2026-07", "compras")
           return yield* Effect.forEach(resumen.tipos, (t) => Effect.either(session.detalle("2026-07", "compras", t.tipoDte)))

@@ -9,14 +9,14 @@ const instant = SiiSimulator.layerWith({ timeScale: 0 })
 const AURORA = "77123456-9"
 
 const syncOnce = (rutText: string, periodo: string, perspectiva: "ventas" | "compras") =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sii = yield* SiiUpstream
     return yield* Effect.scoped(Effect.flatMap(sii.login(siiCredentials(rutText)), (s) => syncPeriod(s, periodo, perspectiva)))
   })
 
 describe("SiiSimulator data", () => {
   it.effect("is deterministic: two simulators give byte-identical periods", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* setClock("2026-08-06T15:00:00Z")
       const first = yield* syncOnce(AURORA, "2026-07", "compras").pipe(Effect.provide(instant))
       const second = yield* syncOnce(AURORA, "2026-07", "compras").pipe(Effect.provide(instant))
@@ -27,7 +27,7 @@ describe("SiiSimulator data", () => {
     }))
 
   it.effect("keeps SII's invariants in both registers", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* setClock("2026-08-06T15:00:00Z")
       for (const rutText of [AURORA, "76000001-9", "78123123-1"]) {
         for (const perspectiva of ["ventas", "compras"] as const) {
@@ -71,7 +71,7 @@ describe("SiiSimulator data", () => {
     }).pipe(Effect.provide(instant)))
 
   it.effect("shows pendiente only for purchases received less than 8 days before the clock", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* setClock("2026-08-06T15:00:00Z")
       const current = yield* syncOnce(AURORA, "2026-08", "compras")
       const closed = yield* syncOnce(AURORA, "2026-06", "compras")
@@ -83,7 +83,7 @@ describe("SiiSimulator data", () => {
     }).pipe(Effect.provide(instant)))
 
   it.effect("changes documents between syncs: new rows, estados settle, an amount is corrected", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* setClock("2026-07-20T15:00:00Z")
       const early = yield* syncOnce(AURORA, "2026-07", "compras")
       yield* setClock("2026-08-06T15:00:00Z")
@@ -104,7 +104,7 @@ describe("SiiSimulator data", () => {
     }).pipe(Effect.provide(instant)))
 
   it.effect("treats an empty period as valid and rejects periods outside the RCV", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* setClock("2026-08-06T15:00:00Z")
       const empty = yield* syncOnce("76543210-3", "2017-08", "ventas")
       assert.deepStrictEqual(empty.resumen.tipos, [])
@@ -118,11 +118,11 @@ describe("SiiSimulator data", () => {
 
 describe("SiiSimulator sessions and latency", () => {
   it.effect("records session start and end in the log; the clave never appears", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* setClock("2026-08-06T15:00:00Z")
       const sii = yield* SiiUpstream
       const id = yield* Effect.scoped(
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const session = yield* sii.login(siiCredentials(AURORA, "clave-super-secreta"))
           yield* session.resumen("2026-07", "ventas")
           return session.id
@@ -134,7 +134,7 @@ describe("SiiSimulator sessions and latency", () => {
     }).pipe(Effect.provide(instant)))
 
   it.effect("a session used after logout fails as expired", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* setClock("2026-08-06T15:00:00Z")
       const sii = yield* SiiUpstream
       const session = yield* Effect.scoped(sii.login(siiCredentials(AURORA)))
@@ -143,7 +143,7 @@ describe("SiiSimulator sessions and latency", () => {
     }).pipe(Effect.provide(instant)))
 
   it.effect("takes production-like time at timeScale 1 and none at timeScale 0", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* setClock("2026-08-06T15:00:00Z")
       const sii = yield* SiiUpstream
       const fiber = yield* Effect.fork(Effect.scoped(sii.login(siiCredentials(AURORA))))

@@ -1,6 +1,6 @@
 import { DateTime, Effect, Redacted, Schema, TestClock } from "effect"
 import type { InstitutionId } from "../../../schema/upstream/Banco.ts"
-import type { Perspectiva, Periodo, RcvDocumento } from "../../../schema/upstream/Rcv.ts"
+import type { Periodo, Perspectiva, RcvDocumento } from "../../../schema/upstream/Rcv.ts"
 import { Rut } from "../../../schema/upstream/Rut.ts"
 import type { BancoCredentials } from "../../../services/upstream/BancoUpstream.ts"
 import type { SiiCredentials, SiiSession } from "../../../services/upstream/SiiUpstream.ts"
@@ -22,7 +22,7 @@ export const bancoCredentials = (institution: InstitutionId, text: string, clave
 
 /** What a sync job does: resumen, then one detalle per type. */
 export const syncPeriod = (session: SiiSession, periodo: Periodo, perspectiva: Perspectiva) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const resumen = yield* session.resumen(periodo, perspectiva)
     const docs: Array<RcvDocumento> = []
     for (const tipo of resumen.tipos) docs.push(...(yield* session.detalle(periodo, perspectiva, tipo.tipoDte)))

@@ -1,12 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Cause, Clock, Effect, Exit, Option, Redacted, Tracer } from "effect"
-import { Channel } from "../../../services/Signals.ts"
-import { waitUntil } from "../../support/Eventually.ts"
 import { sha256 } from "../../../services/Crypto.ts"
+import { Channel } from "../../../services/Signals.ts"
 import { DEMO_WORKSPACE, KEY_PREFIX, Workspaces } from "../../../services/workspace/Workspaces.ts"
+import { waitUntil } from "../../support/Eventually.ts"
 import { ServicesTest, uniqueName } from "../../support/TestLayers.ts"
-
 
 const unauthorizedWith = (key: string) =>
   Effect.flatMap(Workspaces, (w) => w.authenticate(key)).pipe(Effect.flip, Effect.map((e) => e._tag))
@@ -88,7 +87,9 @@ layer(ServicesTest)("Workspaces", (it) => {
                  SELECT 'key_later', workspace_id, ${key.slice(0, 14)}, ${sha256(key)} FROM api_keys LIMIT 1`
       yield* sql`SELECT pg_notify(${Channel.keys}, ${sha256(key)})`
       // the signal arrives in real time, whatever clock the test runs on
-      const principal = yield* waitUntil(workspaces.authenticate(key).pipe(Effect.option), Option.isSome, { what: "the new key authenticates" }).pipe(
+      const principal = yield* waitUntil(workspaces.authenticate(key).pipe(Effect.option), Option.isSome, {
+        what: "the new key authenticates"
+      }).pipe(
         Effect.withClock(Clock.make())
       )
       assert.strictEqual(Option.getOrThrow(principal).keyId, "key_later")

@@ -1,13 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Console, Effect, Layer, Logger, LogLevel } from "effect"
 import { execFileSync } from "node:child_process"
-import { announceDemo, demoBanner } from "../../../src/cli/Serve.ts"
 import { DEMO_WORKSPACE, KEY_PREFIX, Workspaces } from "../../../services/workspace/Workspaces.ts"
+import { announceDemo, demoBanner } from "../../../src/cli/Serve.ts"
 import { ServicesTest } from "../../support/TestLayers.ts"
 
 /** What the first start wrote to stderr directly and what it logged, on a fresh database. */
 const firstStart = (terminal: boolean) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const printed: Array<string> = []
     const logged: Array<string> = []
     const logger = Logger.replace(Logger.defaultLogger, Logger.map(Logger.logfmtLogger, (line) => void logged.push(line)))
@@ -36,7 +36,7 @@ describe("the first start's banner", () => {
   })
 
   it.effect("on a terminal shows the demo key once, as a line to paste, and never logs it", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const start = yield* firstStart(true)
       const key = /export BREIN_API_KEY=(\S+)/.exec(start.printed)?.[1] ?? ""
       assert.isTrue(key.startsWith(KEY_PREFIX), start.printed)
@@ -46,14 +46,18 @@ describe("the first start's banner", () => {
       assert.strictEqual(start.again, 0, "a later start says nothing")
     }), 30_000)
 
-  it.effect("elsewhere (a supervisor, CI) creates the demo workspace without a key and logs how to make one", () =>
-    Effect.gen(function*() {
-      const start = yield* firstStart(false)
-      assert.strictEqual(start.printed, "")
-      assert.notInclude(start.logged, KEY_PREFIX)
-      assert.include(start.logged, "brein keys create --workspace demo")
-      assert.strictEqual(start.demo?.plan, "paid")
-      assert.strictEqual(start.demo?.keys, 0, "a key nobody was shown is not issued")
-      assert.strictEqual(start.again, 0, "a later start says nothing")
-    }), 30_000)
+  it.effect(
+    "elsewhere (a supervisor, CI) creates the demo workspace without a key and logs how to make one",
+    () =>
+      Effect.gen(function* () {
+        const start = yield* firstStart(false)
+        assert.strictEqual(start.printed, "")
+        assert.notInclude(start.logged, KEY_PREFIX)
+        assert.include(start.logged, "brein keys create --workspace demo")
+        assert.strictEqual(start.demo?.plan, "paid")
+        assert.strictEqual(start.demo?.keys, 0, "a key nobody was shown is not issued")
+        assert.strictEqual(start.again, 0, "a later start says nothing")
+      }),
+    30_000
+  )
 })

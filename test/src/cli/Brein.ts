@@ -13,7 +13,7 @@ export interface Run {
 
 /** `brein ARGS` as a user runs it: its own process, the environment given over the test's own. */
 export const runBrein = (env: Readonly<Record<string, string>>, ...args: Array<string>) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const command = breinCommand(...args).pipe(Command.env(env))
     const child = yield* Command.start(command)
     const [stdout, stderr, exitCode] = yield* Effect.all([collect(child.stdout), collect(child.stderr), child.exitCode], {
@@ -25,7 +25,10 @@ export const runBrein = (env: Readonly<Record<string, string>>, ...args: Array<s
 /** A data folder of its own for one run. */
 export const tempDataDir = Effect.flatMap(FileSystem.FileSystem, (fs) => fs.makeTempDirectoryScoped({ prefix: "brein-cli-" }))
 
-export const databaseEnv = (url: Redacted.Redacted<string>, dataDir: string) => ({ DATABASE_URL: Redacted.value(url), BREIN_DATA_DIR: dataDir })
+export const databaseEnv = (url: Redacted.Redacted<string>, dataDir: string) => ({
+  DATABASE_URL: Redacted.value(url),
+  BREIN_DATA_DIR: dataDir
+})
 
 /** A port nothing listens on right now (the OS picks it). */
 export const freePort = Effect.async<number>((resume) => {

@@ -2,7 +2,8 @@ import { FileSystem } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
-import { ConfigProvider, Context, Effect, type Fiber, Layer, Redacted, Schedule, String as Str } from "effect"
+import type { Redacted } from "effect"
+import { ConfigProvider, Context, Effect, type Fiber, Layer, Schedule, String as Str } from "effect"
 import { randomBytes } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { ServicesLive } from "../../../layers/App.ts"
@@ -22,12 +23,14 @@ const withAuditKey = Layer.setConfigProvider(
 )
 
 const CliTest = Layer.unwrapScoped(
-  Effect.map(freshDatabase, (url) =>
-    ServicesLive.pipe(Layer.provideMerge(databaseFromUrl(url)), Layer.merge(Layer.succeed(CliDatabaseUrl, url))))
+  Effect.map(
+    freshDatabase,
+    (url) => ServicesLive.pipe(Layer.provideMerge(databaseFromUrl(url)), Layer.merge(Layer.succeed(CliDatabaseUrl, url)))
+  )
 ).pipe(Layer.provideMerge(NodeContext.layer), Layer.provide(withAuditKey))
 
 const brein = (...args: Array<string>) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const url = yield* CliDatabaseUrl
     return yield* runBrein({ ...databaseEnv(url, yield* tempDataDir), BREIN_AUDIT_KEY: AUDIT_KEY }, ...args)
   }).pipe(Effect.scoped)
@@ -37,7 +40,7 @@ const CLOSED_DATABASE = "postgres://postgres@127.0.0.1:1/postgres"
 
 /** Runs with the embedded database (no DATABASE_URL) in an empty data folder; answers what the folder holds after. */
 const withoutDatabase = (...args: Array<string>) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const dataDir = yield* tempDataDir
     const run = yield* runBrein({ DATABASE_URL: "", BREIN_DATA_DIR: dataDir }, ...args)
     const left = yield* (yield* FileSystem.FileSystem).readDirectory(dataDir)
@@ -48,7 +51,7 @@ const manifestVersion = (JSON.parse(readFileSync(new URL("../../../package.json"
 
 layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI", (it) => {
   it.effect("--help and -h print the help and start nothing", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       for (const flag of ["--help", "-h"]) {
         const run = yield* withoutDatabase(flag)
         assert.strictEqual(run.exitCode, 0, run.stderr)
@@ -64,7 +67,7 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
     }), { timeout: 90_000 })
 
   it.effect("--version prints package.json's version and starts nothing", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const run = yield* withoutDatabase("--version")
       assert.strictEqual(run.exitCode, 0, run.stderr)
       assert.strictEqual(run.stdout.trim(), manifestVersion)
@@ -72,7 +75,7 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
     }), { timeout: 90_000 })
 
   it.effect("an unknown command or option exits 2 and says why, before touching any database", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const command = yield* withoutDatabase("frobnicate")
       assert.strictEqual(command.exitCode, 2)
       assert.strictEqual(command.stdout, "")
@@ -87,7 +90,7 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
     }), { timeout: 90_000 })
 
   it.effect("--plan gold is refused with exit 2 before any database connection", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const dataDir = yield* tempDataDir
       for (const args of [["keys", "create", "--plan", "gold"], ["workspaces", "create", "acme", "--plan", "gold"]]) {
         const run = yield* runBrein({ DATABASE_URL: CLOSED_DATABASE, BREIN_DATA_DIR: dataDir }, ...args)
@@ -98,18 +101,22 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
       }
     }).pipe(Effect.scoped), { timeout: 90_000 })
 
-  it.effect("a command that cannot reach its database ends in one line on stderr and exit 1, no stack trace", () =>
-    Effect.gen(function*() {
-      const run = yield* runBrein({ DATABASE_URL: CLOSED_DATABASE, BREIN_DATA_DIR: yield* tempDataDir }, "keys", "list")
-      assert.strictEqual(run.exitCode, 1)
-      const lines = run.stderr.trim().split("\n")
-      assert.strictEqual(lines.length, 1, run.stderr)
-      assert.match(lines[0] ?? "", /^brein: .*ECONNREFUSED/)
-      assert.notInclude(run.stderr, "    at ")
-    }).pipe(Effect.scoped), { timeout: 90_000 })
+  it.effect(
+    "a command that cannot reach its database ends in one line on stderr and exit 1, no stack trace",
+    () =>
+      Effect.gen(function* () {
+        const run = yield* runBrein({ DATABASE_URL: CLOSED_DATABASE, BREIN_DATA_DIR: yield* tempDataDir }, "keys", "list")
+        assert.strictEqual(run.exitCode, 1)
+        const lines = run.stderr.trim().split("\n")
+        assert.strictEqual(lines.length, 1, run.stderr)
+        assert.match(lines[0] ?? "", /^brein: .*ECONNREFUSED/)
+        assert.notInclude(run.stderr, "    at ")
+      }).pipe(Effect.scoped),
+    { timeout: 90_000 }
+  )
 
   it.effect("keys create prints only the key, and the key authenticates as that paid workspace", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const run = yield* brein("keys", "create", "--workspace", "acme", "--plan", "paid")
       assert.strictEqual(run.exitCode, 0, run.stderr)
       const [key, ...rest] = [...Str.linesIterator(run.stdout)]
@@ -117,41 +124,50 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
       assert.match(key ?? "", /^brein_sk_[A-Za-z0-9_-]+$/)
       const principal = yield* (yield* Workspaces).authenticate(key ?? "")
       assert.deepStrictEqual({ workspace: principal.workspaceName, plan: principal.plan }, { workspace: "acme", plan: "paid" })
-      if (process.env["LOG_LEVEL"] === undefined) assert.notInclude(run.stderr, "level=INFO", "operator commands log at Warning unless LOG_LEVEL asks")
+      if (process.env["LOG_LEVEL"] === undefined) {
+        assert.notInclude(run.stderr, "level=INFO", "operator commands log at Warning unless LOG_LEVEL asks")
+      }
     }), { timeout: 90_000 })
 
-  it.effect("keys list shows prefix, workspace, plan, created and last used, never the secret; revoke ends the key", () =>
-    Effect.gen(function*() {
-      const created = yield* brein("keys", "create", "--workspace", "listed", "--plan", "free")
-      const key = created.stdout.trim()
-      const prefix = key.slice(0, 14)
-      yield* (yield* Workspaces).authenticate(key)
+  it.effect(
+    "keys list shows prefix, workspace, plan, created and last used, never the secret; revoke ends the key",
+    () =>
+      Effect.gen(function* () {
+        const created = yield* brein("keys", "create", "--workspace", "listed", "--plan", "free")
+        const key = created.stdout.trim()
+        const prefix = key.slice(0, 14)
+        yield* (yield* Workspaces).authenticate(key)
 
-      const used = yield* brein("keys", "list", "--workspace", "listed").pipe(
-        Effect.filterOrFail((run) => !/\s-$/m.test(run.stdout)),
-        Effect.retry({ schedule: Schedule.spaced("100 millis"), times: 50 })
-      )
-      assert.strictEqual(used.exitCode, 0, used.stderr)
-      const [header, row, ...more] = used.stdout.trim().split("\n")
-      assert.deepStrictEqual(header?.split(/\s{2,}/), ["PREFIX", "WORKSPACE", "PLAN", "CREATED", "LAST USED"])
-      assert.deepStrictEqual(more, [])
-      assert.match(row ?? "", new RegExp(`^${prefix}\\s+listed\\s+free\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\dZ\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\dZ$`))
-      assert.notInclude(used.stdout, key.slice(14))
+        const used = yield* brein("keys", "list", "--workspace", "listed").pipe(
+          Effect.filterOrFail((run) => !/\s-$/m.test(run.stdout)),
+          Effect.retry({ schedule: Schedule.spaced("100 millis"), times: 50 })
+        )
+        assert.strictEqual(used.exitCode, 0, used.stderr)
+        const [header, row, ...more] = used.stdout.trim().split("\n")
+        assert.deepStrictEqual(header?.split(/\s{2,}/), ["PREFIX", "WORKSPACE", "PLAN", "CREATED", "LAST USED"])
+        assert.deepStrictEqual(more, [])
+        assert.match(
+          row ?? "",
+          new RegExp(`^${prefix}\\s+listed\\s+free\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\dZ\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\dZ$`)
+        )
+        assert.notInclude(used.stdout, key.slice(14))
 
-      const revoked = yield* brein("keys", "revoke", prefix)
-      assert.strictEqual(revoked.exitCode, 0, revoked.stderr)
-      const refused = yield* (yield* Workspaces).authenticate(key).pipe(Effect.flip)
-      assert.strictEqual(refused._tag, "Unauthorized")
-      const after = yield* brein("keys", "list", "--workspace", "listed")
-      assert.notInclude(after.stdout, prefix)
+        const revoked = yield* brein("keys", "revoke", prefix)
+        assert.strictEqual(revoked.exitCode, 0, revoked.stderr)
+        const refused = yield* (yield* Workspaces).authenticate(key).pipe(Effect.flip)
+        assert.strictEqual(refused._tag, "Unauthorized")
+        const after = yield* brein("keys", "list", "--workspace", "listed")
+        assert.notInclude(after.stdout, prefix)
 
-      const again = yield* brein("keys", "revoke", prefix)
-      assert.strictEqual(again.exitCode, 1)
-      assert.include(again.stderr, `no active key starts with "${prefix}"`)
-    }), { timeout: 120_000 })
+        const again = yield* brein("keys", "revoke", prefix)
+        assert.strictEqual(again.exitCode, 1)
+        assert.include(again.stderr, `no active key starts with "${prefix}"`)
+      }),
+    { timeout: 120_000 }
+  )
 
   it.effect("creating and revoking a key leave audit rows in the workspace's chain, never the key", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const created = yield* brein("keys", "create", "--workspace", "audited-keys", "--plan", "free")
       assert.strictEqual(created.exitCode, 0, created.stderr)
       const key = created.stdout.trim()
@@ -161,14 +177,18 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
       const rows = yield* sql<{ chain: string; seq: number; toolId: string; principal: string; whole: string }>`
         SELECT a.chain, a.seq::int AS seq, a.tool_id, a.principal, a::text AS whole FROM audit_log a
         JOIN workspaces w ON w.id = a.chain WHERE w.name = 'audited-keys' ORDER BY a.seq`
-      assert.deepStrictEqual(rows.map((r) => [r.seq, r.toolId, r.principal]), [[1, "keys.create", "operator:cli"], [2, "keys.revoke", "operator:cli"]])
+      assert.deepStrictEqual(rows.map((r) => [r.seq, r.toolId, r.principal]), [[1, "keys.create", "operator:cli"], [
+        2,
+        "keys.revoke",
+        "operator:cli"
+      ]])
       for (const row of rows) assert.notInclude(row.whole, key.slice(14))
       const verify = yield* brein("audit", "verify")
       assert.strictEqual(verify.exitCode, 0, verify.stdout)
     }), { timeout: 120_000 })
 
   it.effect("workspaces create and list; creating a taken name fails with exit 1", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const created = yield* brein("workspaces", "create", "northwind", "--plan", "paid")
       assert.strictEqual(created.exitCode, 0, created.stderr)
       const listed = yield* brein("workspaces", "list")
@@ -181,7 +201,7 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
     }), { timeout: 60_000 })
 
   it.effect("connections list shows each connection's state, never its credentials", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const principal = yield* (yield* Workspaces).inProcess("holder", "paid")
       const sql = yield* SqlClient.SqlClient
       yield* sql`INSERT INTO connections (id, workspace_id, connector, institution, credentials, state, state_reason)
@@ -203,17 +223,18 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
     )
 
   it.effect("serve --port listens on that port, over the environment's PORT", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const url = yield* CliDatabaseUrl
       const [port, other] = [yield* freePort, yield* freePort]
-      const server = yield* runBrein({ ...databaseEnv(url, yield* tempDataDir), PORT: String(other) }, "serve", "--port", String(port)).pipe(
-        Effect.fork
-      )
+      const server = yield* runBrein({ ...databaseEnv(url, yield* tempDataDir), PORT: String(other) }, "serve", "--port", String(port))
+        .pipe(
+          Effect.fork
+        )
       assert.strictEqual((yield* healthOn(port, server)).status, 200)
     }).pipe(Effect.scoped), { timeout: 90_000 })
 
   it.effect("no command at all serves, on the environment's PORT", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const url = yield* CliDatabaseUrl
       const port = yield* freePort
       const server = yield* runBrein({ ...databaseEnv(url, yield* tempDataDir), PORT: String(port) }).pipe(Effect.fork)
@@ -221,14 +242,17 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
     }).pipe(Effect.scoped), { timeout: 90_000 })
 
   it.effect("audit verify exits 0 on an intact chain and 1 naming the first tampered row", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const principal = yield* (yield* Workspaces).inProcess("ledger")
       const executor = yield* Executor
       const responses = yield* Effect.forEach(["one", "two", "three"], (message) =>
         executor.call("echo.message.reflect", { message }, { surface: "library", principal }))
       const intact = yield* brein("audit", "verify")
       assert.strictEqual(intact.exitCode, 0, intact.stderr)
-      assert.match(intact.stdout, /intact: \d+ rows in \d+ chains; (no signed checkpoints yet|\d+ signed checkpoints, signatures verified); no witness outside the database; \d+ rows after the last checkpoint not yet covered/)
+      assert.match(
+        intact.stdout,
+        /intact: \d+ rows in \d+ chains; (no signed checkpoints yet|\d+ signed checkpoints, signatures verified); no witness outside the database; \d+ rows after the last checkpoint not yet covered/
+      )
 
       const first = responses[0]
       const receipt = yield* brein("audit", "verify", "--receipt", `${first?.meta.request_id}:${first?.meta.receipt?.digest}`)

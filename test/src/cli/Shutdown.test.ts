@@ -12,7 +12,7 @@ const TOOLS_LIST = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list",
 
 /** `brein serve` on its own embedded PostgreSQL, its stderr kept; stopped by the test with a signal to it alone. */
 const serve = (grace: number) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const dataDir = yield* tempDataDir
     const port = yield* freePort
     const env = { DATABASE_URL: "", BREIN_DATA_DIR: dataDir, PORT: String(port), BREIN_SHUTDOWN_GRACE_MS: String(grace) }
@@ -50,9 +50,14 @@ const alive = (pid: number) => {
 
 /** A request whose head the server has read (it said 100 Continue) and whose body has only begun. */
 const halfSent = (port: number, method: string, path: string, headers: Record<string, string>, body: string) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const socket = yield* RawSocket.open(port)
-    const head = { ...headers, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)), expect: "100-continue" }
+    const head = {
+      ...headers,
+      "content-type": "application/json",
+      "content-length": String(Buffer.byteLength(body)),
+      expect: "100-continue"
+    }
     yield* socket.send(requestHead(method, path, head))
     yield* waitUntil(Effect.sync(() => socket.continues), (n) => n === 1, { what: `the server reading the head of ${method} ${path}` })
     yield* socket.send(body.slice(0, 8))
@@ -60,7 +65,7 @@ const halfSent = (port: number, method: string, path: string, headers: Record<st
   })
 
 const idleKeptAlive = (port: number) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const socket = yield* RawSocket.open(port)
     yield* socket.send(requestHead("GET", "/health", {}))
     yield* waitUntil(Effect.sync(() => socket.answers.length), (n) => n === 1, { what: "an answer on a kept-alive socket" })
@@ -70,7 +75,7 @@ const idleKeptAlive = (port: number) =>
 
 describe("brein serve on SIGTERM", () => {
   it.scopedLive("answers every request it accepted, closes idle sockets, stops its PostgreSQL and exits 0", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const brein = yield* serve(30_000)
       // the first start's note is logged once the demo workspace exists, which may follow /health
       const firstStart = yield* waitUntil(brein.stderr, (text) => text.includes("brein keys create --workspace demo"), {
@@ -102,7 +107,9 @@ describe("brein serve on SIGTERM", () => {
 
       const expected = slow.map((_, i) => (i < pipelined.length ? 2 : 1))
       yield* waitUntil(
-        Effect.sync(() => slow.map(({ socket }) => socket.answers.length)),
+        Effect.sync(() =>
+          slow.map(({ socket }) => socket.answers.length)
+        ),
         (counts) => counts.every((n, i) => n === expected[i]),
         { what: "an answer to every request sent on a slow socket, the pipelined ones too" }
       )
@@ -111,7 +118,9 @@ describe("brein serve on SIGTERM", () => {
         assert.strictEqual(socket.answers[0]?.status, 200)
         assert.strictEqual(socket.answers.at(-1)?.headers["connection"], "close", "the last answer on a draining socket closes it")
       }
-      yield* waitUntil(Effect.sync(() => idle.every((socket) => socket.closed)), (closed) => closed, { what: "idle kept-alive sockets closed" })
+      yield* waitUntil(Effect.sync(() => idle.every((socket) => socket.closed)), (closed) => closed, {
+        what: "idle kept-alive sockets closed"
+      })
       assert.isTrue(idle.every((socket) => socket.answers.length === 1), "an idle socket is closed without a stray answer")
 
       assert.strictEqual(Number(yield* brein.exitCode), 0, yield* brein.stderr)
@@ -119,16 +128,20 @@ describe("brein serve on SIGTERM", () => {
       assert.include(yield* brein.stderr, "every accepted request was answered")
     }).pipe(Effect.provide(NodeContext.layer)), { timeout: 120_000 })
 
-  it.scopedLive("closes a client that never finishes its request once the grace period is over, and still exits 0", () =>
-    Effect.gen(function*() {
-      const brein = yield* serve(1_000)
-      const made = yield* runBrein(brein.env, "keys", "create", "--workspace", "demo")
-      const auth = { authorization: `Bearer ${made.stdout.trim()}` }
-      const stuck = yield* halfSent(brein.port, "POST", "/api/v1/tools/echo.message.reflect/execute", auth, ECHO)
-      yield* brein.terminate
-      assert.strictEqual(Number(yield* brein.exitCode), 0, yield* brein.stderr)
-      yield* waitUntil(Effect.sync(() => stuck.socket.closed), (closed) => closed, { what: "the stuck socket closed" })
-      assert.include(yield* brein.stderr, "shutdown grace period over")
-      assert.isFalse(alive(brein.postmaster))
-    }).pipe(Effect.provide(NodeContext.layer)), { timeout: 120_000 })
+  it.scopedLive(
+    "closes a client that never finishes its request once the grace period is over, and still exits 0",
+    () =>
+      Effect.gen(function* () {
+        const brein = yield* serve(1_000)
+        const made = yield* runBrein(brein.env, "keys", "create", "--workspace", "demo")
+        const auth = { authorization: `Bearer ${made.stdout.trim()}` }
+        const stuck = yield* halfSent(brein.port, "POST", "/api/v1/tools/echo.message.reflect/execute", auth, ECHO)
+        yield* brein.terminate
+        assert.strictEqual(Number(yield* brein.exitCode), 0, yield* brein.stderr)
+        yield* waitUntil(Effect.sync(() => stuck.socket.closed), (closed) => closed, { what: "the stuck socket closed" })
+        assert.include(yield* brein.stderr, "shutdown grace period over")
+        assert.isFalse(alive(brein.postmaster))
+      }).pipe(Effect.provide(NodeContext.layer)),
+    { timeout: 120_000 }
+  )
 })

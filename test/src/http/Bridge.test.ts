@@ -1,8 +1,8 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import expected from "./ExecuteRefusals.json" with { type: "json" }
 import { issueKey, McpTest } from "../mcp/McpTestServer.ts"
 import { raw, type RawRequest } from "../mcp/RawHttp.ts"
+import expected from "./ExecuteRefusals.json" with { type: "json" }
 
 const MIB = 1024 * 1024
 const EXECUTE = "/api/v1/tools/core.timestamp.now/execute"
@@ -11,14 +11,15 @@ const deep = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`
 
 /** What a client sees: status, the headers the contract speaks of (those sent), and the body. */
 const seen = (request: RawRequest) =>
-  Effect.map(raw(request), (answer): Record<string, unknown> => JSON.parse(JSON.stringify({
-    status: answer.status,
-    contentType: answer.headers["content-type"],
-    retryAfter: answer.headers["retry-after"],
-    wwwAuthenticate: answer.headers["www-authenticate"],
-    connection: answer.headers["connection"],
-    body: answer.text === "" ? "" : JSON.parse(answer.text) as unknown
-  })))
+  Effect.map(raw(request), (answer): Record<string, unknown> =>
+    JSON.parse(JSON.stringify({
+      status: answer.status,
+      contentType: answer.headers["content-type"],
+      retryAfter: answer.headers["retry-after"],
+      wwwAuthenticate: answer.headers["www-authenticate"],
+      connection: answer.headers["connection"],
+      body: answer.text === "" ? "" : JSON.parse(answer.text) as unknown
+    })))
 
 const cases = (key: string) => {
   const auth = { ...json, authorization: `Bearer ${key}` }
@@ -30,8 +31,20 @@ const cases = (key: string) => {
     wrongContentType: { method: "POST", path: EXECUTE, headers: { ...auth, "content-type": "text/plain" }, body: "{}" },
     noContentType: { method: "POST", path: EXECUTE, headers: { authorization: auth.authorization }, body: "{}" },
     tooLarge: { method: "POST", path: EXECUTE, headers: auth, body: JSON.stringify({ input: { x: "x".repeat(MIB) } }) },
-    chunkedTooLarge: { method: "POST", path: EXECUTE, headers: auth, body: JSON.stringify({ input: { x: "x".repeat(MIB) } }), chunked: true },
-    chunkedTooLargeNoKey: { method: "POST", path: EXECUTE, headers: json, body: JSON.stringify({ input: { x: "x".repeat(MIB) } }), chunked: true },
+    chunkedTooLarge: {
+      method: "POST",
+      path: EXECUTE,
+      headers: auth,
+      body: JSON.stringify({ input: { x: "x".repeat(MIB) } }),
+      chunked: true
+    },
+    chunkedTooLargeNoKey: {
+      method: "POST",
+      path: EXECUTE,
+      headers: json,
+      body: JSON.stringify({ input: { x: "x".repeat(MIB) } }),
+      chunked: true
+    },
     missingKey: { method: "POST", path: EXECUTE, headers: json, body: "{}" },
     unknownKey: { method: "POST", path: EXECUTE, headers: { ...json, authorization: "Bearer brein_sk_nope" }, body: "{}" },
     malformedKey: { method: "POST", path: EXECUTE, headers: { ...json, authorization: "Basic abc" }, body: "{}" },
@@ -53,7 +66,7 @@ const cases = (key: string) => {
  */
 layer(McpTest, { excludeTestServices: true })("bad input at POST /api/v1/tools/{id}/execute", (it) => {
   it.effect("answers each bad request with the HttpApi route's status, headers and typed body", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const key = yield* issueKey("bridge", "free")
       for (const [name, request] of Object.entries(cases(key))) {
         assert.deepStrictEqual<unknown>(yield* seen(request), expected[name as keyof typeof expected], name)
@@ -61,7 +74,7 @@ layer(McpTest, { excludeTestServices: true })("bad input at POST /api/v1/tools/{
     }))
 
   it.effect("a body nested deep outside the input is not the tool's business: the call runs", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const key = yield* issueKey("bridge-deep", "free")
       const answer = yield* seen({
         method: "POST",

@@ -42,7 +42,9 @@ layer(HttpConnected, { excludeTestServices: true })("PATCH /api/v1/connections/{
       const { client } = yield* workspace
       const user = rut(76700001)
       const periodo = yield* monthsAgo(1)
-      const created = yield* client.connections.create({ payload: { connector: "sii", credentials: { rut: user, clave: Redacted.make("invalida") } } })
+      const created = yield* client.connections.create({
+        payload: { connector: "sii", credentials: { rut: user, clave: Redacted.make("invalida") } }
+      })
       const sync = () =>
         client.tools.execute({
           path: { id: "sii.conexion.sincronizar" },
@@ -65,12 +67,21 @@ layer(HttpConnected, { excludeTestServices: true })("PATCH /api/v1/connections/{
       const sealed = yield* storedCredentials(created.id)
       assert.notStrictEqual(sealed, before)
       assert.notInclude(sealed, NEW_CLAVE)
-      assert.deepStrictEqual(JSON.parse(yield* Effect.flatMap(Vault, (v) => v.open(sealed)).pipe(Effect.provide(vault))), { rut: user, clave: NEW_CLAVE })
+      assert.deepStrictEqual(JSON.parse(yield* Effect.flatMap(Vault, (v) => v.open(sealed)).pipe(Effect.provide(vault))), {
+        rut: user,
+        clave: NEW_CLAVE
+      })
 
       const sql = yield* SqlClient.SqlClient
       const audit = yield* sql<{ surface: string; toolId: string; connectionId: string; inputDigest: string; outcome: string }>`
         SELECT surface, tool_id, connection_id, input_digest, outcome FROM audit_log WHERE tool_id = 'connections.credentials.update' AND connection_id = ${created.id}`
-      assert.deepStrictEqual(audit, [{ surface: "http", toolId: "connections.credentials.update", connectionId: created.id, inputDigest: digestOf({ id: created.id }), outcome: "ok" }])
+      assert.deepStrictEqual(audit, [{
+        surface: "http",
+        toolId: "connections.credentials.update",
+        connectionId: created.id,
+        inputDigest: digestOf({ id: created.id }),
+        outcome: "ok"
+      }])
       const everyAuditRow = yield* sql<{ text: string }>`SELECT a::text AS text FROM audit_log a`
       for (const row of everyAuditRow) assert.notInclude(row.text, NEW_CLAVE)
 
@@ -84,7 +95,9 @@ layer(HttpConnected, { excludeTestServices: true })("PATCH /api/v1/connections/{
     Effect.gen(function* () {
       const owner = yield* workspace
       const stranger = yield* workspace
-      const theirs = yield* owner.client.connections.create({ payload: { connector: "sii", credentials: { rut: rut(76700002), clave: Redacted.make("clave-1") } } })
+      const theirs = yield* owner.client.connections.create({
+        payload: { connector: "sii", credentials: { rut: rut(76700002), clave: Redacted.make("clave-1") } }
+      })
       const before = yield* storedCredentials(theirs.id)
       const payload = { credentials: { rut: rut(76700002), clave: Redacted.make(NEW_CLAVE) } }
       for (const [client, id] of [[stranger.client, theirs.id], [owner.client, "conn_does_not_exist"]] as const) {
@@ -103,7 +116,9 @@ layer(HttpConnected, { excludeTestServices: true })("PATCH /api/v1/connections/{
       }
       assert.strictEqual(yield* storedCredentials(theirs.id), before, "nothing was replaced")
       const sql = yield* SqlClient.SqlClient
-      const [audited] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM audit_log WHERE connection_id = ${theirs.id} AND tool_id = 'connections.credentials.update'`
+      const [audited] = yield* sql<
+        { n: number }
+      >`SELECT count(*)::int AS n FROM audit_log WHERE connection_id = ${theirs.id} AND tool_id = 'connections.credentials.update'`
       assert.strictEqual(audited?.n, 0)
     }))
 })

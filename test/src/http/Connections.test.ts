@@ -30,13 +30,16 @@ const get = (key: Redacted.Redacted<string>, path: string) =>
   rawRequest(HttpClientRequest.get(path).pipe(HttpClientRequest.bearerToken(Redacted.value(key))))
 
 const rowsOf = (connectionId: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ documents: number; coverage: number; jobs: number; history: number; connections: number }>`
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<{ documents: number; coverage: number; jobs: number; history: number; connections: number }>`
       SELECT (SELECT count(*)::int FROM rcv_documents WHERE connection_id = ${connectionId}) AS documents,
              (SELECT count(*)::int FROM sync_coverage WHERE connection_id = ${connectionId}) AS coverage,
              (SELECT count(*)::int FROM sync_jobs WHERE connection_id = ${connectionId}) AS jobs,
              (SELECT count(*)::int FROM cache_history WHERE connection_id = ${connectionId}) AS history,
-             (SELECT count(*)::int FROM connections WHERE id = ${connectionId}) AS connections`).pipe(Effect.map((rows) => rows[0]))
+             (SELECT count(*)::int FROM connections WHERE id = ${connectionId}) AS connections`
+  ).pipe(Effect.map((rows) => rows[0]))
 
 layer(HttpConnected, { excludeTestServices: true })("HTTP connections API", (it) => {
   it.effect("create (201), sync, get with coverage, list, jobs, delete with its cache; the clave is never in a response", () =>
@@ -48,7 +51,13 @@ layer(HttpConnected, { excludeTestServices: true })("HTTP connections API", (it)
       })
       assert.strictEqual(response.status, 201)
       assert.deepStrictEqual(
-        { connector: created.connector, institution: created.institution, state: created.state, reason: created.reason, coverage: created.coverage },
+        {
+          connector: created.connector,
+          institution: created.institution,
+          state: created.state,
+          reason: created.reason,
+          coverage: created.coverage
+        },
         { connector: "sii", institution: null, state: "pendiente", reason: null, coverage: [] }
       )
       assert.match(created.id, /^conn_/)
@@ -67,12 +76,19 @@ layer(HttpConnected, { excludeTestServices: true })("HTTP connections API", (it)
       assert.deepStrictEqual(fetched.coverage.map((c) => [c.scope, c.completo]), [[{ periodo: "2026-10", perspectiva: "ventas" }, true]])
       assert.isTrue(Date.parse(fetched.coverage[0]?.sincronizadoEn ?? "") >= Date.parse(created.createdAt))
 
-      const second = yield* client.connections.create({ payload: { connector: "sii", credentials: { rut: rut(76900002), clave: Redacted.make(CLAVE) } } })
+      const second = yield* client.connections.create({
+        payload: { connector: "sii", credentials: { rut: rut(76900002), clave: Redacted.make(CLAVE) } }
+      })
       const { connections } = yield* client.connections.list()
       assert.deepStrictEqual(connections.map((c) => c.id), [created.id, second.id])
 
       const { jobs } = yield* client.connections.jobs({ path: { id: created.id }, urlParams: {} })
-      assert.deepStrictEqual(jobs.map((j) => [j.scope, j.state, j.attempts, j.error]), [[{ periodo: "2026-10", perspectiva: "ventas" }, "sincronizada", 1, null]])
+      assert.deepStrictEqual(jobs.map((j) => [j.scope, j.state, j.attempts, j.error]), [[
+        { periodo: "2026-10", perspectiva: "ventas" },
+        "sincronizada",
+        1,
+        null
+      ]])
       assert.strictEqual(jobs[0]?.counts["nuevos"], jobs[0]?.counts["documentos"])
       assert.isAbove(jobs[0]?.counts["documentos"] ?? 0, 0)
 
@@ -97,7 +113,9 @@ layer(HttpConnected, { excludeTestServices: true })("HTTP connections API", (it)
   it.effect("a free workspace cannot connect: 403 plan_required", () =>
     Effect.gen(function* () {
       const { client } = yield* workspace("free")
-      const error = yield* Effect.flip(client.connections.create({ payload: { connector: "sii", credentials: { rut: rut(76900003), clave: Redacted.make(CLAVE) } } }))
+      const error = yield* Effect.flip(
+        client.connections.create({ payload: { connector: "sii", credentials: { rut: rut(76900003), clave: Redacted.make(CLAVE) } } })
+      )
       assert.strictEqual(error._tag, "Forbidden")
       if (error._tag === "Forbidden") assert.strictEqual(error.reason, "plan_required")
       assert.deepStrictEqual((yield* client.connections.list()).connections, [])
@@ -106,7 +124,9 @@ layer(HttpConnected, { excludeTestServices: true })("HTTP connections API", (it)
   it.effect("a banco connection without its institution is InvalidInput (422) naming the field", () =>
     Effect.gen(function* () {
       const { client } = yield* workspace("paid")
-      const error = yield* Effect.flip(client.connections.create({ payload: { connector: "banco", credentials: { rut: rut(76900004), clave: Redacted.make(CLAVE) } } }))
+      const error = yield* Effect.flip(
+        client.connections.create({ payload: { connector: "banco", credentials: { rut: rut(76900004), clave: Redacted.make(CLAVE) } } })
+      )
       assert.strictEqual(error._tag, "InvalidInput")
       if (error._tag === "InvalidInput") assert.deepStrictEqual(error.issues.map((i) => i.path), ["institution"])
       const raw = yield* rawRequest(
@@ -128,7 +148,10 @@ layer(HttpConnected, { excludeTestServices: true })("HTTP connections API", (it)
         )
       )
       assert.strictEqual(raw.status, 422)
-      const body = JSON.parse(raw.text) as { readonly _tag: string; readonly issues: ReadonlyArray<{ readonly path: string; readonly message: string }> }
+      const body = JSON.parse(raw.text) as {
+        readonly _tag: string
+        readonly issues: ReadonlyArray<{ readonly path: string; readonly message: string }>
+      }
       assert.strictEqual(body._tag, "InvalidInput")
       assert.deepStrictEqual(body.issues.map((i) => i.path), ["credentials.rut"])
       assert.include(body.issues[0]?.message ?? "", "check digit must be valid")
@@ -139,22 +162,30 @@ layer(HttpConnected, { excludeTestServices: true })("HTTP connections API", (it)
     Effect.gen(function* () {
       const owner = yield* workspace("paid")
       const stranger = yield* workspace("paid")
-      const theirs = yield* owner.client.connections.create({ payload: { connector: "sii", credentials: { rut: rut(76900005), clave: Redacted.make(CLAVE) } } })
+      const theirs = yield* owner.client.connections.create({
+        payload: { connector: "sii", credentials: { rut: rut(76900005), clave: Redacted.make(CLAVE) } }
+      })
       const path = { id: theirs.id }
-      for (const attempt of [
-        stranger.client.connections.get({ path }),
-        stranger.client.connections.remove({ path }),
-        stranger.client.connections.jobs({ path, urlParams: {} })
-      ]) {
+      for (
+        const attempt of [
+          stranger.client.connections.get({ path }),
+          stranger.client.connections.remove({ path }),
+          stranger.client.connections.jobs({ path, urlParams: {} })
+        ]
+      ) {
         const error = yield* Effect.flip(attempt)
         assert.strictEqual(error._tag, "ConnectionNotFound")
       }
       assert.deepStrictEqual((yield* stranger.client.connections.list()).connections, [])
-      for (const [tool, input] of [
-        ["sii.rcv.consultar", { periodo: "2026-10", perspectiva: "ventas" }],
-        ["sii.conexion.sincronizar", { periodo: "2026-10", esperar: 0 }]
-      ] as const) {
-        const error = yield* Effect.flip(stranger.client.tools.execute({ path: { id: tool }, payload: { input }, headers: { "x-connect-connection": theirs.id } }))
+      for (
+        const [tool, input] of [
+          ["sii.rcv.consultar", { periodo: "2026-10", perspectiva: "ventas" }],
+          ["sii.conexion.sincronizar", { periodo: "2026-10", esperar: 0 }]
+        ] as const
+      ) {
+        const error = yield* Effect.flip(
+          stranger.client.tools.execute({ path: { id: tool }, payload: { input }, headers: { "x-connect-connection": theirs.id } })
+        )
         assert.strictEqual(error._tag, "Forbidden", tool)
         if (error._tag === "Forbidden") assert.strictEqual(error.reason, "connection_not_in_workspace")
       }

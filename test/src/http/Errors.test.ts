@@ -51,10 +51,13 @@ describe("the gate's one encoding", () => {
 
 layer(HttpTest, { excludeTestServices: true })("HTTP errors a person can read", (it) => {
   it.effect("POST /api/v1/connections answers bad, empty and missing bodies with InvalidInput (422) and field paths, never a schema tree", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const key = yield* issueKey("errors-paid", "paid")
       const cases = [
-        { body: `{"connector":"x","credentials":{"rut":"12345678-5","clave":"c"}}`, issues: [{ path: "connector", message: `must be "sii" or "banco", got "x"` }] },
+        {
+          body: `{"connector":"x","credentials":{"rut":"12345678-5","clave":"c"}}`,
+          issues: [{ path: "connector", message: `must be "sii" or "banco", got "x"` }]
+        },
         { body: `{"connector":"sii"}`, issues: [{ path: "credentials", message: "is missing" }] },
         { body: ``, issues: [{ path: "body", message: "must be a JSON object, got null" }] }
       ]
@@ -72,9 +75,11 @@ layer(HttpTest, { excludeTestServices: true })("HTTP errors a person can read", 
     }))
 
   it.effect("a long value is reported by its length and the limit, never echoed; a huge bad input gets a small answer", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const key = yield* issueKey("errors-free", "free")
-      const long = yield* rawRequest(post("/api/v1/tools/echo.message.reflect/execute", key).pipe(withJson(JSON.stringify({ input: { message: "x".repeat(10_001) } }))))
+      const long = yield* rawRequest(
+        post("/api/v1/tools/echo.message.reflect/execute", key).pipe(withJson(JSON.stringify({ input: { message: "x".repeat(10_001) } })))
+      )
       assert.strictEqual(long.status, 422)
       const error = yield* decodeError(long.text)
       assert.strictEqual(error.message, "input.message must be at most 10,000 characters, got 10,001")
@@ -88,10 +93,18 @@ layer(HttpTest, { excludeTestServices: true })("HTTP errors a person can read", 
       assert.isBelow(refused.text.length, 4096)
       const many = yield* decodeError(refused.text)
       assert.strictEqual(many.issues?.length, MAX_ISSUES)
-      assert.match(many.message, /^input\.field0 is not a field this input accepts; .*; and 39,997 more$/, "refused by the count of unknown fields, before the schema reads the others")
+      assert.match(
+        many.message,
+        /^input\.field0 is not a field this input accepts; .*; and 39,997 more$/,
+        "refused by the count of unknown fields, before the schema reads the others"
+      )
 
       const paid = yield* issueKey("errors-paid-2", "paid")
-      const rut = yield* rawRequest(post("/api/v1/connections", paid).pipe(withJson(JSON.stringify({ connector: "sii", credentials: { rut: "9".repeat(900_000), clave: "c" } }))))
+      const rut = yield* rawRequest(
+        post("/api/v1/connections", paid).pipe(
+          withJson(JSON.stringify({ connector: "sii", credentials: { rut: "9".repeat(900_000), clave: "c" } }))
+        )
+      )
       assert.strictEqual(rut.status, 422)
       assert.isBelow(rut.text.length, 1024)
       assert.notInclude(rut.text, "9".repeat(50))
@@ -99,9 +112,13 @@ layer(HttpTest, { excludeTestServices: true })("HTTP errors a person can read", 
     }))
 
   it.effect("refusals an agent can act on carry a hint and next actions", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const free = yield* issueKey("errors-free-2", "free")
-      const plan = yield* rawRequest(post("/api/v1/connections", free).pipe(withJson(JSON.stringify({ connector: "sii", credentials: { rut: "12345678-5", clave: "c" } }))))
+      const plan = yield* rawRequest(
+        post("/api/v1/connections", free).pipe(
+          withJson(JSON.stringify({ connector: "sii", credentials: { rut: "12345678-5", clave: "c" } }))
+        )
+      )
       assert.strictEqual(plan.status, 403)
       const planError = yield* decodeError(plan.text)
       assert.deepInclude(planError, { _tag: "Forbidden", reason: "plan_required" })

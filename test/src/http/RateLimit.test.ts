@@ -15,11 +15,18 @@ const initialize = JSON.stringify({
 })
 
 const rest = (key: string) =>
-  raw({ method: "POST", path: REST, headers: { ...json, authorization: `Bearer ${key}` }, body: JSON.stringify({ input: { message: "hi" } }) })
+  raw({
+    method: "POST",
+    path: REST,
+    headers: { ...json, authorization: `Bearer ${key}` },
+    body: JSON.stringify({ input: { message: "hi" } })
+  })
 const mcp = (key: string) => raw({ method: "POST", path: "/mcp", headers: { ...json, authorization: `Bearer ${key}` }, body: initialize })
 const unknownKey = () => `brein_sk_${randomBytes(16).toString("hex")}`
 
-const RateLimitedBody = Schema.parseJson(Schema.Struct({ _tag: Schema.Literal("RateLimited"), message: Schema.String, retryAfterSeconds: Schema.Int }))
+const RateLimitedBody = Schema.parseJson(
+  Schema.Struct({ _tag: Schema.Literal("RateLimited"), message: Schema.String, retryAfterSeconds: Schema.Int })
+)
 
 /** A REST 429: the typed body, and a Retry-After header that says the same seconds. */
 const restLimited = (answer: RawAnswer) =>
@@ -38,7 +45,11 @@ const mcpLimited = (answer: RawAnswer) =>
     const body = yield* Schema.decodeUnknown(Schema.parseJson(Schema.Struct({
       jsonrpc: Schema.Literal("2.0"),
       id: Schema.NullOr(Schema.Union(Schema.String, Schema.Number)),
-      error: Schema.Struct({ code: Schema.Literal(-32029), message: Schema.String, data: Schema.Struct({ _tag: Schema.Literal("RateLimited"), message: Schema.String, retryAfterSeconds: Schema.Int }) })
+      error: Schema.Struct({
+        code: Schema.Literal(-32029),
+        message: Schema.String,
+        data: Schema.Struct({ _tag: Schema.Literal("RateLimited"), message: Schema.String, retryAfterSeconds: Schema.Int })
+      })
     })))(answer.text)
     assert.strictEqual(answer.headers["retry-after"], String(body.error.data.retryAfterSeconds))
     return body
@@ -72,7 +83,12 @@ layer(perKey.layer, { excludeTestServices: true })("requests per API key", (it) 
       const document = JSON.parse((yield* raw({ method: "GET", path: "/openapi.json" })).text) as {
         readonly paths: Record<string, Record<string, { readonly responses: Record<string, unknown> }>>
       }
-      for (const [path, method] of [["/api/v1/tools/{id}/execute", "post"], ["/api/v1/connections", "get"], ["/api/v1/connections", "post"]] as const) {
+      for (
+        const [path, method] of [["/api/v1/tools/{id}/execute", "post"], ["/api/v1/connections", "get"], [
+          "/api/v1/connections",
+          "post"
+        ]] as const
+      ) {
         assert.property(document.paths[path]?.[method]?.responses ?? {}, "429", `${method} ${path}`)
       }
     }))

@@ -28,7 +28,7 @@ const callUnder = (requestSpan: string) => {
 
 layer(McpTest.pipe(Layer.provide(Collecting)), { excludeTestServices: true })("request spans on the Node bridge", (it) => {
   it.effect("an HTTP execute is a root http.server span with the executor's spans below it", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const key = yield* issueKey("spans-http", "free")
       const answer = yield* raw({
         method: "POST",
@@ -46,13 +46,18 @@ layer(McpTest.pipe(Layer.provide(Collecting)), { excludeTestServices: true })("r
     }))
 
   it.effect("an MCP tools/call is a root http.server span with the executor's spans below it", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const key = yield* issueKey("spans-mcp", "free")
       const answer = yield* raw({
         method: "POST",
         path: "/mcp",
         headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${key}` },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo.message.reflect", arguments: { message: "hi" } } })
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: "echo.message.reflect", arguments: { message: "hi" } }
+        })
       })
       assert.strictEqual(answer.status, 200, answer.text)
       const { request, call } = callUnder("http.server POST /mcp")

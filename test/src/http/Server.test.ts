@@ -28,17 +28,47 @@ const acme = Effect.map(issueKey("acme", "free"), Option.some)
 
 layer(HttpTest, { excludeTestServices: true })("HTTP server", (it) => {
   it.effect("every failure is a JSON body with its _tag, a message and its status", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const key = yield* acme
       const cases = [
-        { name: "no key", request: execute("echo.message.reflect", Option.none()).pipe(withJson(`{"input":{"message":"hi"}}`)), status: 401, tag: "Unauthorized" },
-        { name: "bad key", request: execute("echo.message.reflect", Option.some(Redacted.make("brein_sk_nope"))).pipe(withJson(`{"input":{"message":"hi"}}`)), status: 401, tag: "Unauthorized" },
-        { name: "bad input", request: execute("echo.message.reflect", key).pipe(withJson(`{"input":{}}`)), status: 422, tag: "InvalidInput" },
-        { name: "unknown tool", request: execute("nope.nothing.here", key).pipe(withJson(`{"input":{}}`)), status: 404, tag: "ToolNotFound" },
-        { name: "malformed JSON", request: execute("echo.message.reflect", key).pipe(withJson(`{"input": {"message": "hi"`)), status: 400, tag: "BadRequest" },
+        {
+          name: "no key",
+          request: execute("echo.message.reflect", Option.none()).pipe(withJson(`{"input":{"message":"hi"}}`)),
+          status: 401,
+          tag: "Unauthorized"
+        },
+        {
+          name: "bad key",
+          request: execute("echo.message.reflect", Option.some(Redacted.make("brein_sk_nope"))).pipe(
+            withJson(`{"input":{"message":"hi"}}`)
+          ),
+          status: 401,
+          tag: "Unauthorized"
+        },
+        {
+          name: "bad input",
+          request: execute("echo.message.reflect", key).pipe(withJson(`{"input":{}}`)),
+          status: 422,
+          tag: "InvalidInput"
+        },
+        {
+          name: "unknown tool",
+          request: execute("nope.nothing.here", key).pipe(withJson(`{"input":{}}`)),
+          status: 404,
+          tag: "ToolNotFound"
+        },
+        {
+          name: "malformed JSON",
+          request: execute("echo.message.reflect", key).pipe(withJson(`{"input": {"message": "hi"`)),
+          status: 400,
+          tag: "BadRequest"
+        },
         {
           name: "bad connection header",
-          request: execute("echo.message.reflect", key).pipe(withJson(`{"input":{"message":"hi"}}`), HttpClientRequest.setHeader("X-Connect-Connection", "conn-")),
+          request: execute("echo.message.reflect", key).pipe(
+            withJson(`{"input":{"message":"hi"}}`),
+            HttpClientRequest.setHeader("X-Connect-Connection", "conn-")
+          ),
           status: 422,
           tag: "InvalidInput"
         }
@@ -54,12 +84,14 @@ layer(HttpTest, { excludeTestServices: true })("HTTP server", (it) => {
     }))
 
   it.effect("a declared body over 1 MiB is PayloadTooLarge (413); a body just under reaches the tool", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const key = yield* acme
       const big = JSON.stringify({ input: { message: "x".repeat(MAX_BODY_BYTES) } })
       const refused = yield* rawRequest(execute("echo.message.reflect", key).pipe(withJson(big)))
       assert.strictEqual(refused.status, 413)
-      const body = yield* Schema.decodeUnknown(Schema.parseJson(Schema.Struct({ _tag: Schema.String, limitBytes: Schema.Number })))(refused.text)
+      const body = yield* Schema.decodeUnknown(Schema.parseJson(Schema.Struct({ _tag: Schema.String, limitBytes: Schema.Number })))(
+        refused.text
+      )
       assert.deepStrictEqual(body, { _tag: "PayloadTooLarge", limitBytes: MAX_BODY_BYTES })
       const justUnder = JSON.stringify({ input: { message: "x".repeat(MAX_BODY_BYTES - 100) } })
       const accepted = yield* rawRequest(execute("echo.message.reflect", key).pipe(withJson(justUnder)))
@@ -67,7 +99,7 @@ layer(HttpTest, { excludeTestServices: true })("HTTP server", (it) => {
     }))
 
   it.effect("a chunked body over 1 MiB is PayloadTooLarge (413) and never reaches the tool", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const key = Option.some(yield* issueKey("chunky", "free"))
       const chunk = new TextEncoder().encode("x".repeat(64 * 1024))
       const body = Stream.concat(
@@ -88,14 +120,14 @@ layer(HttpTest, { excludeTestServices: true })("HTTP server", (it) => {
     }))
 
   it.effect("GET /health answers ok with the database", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const response = yield* rawRequest(HttpClientRequest.get("/health"))
       assert.strictEqual(response.status, 200)
       assert.deepStrictEqual(JSON.parse(response.text), { status: "ok", database: "ok" })
     }))
 
   it.effect("GET /openapi.json is OpenAPI 3.1 with the package version, a server, and every tool's own input and output", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const response = yield* rawRequest(HttpClientRequest.get("/openapi.json"))
       assert.strictEqual(response.status, 200)
       const document = yield* Schema.decodeUnknown(Schema.parseJson(OpenApiDocument))(response.text)
@@ -104,7 +136,9 @@ layer(HttpTest, { excludeTestServices: true })("HTTP server", (it) => {
       assert.isNotEmpty(document.servers)
       assert.property(document.paths["/api/v1/tools/{id}/execute"], "post")
       assert.property(document.paths["/api/v1/tools"], "get")
-      const tools = yield* rawRequest(HttpClientRequest.get("/api/v1/tools").pipe(HttpClientRequest.bearerToken(Redacted.value(Option.getOrThrow(yield* acme)))))
+      const tools = yield* rawRequest(
+        HttpClientRequest.get("/api/v1/tools").pipe(HttpClientRequest.bearerToken(Redacted.value(Option.getOrThrow(yield* acme))))
+      )
       const ids = (JSON.parse(tools.text) as { readonly tools: ReadonlyArray<{ readonly id: string }> }).tools.map((t) => t.id)
       assert.include(ids, "echo.message.reflect")
       for (const id of ids) {
@@ -120,7 +154,7 @@ layer(HttpTest, { excludeTestServices: true })("HTTP server", (it) => {
     }))
 
   it.effect("GET /docs is an HTML page", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const response = yield* rawRequest(HttpClientRequest.get("/docs"))
       assert.strictEqual(response.status, 200)
       assert.include(response.contentType, "text/html")

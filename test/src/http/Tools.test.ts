@@ -24,7 +24,9 @@ const expectedIso = (epochMs: number, timeZone: string) => {
   const offsetMinutes = Math.round((wall - (epochMs - (epochMs % 1000))) / 60_000)
   const abs = Math.abs(offsetMinutes)
   const offset = offsetMinutes === 0 ? "Z" : `${offsetMinutes < 0 ? "-" : "+"}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`
-  const local = `${part("year")}-${pad(part("month"))}-${pad(part("day"))}T${pad(part("hour"))}:${pad(part("minute"))}:${pad(part("second"))}`
+  const local = `${part("year")}-${pad(part("month"))}-${pad(part("day"))}T${pad(part("hour"))}:${pad(part("minute"))}:${
+    pad(part("second"))
+  }`
   return `${local}.${pad(epochMs % 1000, 3)}${offset}`
 }
 
@@ -36,20 +38,29 @@ const acme = Effect.map(issueKey("acme", "free"), Option.some)
 const auditRowOf = (requestId: string) =>
   Effect.flatMap(
     SqlClient.SqlClient,
-    (sql) => sql<{ toolId: string; surface: string; outcome: string; errorTag: string | null }>`
+    (sql) =>
+      sql<{ toolId: string; surface: string; outcome: string; errorTag: string | null }>`
       SELECT tool_id, surface, outcome, error_tag FROM audit_log WHERE request_id = ${requestId}`
   )
 
 layer(HttpTest, { excludeTestServices: true })("HTTP tools", (it) => {
   it.effect("lists the core tools with plane, plan, hints, cost, level, stages, scope and schemas", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const client = yield* apiClient(Option.none())
       const { tools } = yield* client.tools.list()
       const pure = { readOnly: true, destructive: false, idempotent: true, openWorld: false }
       for (const id of ["core.timestamp.now", "echo.message.reflect"]) {
         const tool = yield* findTool(tools, id)
         assert.deepStrictEqual(
-          { plane: tool.plane, plan: tool.plan, hints: tool.hints, cost: tool.cost, level: tool.level, stages: tool.stages, scope: tool.scope },
+          {
+            plane: tool.plane,
+            plan: tool.plan,
+            hints: tool.hints,
+            cost: tool.cost,
+            level: tool.level,
+            stages: tool.stages,
+            scope: tool.scope
+          },
           { plane: "action", plan: "free", hints: pure, cost: { kind: "free" }, level: 0, stages: [], scope: null }
         )
         assert.strictEqual(tool.inputSchema["type"], "object")
@@ -63,7 +74,7 @@ layer(HttpTest, { excludeTestServices: true })("HTTP tools", (it) => {
     }))
 
   it.effect("GET /api/v1/tools/{id} is the listed definition; an unknown id is ToolNotFound", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const client = yield* apiClient(Option.none())
       const { tools } = yield* client.tools.list()
       const one = yield* client.tools.get({ path: { id: "echo.message.reflect" } })
@@ -75,7 +86,7 @@ layer(HttpTest, { excludeTestServices: true })("HTTP tools", (it) => {
     }))
 
   it.effect("core.timestamp.now honours the time zone and answers {data, meta} after the audit row is recorded", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const client = yield* apiClient(yield* acme)
       const zones = ["America/Santiago", "Asia/Kolkata", "America/St_Johns", "Asia/Kathmandu", "UTC"]
       for (const timezone of zones) {
@@ -97,7 +108,7 @@ layer(HttpTest, { excludeTestServices: true })("HTTP tools", (it) => {
     }))
 
   it.effect("echo.message.reflect returns the message and its meta names a recorded audit row", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const client = yield* apiClient(yield* acme)
       const message = "hola ñandú 🦙 \"quoted\"\nline two"
       const response = yield* client.tools.execute({ path: { id: "echo.message.reflect" }, payload: { input: { message } }, headers: {} })
@@ -105,7 +116,12 @@ layer(HttpTest, { excludeTestServices: true })("HTTP tools", (it) => {
       assert.hasAllKeys(response, ["data", "meta"])
       const { latency_ms, receipt, ...meta } = response.meta
       assert.match(meta.request_id, /^req_[A-Za-z0-9]+$/)
-      assert.deepStrictEqual({ ...meta, request_id: "" }, { request_id: "", tool_id: "echo.message.reflect", plane: "action", audit_status: "recorded" })
+      assert.deepStrictEqual({ ...meta, request_id: "" }, {
+        request_id: "",
+        tool_id: "echo.message.reflect",
+        plane: "action",
+        audit_status: "recorded"
+      })
       assert.match(receipt?.digest ?? "", /^[0-9a-f]{64}$/)
       assert.isAtLeast(latency_ms, 0)
       assert.deepStrictEqual(yield* auditRowOf(meta.request_id), [
@@ -114,7 +130,7 @@ layer(HttpTest, { excludeTestServices: true })("HTTP tools", (it) => {
     }))
 
   it.effect("a workspace's calls past the ninth are still recorded, in one gapless chain", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const client = yield* apiClient(Option.some(yield* issueKey("busy", "free")))
       const responses = yield* Effect.forEach(
         Arr.range(1, 25),
@@ -130,7 +146,7 @@ layer(HttpTest, { excludeTestServices: true })("HTTP tools", (it) => {
     }))
 
   it.effect("no key and a bad key are Unauthorized", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const call = (key: Option.Option<Redacted.Redacted<string>>) =>
         apiClient(key).pipe(
           Effect.flatMap((client) =>
@@ -145,10 +161,9 @@ layer(HttpTest, { excludeTestServices: true })("HTTP tools", (it) => {
     }))
 
   it.effect("bad input is InvalidInput naming each bad field", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const client = yield* apiClient(yield* acme)
-      const execute = (id: string, input: unknown) =>
-        Effect.flip(client.tools.execute({ path: { id }, payload: { input }, headers: {} }))
+      const execute = (id: string, input: unknown) => Effect.flip(client.tools.execute({ path: { id }, payload: { input }, headers: {} }))
       const missing = yield* execute("echo.message.reflect", {})
       assert.strictEqual(missing._tag, "InvalidInput")
       if (missing._tag !== "InvalidInput") return
@@ -165,7 +180,7 @@ layer(HttpTest, { excludeTestServices: true })("HTTP tools", (it) => {
     }))
 
   it.effect("executing an unknown tool is ToolNotFound and is audited as an error", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const client = yield* apiClient(yield* acme)
       const error = yield* Effect.flip(client.tools.execute({ path: { id: "nope.nothing.here" }, payload: { input: {} }, headers: {} }))
       assert.strictEqual(error._tag, "ToolNotFound")
@@ -175,7 +190,7 @@ layer(HttpTest, { excludeTestServices: true })("HTTP tools", (it) => {
     }))
 
   it.effect("a malformed X-Connect-Connection header is InvalidInput naming the header, as on /mcp", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const client = yield* apiClient(yield* acme)
       const error = yield* Effect.flip(client.tools.execute({
         path: { id: "echo.message.reflect" },

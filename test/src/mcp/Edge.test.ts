@@ -41,7 +41,11 @@ const EdgeTest = serveOn(listen(0)).pipe(
 )
 
 const ErrorBody = Schema.parseJson(Schema.Struct(
-  { _tag: Schema.String, message: Schema.String, issues: Schema.optional(Schema.Array(Schema.Struct({ path: Schema.String, message: Schema.String }))) },
+  {
+    _tag: Schema.String,
+    message: Schema.String,
+    issues: Schema.optional(Schema.Array(Schema.Struct({ path: Schema.String, message: Schema.String })))
+  },
   { key: Schema.String, value: Schema.Unknown }
 ))
 const errorBody = (answer: RawAnswer) => Schema.decodeUnknown(ErrorBody)(answer.text)
@@ -76,7 +80,7 @@ const nested = (levels: number) => `${"[".repeat(levels)}${"]".repeat(levels)}`
 
 layer(EdgeTest, { excludeTestServices: true })("the edge refuses malformed ids and input before the executor", (it) => {
   it.effect("a tool id that is not a tool id's shape is a 404 (REST) or -32602 (MCP), bounded and escaped, and leaves no audit row", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const key = yield* issueKey("edge-ids", "free")
       const before = yield* auditRows
       // Node itself answers 431 to a URL past its header limit (16 KiB): the longest path id is below it
@@ -102,7 +106,7 @@ layer(EdgeTest, { excludeTestServices: true })("the edge refuses malformed ids a
     }))
 
   it.effect("a connection id in a path that is not one is a typed 404, never an empty 500", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const key = yield* issueKey("edge-conns", "paid")
       for (const method of ["GET", "DELETE"]) {
         for (const id of ["conn_x%00", "conn_x%0A", `conn_${"a".repeat(10_000)}`, "nope"]) {
@@ -124,7 +128,7 @@ layer(EdgeTest, { excludeTestServices: true })("the edge refuses malformed ids a
     }))
 
   it.effect(`input nested deeper than ${MAX_DEPTH} levels is a typed 422 with the path to the deep point, on REST and MCP, and no audit row`, () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const key = yield* issueKey("edge-depth", "free")
       const before = yield* auditRows
       for (const levels of [MAX_DEPTH + 1, 3_000, 100_000]) {
@@ -142,7 +146,9 @@ layer(EdgeTest, { excludeTestServices: true })("the edge refuses malformed ids a
         method: "POST",
         path: "/mcp",
         headers: { ...json, authorization: `Bearer ${key}`, "mcp-protocol-version": "2025-06-18" },
-        body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo.message.reflect","arguments":{"message":${nested(100_000)}}}}`
+        body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo.message.reflect","arguments":{"message":${
+          nested(100_000)
+        }}}}`
       })
       assert.strictEqual(deepRpc.status, 200, "100,000 levels over MCP")
       assert.include(rpcOf(deepRpc).result?.content[0]?.text ?? "", "InvalidInput")
@@ -162,7 +168,7 @@ layer(EdgeTest, { excludeTestServices: true })("the edge refuses malformed ids a
     }))
 
   it.effect("a secret sent with the wrong type or shape is never echoed in a 422, over REST and MCP", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const key = yield* issueKey("edge-secrets", "paid")
       const headers = { ...json, authorization: `Bearer ${key}` }
       const bodies = [
@@ -176,7 +182,12 @@ layer(EdgeTest, { excludeTestServices: true })("the edge refuses malformed ids a
         assert.strictEqual(answer.status, 422, JSON.stringify(body))
         for (const secret of ["918273645", "hunter2", "55512345"]) assert.notInclude(answer.text, secret)
       }
-      const patched = yield* raw({ method: "PATCH", path: "/api/v1/connections/conn_abc", headers, body: `{"credentials":{"rut":"12345678-5","clave":918273645}}` })
+      const patched = yield* raw({
+        method: "PATCH",
+        path: "/api/v1/connections/conn_abc",
+        headers,
+        body: `{"credentials":{"rut":"12345678-5","clave":918273645}}`
+      })
       assert.notInclude(patched.text, "918273645")
       const input = { pin: "12-hunter2", apiToken: "tok-55512345" }
       const rest = yield* execute(key, "locker.door.open", JSON.stringify({ input }))
@@ -190,7 +201,7 @@ layer(EdgeTest, { excludeTestServices: true })("the edge refuses malformed ids a
     }))
 
   it.effect("a body with 60,000 unknown fields is refused by a count: a small 422, and /health answers meanwhile", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const key = yield* issueKey("edge-wide", "free")
       const wide = JSON.stringify({ input: Object.fromEntries(Array.from({ length: 60_000 }, (_, i) => [`k${i}`, i])) })
       const [answers, health] = yield* Effect.all([
@@ -210,7 +221,7 @@ layer(EdgeTest, { excludeTestServices: true })("the edge refuses malformed ids a
     }))
 
   it.effect("REST and MCP parse Authorization alike: Bearer (any case), one space, a b64token", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const key = yield* issueKey("edge-bearer", "free")
       const table: ReadonlyArray<readonly [string, boolean]> = [
         [`Bearer ${key}`, true],

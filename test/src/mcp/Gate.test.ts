@@ -10,7 +10,9 @@ const GatedTest = McpTest.pipe(
   ))
 )
 
-const ErrorBody = Schema.parseJson(Schema.Struct({ _tag: Schema.String, message: Schema.String }, { key: Schema.String, value: Schema.Unknown }))
+const ErrorBody = Schema.parseJson(
+  Schema.Struct({ _tag: Schema.String, message: Schema.String }, { key: Schema.String, value: Schema.Unknown })
+)
 const errorBody = (answer: RawAnswer) => Schema.decodeUnknown(ErrorBody)(answer.text)
 
 const MIB = 1024 * 1024
@@ -28,17 +30,53 @@ const rpcReflect = (message: string) =>
 
 layer(GatedTest, { excludeTestServices: true })("one gate for REST and /mcp", (it) => {
   it.effect("a bad key, a body that is not JSON and a body over 1 MiB (declared or chunked) are refused alike on both", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const key = yield* issueKey("gated", "free")
       const auth = { authorization: `Bearer ${key}` }
       const big = "x".repeat(MIB + 10)
       const cases = [
         { name: "no key", headers: json, rest: reflect("hi"), mcp: rpcReflect("hi"), status: 401, tag: "Unauthorized" },
-        { name: "unknown key", headers: { ...json, authorization: "Bearer brein_sk_nope" }, rest: reflect("hi"), mcp: rpcReflect("hi"), status: 401, tag: "Unauthorized" },
-        { name: "text/plain", headers: { ...auth, "content-type": "text/plain", accept: json.accept }, rest: "hi", mcp: "hi", status: 415, tag: "UnsupportedMediaType" },
-        { name: "no content type", headers: { ...auth, accept: json.accept }, rest: reflect("hi"), mcp: rpcReflect("hi"), status: 415, tag: "UnsupportedMediaType" },
-        { name: "declared too large", headers: { ...json, ...auth }, rest: reflect(big), mcp: rpcReflect(big), status: 413, tag: "PayloadTooLarge" },
-        { name: "chunked too large", headers: { ...json, ...auth }, rest: reflect(big), mcp: rpcReflect(big), status: 413, tag: "PayloadTooLarge", chunked: true }
+        {
+          name: "unknown key",
+          headers: { ...json, authorization: "Bearer brein_sk_nope" },
+          rest: reflect("hi"),
+          mcp: rpcReflect("hi"),
+          status: 401,
+          tag: "Unauthorized"
+        },
+        {
+          name: "text/plain",
+          headers: { ...auth, "content-type": "text/plain", accept: json.accept },
+          rest: "hi",
+          mcp: "hi",
+          status: 415,
+          tag: "UnsupportedMediaType"
+        },
+        {
+          name: "no content type",
+          headers: { ...auth, accept: json.accept },
+          rest: reflect("hi"),
+          mcp: rpcReflect("hi"),
+          status: 415,
+          tag: "UnsupportedMediaType"
+        },
+        {
+          name: "declared too large",
+          headers: { ...json, ...auth },
+          rest: reflect(big),
+          mcp: rpcReflect(big),
+          status: 413,
+          tag: "PayloadTooLarge"
+        },
+        {
+          name: "chunked too large",
+          headers: { ...json, ...auth },
+          rest: reflect(big),
+          mcp: rpcReflect(big),
+          status: 413,
+          tag: "PayloadTooLarge",
+          chunked: true
+        }
       ]
       for (const c of cases) {
         const rest = yield* raw({ method: "POST", path: REST, headers: c.headers, body: c.rest, chunked: c.chunked === true })
@@ -50,29 +88,45 @@ layer(GatedTest, { excludeTestServices: true })("one gate for REST and /mcp", (i
         }
         assert.deepStrictEqual(JSON.parse(rest.text), JSON.parse(mcp.text), `${c.name}: the same body on both`)
       }
-      const unsupported = yield* errorBody(yield* raw({ method: "POST", path: REST, headers: { ...auth, "content-type": "text/plain" }, body: "hi" }))
+      const unsupported = yield* errorBody(
+        yield* raw({ method: "POST", path: REST, headers: { ...auth, "content-type": "text/plain" }, body: "hi" })
+      )
       assert.strictEqual(unsupported.message, "the request body must be JSON: send it with Content-Type: application/json, not text/plain")
       const unauthorized = yield* errorBody(yield* raw({ method: "POST", path: "/mcp", headers: json, body: initialize }))
       assert.include(String(unauthorized["hint"]), "brein keys create")
     }))
 
   it.effect("/mcp refuses a foreign Origin or Host (403) unless BREIN_ALLOWED_ORIGINS lists it; localhost and no Origin pass", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const key = yield* issueKey("origins", "free")
       const post = (headers: Record<string, string>) =>
         raw({ method: "POST", path: "/mcp", headers: { ...json, authorization: `Bearer ${key}`, ...headers }, body: initialize })
-      for (const headers of [{ origin: "https://evil.example" }, { origin: "null" }, { host: "evil.example" }, { host: "evil.example:8787" }, { origin: "https://app.example.com.evil.example" }]) {
+      for (
+        const headers of [{ origin: "https://evil.example" }, { origin: "null" }, { host: "evil.example" }, { host: "evil.example:8787" }, {
+          origin: "https://app.example.com.evil.example"
+        }]
+      ) {
         const answer = yield* post(headers)
         assert.strictEqual(answer.status, 403, JSON.stringify(headers))
         assert.deepInclude(yield* errorBody(answer), { _tag: "Forbidden", reason: "origin_not_allowed" })
       }
-      for (const headers of [{}, { origin: "http://localhost:6274" }, { origin: "http://127.0.0.1:3000" }, { origin: "http://[::1]:3000" }, { origin: "https://app.example.com" }, { host: "brein.example.com" }, { host: "localhost:9" }]) {
+      for (
+        const headers of [
+          {},
+          { origin: "http://localhost:6274" },
+          { origin: "http://127.0.0.1:3000" },
+          { origin: "http://[::1]:3000" },
+          { origin: "https://app.example.com" },
+          { host: "brein.example.com" },
+          { host: "localhost:9" }
+        ]
+      ) {
         assert.strictEqual((yield* post(headers)).status, 200, JSON.stringify(headers))
       }
     }))
 
   it.effect("an unknown route is a JSON 404 and a known route with another method a JSON 405 naming the allowed ones", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const missing = yield* raw({ method: "GET", path: "/api/v1/nope" })
       assert.strictEqual(missing.status, 404)
       assert.deepInclude(yield* errorBody(missing), { _tag: "RouteNotFound", message: "no route GET /api/v1/nope" })

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import { type CallToolResult, type Progress, ProtocolError, type Tool } from "@modelcontextprotocol/client"
 import { assert, layer } from "@effect/vitest"
+import { type CallToolResult, type Progress, ProtocolError, type Tool } from "@modelcontextprotocol/client"
 import { Array as Arr, Effect, Schema } from "effect"
 import packageJson from "../../../package.json" with { type: "json" }
 import { ToolResponse } from "../../../schema/tools/Response.ts"
@@ -10,8 +10,8 @@ import {
   callTool,
   callToolFailure,
   connect,
-  errorOf,
   ERAS,
+  errorOf,
   issueKey,
   lastAuditRow,
   listTools,
@@ -37,7 +37,12 @@ const rawPost = (headers: Record<string, string>) =>
       const response = await fetch(url, {
         method: "POST",
         headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } } })
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } }
+        })
       })
       return { status: response.status, body: await response.json() as unknown }
     }))
@@ -48,7 +53,12 @@ const MIB = 1024 * 1024
 const bigCall = (key: string, size: number, chunked: boolean) =>
   Effect.flatMap(mcpUrl, (url) =>
     Effect.promise(async () => {
-      const text = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo.message.reflect", arguments: { message: "x".repeat(size) } } })
+      const text = JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "echo.message.reflect", arguments: { message: "x".repeat(size) } }
+      })
       const bytes = new TextEncoder().encode(text)
       const body = chunked
         ? new ReadableStream<Uint8Array>({
@@ -70,12 +80,18 @@ const bigCall = (key: string, size: number, chunked: boolean) =>
 layer(McpTest, { excludeTestServices: true })("MCP over Streamable HTTP", (it) => {
   for (const era of ERAS) {
     it.scoped(`${era}: negotiates its era and lists the external registry tools with hints, titles and schemas`, () =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const client = yield* connect(era, bearer(yield* issueKey("acme", "free")))
         assert.strictEqual(client.getProtocolEra(), era)
         assert.deepInclude(client.getServerVersion(), { name: "brein", version: packageJson.version })
         const tools = yield* listTools(client)
-        assert.sameMembers(tools.map((t) => t.name), ["core.timestamp.now", "echo.message.reflect", "vault.item.get", "steps.count.run", "search_docs"])
+        assert.sameMembers(tools.map((t) => t.name), [
+          "core.timestamp.now",
+          "echo.message.reflect",
+          "vault.item.get",
+          "steps.count.run",
+          "search_docs"
+        ])
 
         const now = yield* findTool(tools, "core.timestamp.now")
         assert.strictEqual(now.title, "Hora actual")
@@ -99,7 +115,7 @@ layer(McpTest, { excludeTestServices: true })("MCP over Streamable HTTP", (it) =
       }))
 
     it.scoped(`${era}: echo.message.reflect answers { data, meta } after its audit row is recorded with surface mcp`, () =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const client = yield* connect(era, bearer(yield* issueKey("acme", "free")))
         yield* listTools(client) // the client validates structuredContent against the listed outputSchema
         const result = yield* callTool(client, "echo.message.reflect", { message: `hola ${era}` })
@@ -112,14 +128,22 @@ layer(McpTest, { excludeTestServices: true })("MCP over Streamable HTTP", (it) =
         const [text] = result.content
         assert.deepStrictEqual(text?.type === "text" ? JSON.parse(text.text) : null, result.structuredContent)
         const rows = yield* auditRowOf(response.meta.request_id)
-        assert.deepStrictEqual(rows, [{ toolId: "echo.message.reflect", surface: "mcp", outcome: "ok", errorTag: null, connectionId: null }])
+        assert.deepStrictEqual(rows, [{
+          toolId: "echo.message.reflect",
+          surface: "mcp",
+          outcome: "ok",
+          errorTag: null,
+          connectionId: null
+        }])
       }))
 
     it.scoped(`${era}: core.timestamp.now with and without its optional input`, () =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const client = yield* connect(era, bearer(yield* issueKey("acme", "free")))
         yield* listTools(client)
-        const zoned = yield* decodeResponse((yield* callTool(client, "core.timestamp.now", { timezone: "America/Santiago" })).structuredContent)
+        const zoned = yield* decodeResponse(
+          (yield* callTool(client, "core.timestamp.now", { timezone: "America/Santiago" })).structuredContent
+        )
         assert.propertyVal(zoned.data, "timezone", "America/Santiago")
         assert.match(String((zoned.data as { iso: string }).iso), /-0[34]:00$/)
         const plain = yield* decodeResponse((yield* callTool(client, "core.timestamp.now", {})).structuredContent)
@@ -130,7 +154,7 @@ layer(McpTest, { excludeTestServices: true })("MCP over Streamable HTTP", (it) =
       }))
 
     it.scoped(`${era}: bad input is an isError result carrying InvalidInput with the field's path, and is audited`, () =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const client = yield* connect(era, bearer(yield* issueKey("acme", "free")))
         yield* listTools(client) // the client now holds every outputSchema
         const missing = yield* callTool(client, "echo.message.reflect", {})
@@ -144,11 +168,15 @@ layer(McpTest, { excludeTestServices: true })("MCP over Streamable HTTP", (it) =
         const extra = yield* errorOf(yield* callTool(client, "echo.message.reflect", { message: "x", connection: "conn_abc" }))
         assert.strictEqual(extra["_tag"], "InvalidInput", "only connector tools accept a connection argument")
         assert.include(String(extra["message"]), "input.connection")
-        assert.deepStrictEqual(yield* lastAuditRow("echo.message.reflect"), [{ surface: "mcp", outcome: "error", errorTag: "InvalidInput" }])
+        assert.deepStrictEqual(yield* lastAuditRow("echo.message.reflect"), [{
+          surface: "mcp",
+          outcome: "error",
+          errorTag: "InvalidInput"
+        }])
       }))
 
     it.scoped(`${era}: an unknown or in-process-only tool is a JSON-RPC -32602 error carrying ToolNotFound`, () =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const client = yield* connect(era, bearer(yield* issueKey("acme", "free")))
         for (const name of ["nope.nothing.here", "hidden.secret.peek"]) {
           const error = yield* callToolFailure(client, name, {})
@@ -160,7 +188,7 @@ layer(McpTest, { excludeTestServices: true })("MCP over Streamable HTTP", (it) =
       }))
 
     it.scoped(`${era}: search_docs answers a tool's definition, searches by words, and never shows in-process tools`, () =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const client = yield* connect(era, bearer(yield* issueKey("acme", "free")))
         yield* listTools(client)
         const one = yield* callTool(client, "search_docs", { tool: "vault.item.get" })
@@ -197,7 +225,7 @@ layer(McpTest, { excludeTestServices: true })("MCP over Streamable HTTP", (it) =
       }))
 
     it.scoped(`${era}: a connector tool takes its connection from X-Connect-Connection or a connection argument`, () =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const key = yield* issueKey("vaulted", "free")
         const sql = yield* SqlClient.SqlClient
         const [workspace] = yield* sql<{ id: string }>`SELECT id FROM workspaces WHERE name = 'vaulted'`
@@ -213,7 +241,11 @@ layer(McpTest, { excludeTestServices: true })("MCP over Streamable HTTP", (it) =
         const without = yield* errorOf(yield* callTool(plain, "vault.item.get", { item: "a" }))
         assert.deepInclude(without, { _tag: "Forbidden", reason: "connection_required" })
         assert.include(String(without["hint"]), "POST /api/v1/connections")
-        assert.deepInclude(without["next_actions"], { method: "POST", path: "/api/v1/connections", reason: "create a vault connection with the user's credentials" })
+        assert.deepInclude(without["next_actions"], {
+          method: "POST",
+          path: "/api/v1/connections",
+          reason: "create a vault connection with the user's credentials"
+        })
         const foreign = yield* errorOf(yield* callTool(plain, "vault.item.get", { item: "a", connection: "conn_notours" }))
         assert.deepInclude(foreign, { _tag: "Forbidden", reason: "connection_not_in_workspace" })
         const malformed = yield* errorOf(yield* callTool(plain, "vault.item.get", { item: "a", connection: "not-a-connection" }))
@@ -231,7 +263,7 @@ layer(McpTest, { excludeTestServices: true })("MCP over Streamable HTTP", (it) =
       }))
 
     it.scoped(`${era}: a tool's progress reaches a client that asked for it`, () =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const client = yield* connect(era, bearer(yield* issueKey("acme", "free")))
         yield* listTools(client)
         const seen: Array<Progress> = []
@@ -245,7 +277,7 @@ layer(McpTest, { excludeTestServices: true })("MCP over Streamable HTTP", (it) =
   }
 
   it.scoped("a body over 1 MiB is PayloadTooLarge (413), declared or chunked, and the REST API answers on the same port", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const key = yield* issueKey("bulky", "free")
       const declared = yield* bigCall(key, MIB, false)
       assert.strictEqual(declared?.status, 413)
@@ -262,7 +294,7 @@ layer(McpTest, { excludeTestServices: true })("MCP over Streamable HTTP", (it) =
     }))
 
   it.scoped("a missing or unknown key is 401 with a JSON Unauthorized body, and the client cannot connect", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       for (const headers of [{}, bearer("brein_sk_unknown"), { Authorization: "Basic abc" }]) {
         const { status, body } = yield* rawPost(headers)
         assert.strictEqual(status, 401)

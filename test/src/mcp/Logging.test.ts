@@ -1,10 +1,10 @@
-import type { Client, LoggingLevel, LoggingMessageNotificationParams } from "@modelcontextprotocol/client"
 import { assert, describe, it, layer } from "@effect/vitest"
+import type { Client, LoggingLevel, LoggingMessageNotificationParams } from "@modelcontextprotocol/client"
 import { Effect, Layer, Option, Redacted, Schema } from "effect"
-import { ToolResponse } from "../../../schema/tools/Response.ts"
 import type { ConnectionId } from "../../../schema/Ids.ts"
-import { currentPeriodo } from "../../../services/upstream/CivilDate.ts"
+import { ToolResponse } from "../../../schema/tools/Response.ts"
 import type { JobRow } from "../../../services/sync/SyncJobs.ts"
+import { currentPeriodo } from "../../../services/upstream/CivilDate.ts"
 import { Workspaces } from "../../../services/workspace/Workspaces.ts"
 import { listen, serveOn } from "../../../src/http/Server.ts"
 import { changes } from "../../../src/mcp/SyncLog.ts"
@@ -39,9 +39,15 @@ describe("sync log lines", () => {
   it("says login, retries, re-login, and the end", () => {
     const queued = job({})
     const running = job({ state: "sincronizando", attempts: 1 })
-    assert.deepStrictEqual(after(queued, running), [{ level: "info", message: "sii periodo=2026-10 perspectiva=ventas: logging in to sii" }])
+    assert.deepStrictEqual(after(queued, running), [{
+      level: "info",
+      message: "sii periodo=2026-10 perspectiva=ventas: logging in to sii"
+    }])
     const failedOnce = job({ state: "en_cola", attempts: 1, errorReason: "sesion_en_uso", errorMessage: "busy" })
-    assert.deepStrictEqual(after(running, failedOnce), [{ level: "warning", message: "sii periodo=2026-10 perspectiva=ventas: will retry after sesion_en_uso: busy" }])
+    assert.deepStrictEqual(after(running, failedOnce), [{
+      level: "warning",
+      message: "sii periodo=2026-10 perspectiva=ventas: will retry after sesion_en_uso: busy"
+    }])
     assert.deepInclude(after(failedOnce, job({ state: "sincronizando", attempts: 2 })), {
       level: "warning",
       message: "sii periodo=2026-10 perspectiva=ventas: retrying (attempt 2 of 3) after sesion_en_uso: busy"
@@ -50,7 +56,10 @@ describe("sync log lines", () => {
     assert.deepStrictEqual(after(reading, job({ state: "sincronizando", attempts: 1, progress: { done: 1, total: 4, step: "login" } })), [
       { level: "notice", message: "sii periodo=2026-10 perspectiva=ventas: the session expired; logging in again" }
     ])
-    assert.deepStrictEqual(after(reading, job({ state: "sincronizada", attempts: 1 })), [{ level: "info", message: "sii periodo=2026-10 perspectiva=ventas: synced" }])
+    assert.deepStrictEqual(after(reading, job({ state: "sincronizada", attempts: 1 })), [{
+      level: "info",
+      message: "sii periodo=2026-10 perspectiva=ventas: synced"
+    }])
     assert.deepStrictEqual(after(running, job({ state: "error", errorReason: "credenciales_invalidas", errorMessage: "rejected" })), [
       { level: "error", message: "sii periodo=2026-10 perspectiva=ventas: failed (credenciales_invalidas: rejected)" }
     ])
@@ -72,7 +81,7 @@ const paidKey = (workspace: string) =>
 
 layer(SyncingMcp, { excludeTestServices: true })("MCP logging", (it) => {
   it.scoped("declares logging; a sync sends what it does as log notifications, at or above the level the client set", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const periodo = yield* currentPeriodo
       for (const [index, era] of ERAS.entries()) {
         const { key } = yield* paidKey(`logging-${era}`)
@@ -86,7 +95,9 @@ layer(SyncingMcp, { excludeTestServices: true })("MCP logging", (it) => {
         client.setNotificationHandler("notifications/message", (notification) => void lines.push(notification.params))
         // 2025 clients set a level once (logging/setLevel); 2026 clients send it with each request
         const setLevel = (level: LoggingLevel) =>
-          era === "legacy" ? Effect.promise(() => client.setLoggingLevel(level)).pipe(Effect.as({})) : Effect.succeed({ [LOG_LEVEL]: level })
+          era === "legacy"
+            ? Effect.promise(() => client.setLoggingLevel(level)).pipe(Effect.as({}))
+            : Effect.succeed({ [LOG_LEVEL]: level })
         yield* listTools(client)
 
         const info = yield* setLevel("info")

@@ -3,8 +3,8 @@ import { SqlClient } from "@effect/sql"
 import { type CallToolResult, Client, type RequestOptions, StreamableHTTPClientTransport, type Tool } from "@modelcontextprotocol/client"
 import { Array as Arr, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { servicesWith } from "../../../layers/App.ts"
-import { CoreConnector, EchoConnector } from "../../../services/connectors/Core.ts"
 import type { Plan } from "../../../schema/tools/Definition.ts"
+import { CoreConnector, EchoConnector } from "../../../services/connectors/Core.ts"
 import { connector } from "../../../services/tools/Source.ts"
 import { action, connectedAction } from "../../../services/tools/Tool.ts"
 import { Workspaces } from "../../../services/workspace/Workspaces.ts"
@@ -98,8 +98,9 @@ export const McpTest = serveOn(listen(0)).pipe(
 export type Era = "legacy" | "modern"
 export const ERAS: ReadonlyArray<Era> = ["legacy", "modern"]
 
-export const mcpUrl = Effect.map(HttpServer.HttpServer, (server) =>
-  new URL(server.address._tag === "TcpAddress" ? `http://127.0.0.1:${server.address.port}/mcp` : "http://127.0.0.1/mcp")
+export const mcpUrl = Effect.map(
+  HttpServer.HttpServer,
+  (server) => new URL(server.address._tag === "TcpAddress" ? `http://127.0.0.1:${server.address.port}/mcp` : "http://127.0.0.1/mcp")
 )
 
 export const issueKey = (workspace: string, plan: Plan) =>
@@ -112,7 +113,7 @@ const clientOptions = (era: Era) => era === "modern" ? { versionNegotiation: { m
 /** The real MCP client over Streamable HTTP; `legacy` runs `initialize`, `modern` negotiates with `server/discover`. */
 export const connect = (era: Era, headers: Record<string, string>) =>
   Effect.acquireRelease(
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const url = yield* mcpUrl
       const client = new Client({ name: "brein-test", version: "0.0.0" }, clientOptions(era))
       yield* Effect.tryPromise(() => client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } })))
@@ -136,7 +137,7 @@ const ErrorText = Schema.parseJson(Schema.Record({ key: Schema.String, value: Sc
 
 /** The typed error of an `isError` result: in its text content, never as structured content. */
 export const errorOf = (result: CallToolResult) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     if (result.isError !== true) return yield* Effect.dieMessage("expected an isError result")
     if (result.structuredContent !== undefined) return yield* Effect.dieMessage("an isError result carries no structuredContent")
     const [first] = result.content
@@ -146,13 +147,15 @@ export const errorOf = (result: CallToolResult) =>
 export const auditRowOf = (requestId: string) =>
   Effect.flatMap(
     SqlClient.SqlClient,
-    (sql) => sql<{ toolId: string; surface: string; outcome: string; errorTag: string | null; connectionId: string | null }>`
+    (sql) =>
+      sql<{ toolId: string; surface: string; outcome: string; errorTag: string | null; connectionId: string | null }>`
       SELECT tool_id, surface, outcome, error_tag, connection_id FROM audit_log WHERE request_id = ${requestId}`
   )
 
 export const lastAuditRow = (toolId: string) =>
   Effect.flatMap(
     SqlClient.SqlClient,
-    (sql) => sql<{ surface: string; outcome: string; errorTag: string | null }>`
+    (sql) =>
+      sql<{ surface: string; outcome: string; errorTag: string | null }>`
       SELECT surface, outcome, error_tag FROM audit_log WHERE tool_id = ${toolId} ORDER BY at DESC, seq DESC LIMIT 1`
   )

@@ -1,5 +1,5 @@
-import { request } from "node:http"
 import { Effect } from "effect"
+import { request } from "node:http"
 import { mcpUrl } from "./McpTestServer.ts"
 
 export interface RawAnswer {
@@ -37,12 +37,16 @@ export const raw = (options: RawRequest) =>
           const chunks: Array<Buffer> = []
           response.on("data", (chunk: Buffer) => chunks.push(chunk))
           response.on("end", () =>
-            resume(Effect.succeed({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString("utf8") })))
+            resume(
+              Effect.succeed({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString("utf8") })
+            ))
         }
       )
       req.on("error", (error) => resume(Effect.fail(error)))
       if (body !== undefined && options.chunked === true) {
-        for (let at = 0; at < body.length; at += 64 * 1024) req.write(body.subarray(at, at + 64 * 1024))
+        for (let at = 0; at < body.length; at += 64 * 1024) {
+          req.write(body.subarray(at, at + 64 * 1024))
+        }
       } else if (body !== undefined) req.write(body)
       req.end()
     }))

@@ -1,11 +1,11 @@
+import { assert, layer } from "@effect/vitest"
 import type { JsonSchemaType } from "@modelcontextprotocol/client"
 import { DefaultJsonSchemaValidator } from "@modelcontextprotocol/client/_shims"
-import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import { InvalidInput } from "../../../schema/Errors.ts"
 import { Registry } from "../../../services/tools/Registry.ts"
 import { makeCatalog } from "../../../src/mcp/Catalog.ts"
 import { failure } from "../../../src/mcp/Results.ts"
-import { InvalidInput } from "../../../schema/Errors.ts"
 import { simulatedServices } from "../../support/Connected.ts"
 import { TestDatabase } from "../../support/TestDatabase.ts"
 
@@ -15,7 +15,9 @@ const problems = (value: unknown, path = "#"): ReadonlyArray<string> => {
   if (typeof value !== "object" || value === null) return []
   const found: Array<string> = []
   for (const [key, child] of Object.entries(value)) {
-    if (key === "additionalProperties" && typeof child === "object" && child !== null && Object.keys(child).length === 0) found.push(`${path}: additionalProperties {}`)
+    if (key === "additionalProperties" && typeof child === "object" && child !== null && Object.keys(child).length === 0) {
+      found.push(`${path}: additionalProperties {}`)
+    }
     if (key === "$ref") found.push(`${path}: $ref ${String(child)}`)
     if (key === "$id" || key === "$schema" || key === "definitions") found.push(`${path}: ${key}`)
     found.push(...problems(child, `${path}/${key}`))
@@ -27,7 +29,7 @@ const FullRegistry = simulatedServices().pipe(Layer.provideMerge(TestDatabase))
 
 layer(FullRegistry, { excludeTestServices: true })("MCP tool schemas", (it) => {
   it.effect("every registered tool's input and output schema is plain JSON Schema 2020-12 that compiles", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const catalog = makeCatalog(yield* Registry)
       const validator = new DefaultJsonSchemaValidator()
       assert.isAbove(catalog.listing.tools.length, 10)
@@ -43,13 +45,16 @@ layer(FullRegistry, { excludeTestServices: true })("MCP tool schemas", (it) => {
     }))
 
   it.effect("an error result has no structured content to break the output schema; its error is in the text", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const catalog = makeCatalog(yield* Registry)
       const result = failure(InvalidInput.of([{ path: "input.periodo", message: "is missing" }]))
       assert.isTrue(result.isError)
       assert.notProperty(result, "structuredContent")
       const [text] = result.content
-      assert.deepInclude(JSON.parse(text?.type === "text" ? text.text : "{}"), { _tag: "InvalidInput", message: "input.periodo is missing" })
+      assert.deepInclude(JSON.parse(text?.type === "text" ? text.text : "{}"), {
+        _tag: "InvalidInput",
+        message: "input.periodo is missing"
+      })
       const validator = new DefaultJsonSchemaValidator()
       const output = catalog.entries.get("sii.rcv.consultar")?.outputSchema
       assert.isDefined(output)

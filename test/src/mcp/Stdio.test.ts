@@ -1,9 +1,9 @@
 import { Command } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
+import { assert, layer } from "@effect/vitest"
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client"
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio"
-import { assert, layer } from "@effect/vitest"
 import { Context, Effect, Layer, Option, Redacted, Schema, Stream } from "effect"
 import { fileURLToPath } from "node:url"
 import { ServicesLive } from "../../../layers/App.ts"
@@ -60,7 +60,7 @@ const text = (stream: Stream.Stream<Uint8Array, unknown>) => stream.pipe(Stream.
 
 /** Runs `brein mcp` with stdin closed at once: the exit code and both outputs. */
 const runToExit = (env: Record<string, string>) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const child = yield* Command.start(
       Command.make(process.execPath, ...mcpArgs).pipe(Command.workingDirectory(root), Command.env(env))
     )
@@ -72,7 +72,7 @@ const runToExit = (env: Record<string, string>) =>
 
 layer(StdioTest, { excludeTestServices: true, timeout: 60_000 })("brein mcp (stdio)", (it) => {
   it.scoped("lists and calls tools for the key's workspace; only JSON-RPC on stdout, logs on stderr", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const databaseUrl = yield* DatabaseUrl
       const key = yield* issueKey
       const { client, stderr, wireErrors } = yield* spawnClient({ DATABASE_URL: databaseUrl, BREIN_API_KEY: key })
@@ -86,7 +86,9 @@ layer(StdioTest, { excludeTestServices: true, timeout: 60_000 })("brein mcp (std
       assert.deepStrictEqual(response.data, { message: "por stdio" })
       assert.strictEqual(response.meta.audit_status, "recorded")
       const sql = yield* SqlClient.SqlClient
-      const rows = yield* sql<{ surface: string; toolId: string }>`SELECT surface, tool_id FROM audit_log WHERE request_id = ${response.meta.request_id}`
+      const rows = yield* sql<
+        { surface: string; toolId: string }
+      >`SELECT surface, tool_id FROM audit_log WHERE request_id = ${response.meta.request_id}`
       assert.deepStrictEqual(rows, [{ surface: "mcp", toolId: "echo.message.reflect" }])
 
       const bad = yield* Effect.promise(() => client.callTool({ name: "echo.message.reflect", arguments: {} }))
@@ -98,11 +100,14 @@ layer(StdioTest, { excludeTestServices: true, timeout: 60_000 })("brein mcp (std
 
   for (const era of ["legacy", "modern"] as const) {
     it.scoped(`${era}: the stdio entry pins the era the client opens with (in process)`, () =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const principal = yield* Effect.flatMap(Workspaces, (w) => Effect.flatMap(issueKey, w.authenticate))
         const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
         yield* serveMcpStdio(principal, { transport: serverSide })
-        const client = new Client({ name: "brein-stdio-test", version: "0.0.0" }, era === "modern" ? { versionNegotiation: { mode: "auto" } } : {})
+        const client = new Client(
+          { name: "brein-stdio-test", version: "0.0.0" },
+          era === "modern" ? { versionNegotiation: { mode: "auto" } } : {}
+        )
         yield* Effect.acquireRelease(Effect.promise(() => client.connect(clientSide)), () => Effect.promise(() => client.close()))
         assert.strictEqual(client.getProtocolEra(), era)
         const { tools } = yield* Effect.promise(() => client.listTools())
@@ -113,7 +118,7 @@ layer(StdioTest, { excludeTestServices: true, timeout: 60_000 })("brein mcp (std
   }
 
   it.effect("a missing or unknown BREIN_API_KEY is a clear message on stderr and exit code 1", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const databaseUrl = yield* DatabaseUrl
       const [missing, unknown] = yield* Effect.all([
         runToExit({ DATABASE_URL: databaseUrl, BREIN_API_KEY: "" }),

@@ -18,15 +18,18 @@ import { TestDatabase } from "../../../support/TestDatabase.ts"
 import { servicesWith } from "../../../support/TestLayers.ts"
 
 const settings = (worker: boolean) =>
-  Layer.merge(SuiteClock, Layer.setConfigProvider(
-    ConfigProvider.fromMap(
-      new Map([
-        ["BREIN_SYNC_WORKER", String(worker)],
-        ["BREIN_SYNC_POLL_MS", "20"],
-        ["UPSTREAM_TIME_SCALE", "0"]
-      ])
+  Layer.merge(
+    SuiteClock,
+    Layer.setConfigProvider(
+      ConfigProvider.fromMap(
+        new Map([
+          ["BREIN_SYNC_WORKER", String(worker)],
+          ["BREIN_SYNC_POLL_MS", "20"],
+          ["UPSTREAM_TIME_SCALE", "0"]
+        ])
+      )
     )
-  ))
+  )
 
 const BancoSyncs = Layer.effect(ConnectorSyncs, Effect.map(makeBancoSync, (sync) => new Map([[sync.connector, sync]])))
 

@@ -1,10 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { SyncOutput } from "../../../../schema/connectors/Sync.ts"
 import { CuentasQueryOutput, MovimientosQueryOutput } from "../../../../schema/connectors/Banco.ts"
-import { currentPeriodo, MESES_HISTORIA, monthBounds } from "../../../../services/connectors/banco/Periodo.ts"
+import { SyncOutput } from "../../../../schema/connectors/Sync.ts"
 import { rutDv } from "../../../../schema/upstream/Rut.ts"
+import { currentPeriodo, MESES_HISTORIA, monthBounds } from "../../../../services/connectors/banco/Periodo.ts"
 import { Executor } from "../../../../services/pipeline/Executor.ts"
 import { BancoSimulator } from "../../../../services/upstream/BancoSimulator.ts"
 import { formatPeriodo, parsePeriodo } from "../../../../services/upstream/CivilDate.ts"
@@ -70,7 +70,10 @@ layer(BancoTest, { excludeTestServices: true })("banco: sync a month, then read 
       assert.deepStrictEqual(pages[0]?.sincronizacion?.completo, true)
       for (const cuenta of cuentas.cuentas) {
         const own = movimientos.filter((m) => m.accountId === cuenta.id)
-        assert.isTrue(own.every((m, i) => i === 0 || m.balance === (own[i - 1]?.balance ?? 0) + m.amount), `running balance of ${cuenta.id}`)
+        assert.isTrue(
+          own.every((m, i) => i === 0 || m.balance === (own[i - 1]?.balance ?? 0) + m.amount),
+          `running balance of ${cuenta.id}`
+        )
         const one = yield* allMovimientos(call, { desde, hasta, cuenta: cuenta.id, limit: 500 })
         assert.deepStrictEqual(one.movimientos.map((m) => m.id), own.map((m) => m.id))
       }
@@ -91,7 +94,10 @@ layer(BancoTest, { excludeTestServices: true })("banco: sync a month, then read 
       const periodo = yield* monthsAgo(1)
       yield* sync(call, periodo)
       const [desde, hasta] = monthBounds(periodo)
-      const before = yield* Effect.flatMap(call("banco.movimientos.consultar", { desde, hasta, limit: 1 }), (r) => Schema.decodeUnknown(MovimientosQueryOutput)(r.data))
+      const before = yield* Effect.flatMap(
+        call("banco.movimientos.consultar", { desde, hasta, limit: 1 }),
+        (r) => Schema.decodeUnknown(MovimientosQueryOutput)(r.data)
+      )
       const line = before.movimientos[0]
       if (line === undefined) return assert.fail("the month has movements")
       // As if the last sync had seen this line while the check was still pending.
@@ -117,7 +123,8 @@ layer(BancoTest, { excludeTestServices: true })("banco: sync a month, then read 
       assert.strictEqual(result.estado, "parcial")
       assert.strictEqual(result.trabajos[0]?.counts["cuentasSinLeer"], 1)
       const [desde, hasta] = monthBounds(periodo)
-      const page = yield* Effect.flatMap(call("banco.movimientos.consultar", { desde, hasta }), (r) => Schema.decodeUnknown(MovimientosQueryOutput)(r.data))
+      const page = yield* Effect.flatMap(call("banco.movimientos.consultar", { desde, hasta }), (r) =>
+        Schema.decodeUnknown(MovimientosQueryOutput)(r.data))
       assert.isFalse(page.sincronizacion?.completo)
     }))
 
@@ -138,7 +145,11 @@ layer(BancoTest, { excludeTestServices: true })("banco: sync a month, then read 
       const current = yield* currentPeriodo
       const cuentas = yield* call("banco.cuentas.consultar", {})
       assert.deepStrictEqual(cuentas.data, { cuentas: [], sincronizacion: null, sincronizacionEnCurso: null })
-      assert.deepStrictEqual(cuentas.next_actions, [{ tool: "banco.conexion.sincronizar", reason: cuentas.next_actions?.[0]?.reason ?? "", input: { periodo: current } }])
+      assert.deepStrictEqual(cuentas.next_actions, [{
+        tool: "banco.conexion.sincronizar",
+        reason: cuentas.next_actions?.[0]?.reason ?? "",
+        input: { periodo: current }
+      }])
       assert.include(cuentas.hint, "never been synced")
 
       const old = yield* monthsAgo(MESES_HISTORIA + 1)
@@ -171,4 +182,3 @@ layer(BancoTest, { excludeTestServices: true })("banco: sync a month, then read 
       assert.strictEqual(edge.estado, "sincronizada", `${MESES_HISTORIA} months back is still within the bank's history`)
     }))
 })
-

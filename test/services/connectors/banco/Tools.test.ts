@@ -48,7 +48,11 @@ layer(bancoServices(false).pipe(Layer.provideMerge(TestDatabase)))("banco connec
     Effect.gen(function* () {
       const registry = yield* Registry.make([BancoConnector])
       const byId = Object.fromEntries(registry.tools.map((t) => [t.descriptor.id, t]))
-      assert.deepStrictEqual(Object.keys(byId).sort(), ["banco.conexion.sincronizar", "banco.cuentas.consultar", "banco.movimientos.consultar"])
+      assert.deepStrictEqual(Object.keys(byId).sort(), [
+        "banco.conexion.sincronizar",
+        "banco.cuentas.consultar",
+        "banco.movimientos.consultar"
+      ])
       assert.strictEqual(byId["banco.conexion.sincronizar"]?.descriptor.plane, "read")
       assert.isFalse(byId["banco.conexion.sincronizar"]?.descriptor.hints.readOnly)
       for (const id of ["banco.cuentas.consultar", "banco.movimientos.consultar"]) {

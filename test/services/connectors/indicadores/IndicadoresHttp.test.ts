@@ -70,7 +70,7 @@ const dirtyUpstream = HttpRouter.empty.pipe(
 
 describe("IndicadoresHttp", () => {
   it.effect("decodes values and series exactly as the in-process simulator serves them", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* setClock("2026-10-02T15:00:00Z")
       const source = yield* IndicadoresSource
       const uf = yield* source.valor("uf")
@@ -96,7 +96,7 @@ describe("IndicadoresHttp", () => {
     }).pipe(Effect.provide(adapter())))
 
   it.live("retries a 5xx and then succeeds", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const control = yield* IndicadoresServerControl
       yield* control.inject(ServerFault.Status({ status: 503, times: 2 }))
       const uf = yield* (yield* IndicadoresSource).valor("uf")
@@ -105,7 +105,7 @@ describe("IndicadoresHttp", () => {
     }).pipe(Effect.provide(adapter(quick))))
 
   it.live("a persistent 5xx ends, after 3 retries, as UpstreamUnavailable", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const control = yield* IndicadoresServerControl
       yield* control.inject(ServerFault.Status({ status: 502, times: 100 }))
       const error = yield* Effect.flip((yield* IndicadoresSource).serie("uf", "2026-09-01", "2026-09-30"))
@@ -117,7 +117,7 @@ describe("IndicadoresHttp", () => {
     }).pipe(Effect.provide(adapter(quick))))
 
   it.live("a 4xx is not retried", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const control = yield* IndicadoresServerControl
       yield* control.inject(ServerFault.Status({ status: 404, times: 100 }))
       const error = yield* Effect.flip((yield* IndicadoresSource).valor("uf"))
@@ -126,7 +126,7 @@ describe("IndicadoresHttp", () => {
     }).pipe(Effect.provide(adapter(quick))))
 
   it.effect("a hung upstream times out as UpstreamUnavailable, without retrying, and the next call works", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* setClock("2026-10-02T15:00:00Z")
       const control = yield* IndicadoresServerControl
       const source = yield* IndicadoresSource
@@ -141,7 +141,7 @@ describe("IndicadoresHttp", () => {
     }).pipe(Effect.provide(adapter({ ...quick, timeout: "150 millis" }))))
 
   it.effect("skips invalid values and keeps the valid ones", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* setClock("2026-10-02T15:00:00Z")
       const source = yield* IndicadoresSource
       const serie = yield* source.serie("uf", "2026-10-01", "2026-10-02")
@@ -157,7 +157,7 @@ describe("IndicadoresHttp", () => {
     ))
 
   it.effect("IndicadoresLive reads INDICADORES_URL; without it, it is the bundled simulator", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* setClock("2026-10-02T15:00:00Z")
       const control = yield* IndicadoresServerControl
       const baseUrl = yield* IndicadoresSimulatorServer.baseUrl

@@ -20,7 +20,7 @@ const simulator = makeIndicadoresSimulator({ timeScale: 0 })
 const decodeSerie = Schema.decodeUnknown(SerieObtenerOutput)
 
 const call = (toolId: string, input: unknown) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     yield* setClock(AS_OF)
     const { principal } = yield* issuePrincipal("free")
     return yield* (yield* Executor).call(toolId, input, callContext(principal, { surface: "http" }))
@@ -29,20 +29,23 @@ const call = (toolId: string, input: unknown) =>
 const issuePaths = (toolId: string, input: unknown) =>
   Effect.map(Effect.flip(call(toolId, input)), (error) => (error._tag === "InvalidInput" ? error.issues.map((i) => i.path) : [error._tag]))
 
-const rowCounts = Effect.gen(function*() {
+const rowCounts = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const tables = yield* sql<{ tableName: string }>`
     SELECT table_name FROM information_schema.tables
     WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`
   return Object.fromEntries(
-    yield* Effect.forEach(tables, ({ tableName }) =>
-      Effect.map(sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql(tableName)}`, (rows) => [tableName, rows[0]?.n ?? -1] as const))
+    yield* Effect.forEach(
+      tables,
+      ({ tableName }) =>
+        Effect.map(sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql(tableName)}`, (rows) => [tableName, rows[0]?.n ?? -1] as const)
+    )
   )
 })
 
 layer(over(IndicadoresSimulator.layerWith({ timeScale: 0 })))("indicadores tools over the simulator", (it) => {
   it.effect("valor: UF on 2026-10-02 is the observed anchor, today by default", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const dated = yield* call("indicadores.valor.obtener", { codigo: "uf", fecha: "2026-10-02" })
       assert.deepStrictEqual(dated.data, {
         codigo: "uf",
@@ -57,10 +60,16 @@ layer(over(IndicadoresSimulator.layerWith({ timeScale: 0 })))("indicadores tools
     }))
 
   it.effect("valor: the value in force on days an indicator is not published, with a warning", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const sunday = yield* call("indicadores.valor.obtener", { codigo: "dolar", fecha: "2026-09-27" })
       const friday = yield* simulator.valor("dolar", "2026-09-25")
-      assert.deepStrictEqual(sunday.data, { codigo: "dolar", nombre: "Dólar observado", unidadMedida: "Pesos", fecha: "2026-09-25", valor: friday.valor })
+      assert.deepStrictEqual(sunday.data, {
+        codigo: "dolar",
+        nombre: "Dólar observado",
+        unidadMedida: "Pesos",
+        fecha: "2026-09-25",
+        valor: friday.valor
+      })
       assert.strictEqual(sunday.warnings?.length, 1)
       assert.include(sunday.warnings?.[0], "2026-09-25")
       const utm = yield* call("indicadores.valor.obtener", { codigo: "utm" })
@@ -69,11 +78,17 @@ layer(over(IndicadoresSimulator.layerWith({ timeScale: 0 })))("indicadores tools
         1
       ])
       const acuerdo = yield* call("indicadores.valor.obtener", { codigo: "dolar_intercambio", fecha: "2026-10-02" })
-      assert.deepStrictEqual(acuerdo.data, { codigo: "dolar_intercambio", nombre: "Dólar acuerdo", unidadMedida: "Pesos", fecha: "2014-11-13", valor: 758.87 })
+      assert.deepStrictEqual(acuerdo.data, {
+        codigo: "dolar_intercambio",
+        nombre: "Dólar acuerdo",
+        unidadMedida: "Pesos",
+        fecha: "2014-11-13",
+        valor: 758.87
+      })
     }))
 
   it.effect("valor: a date with no value yet is IndicadorValueNotFound", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const error = yield* Effect.flip(call("indicadores.valor.obtener", { codigo: "uf", fecha: "2026-12-01" }))
       assert.strictEqual(error._tag, "IndicadorValueNotFound")
       if (error._tag === "IndicadorValueNotFound") assert.deepStrictEqual([error.codigo, error.fecha], ["uf", "2026-12-01"])
@@ -82,7 +97,7 @@ layer(over(IndicadoresSimulator.layerWith({ timeScale: 0 })))("indicadores tools
     }))
 
   it.effect("serie: oldest first, with n, total, promedio, minimo, maximo and a ref", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const response = yield* call("indicadores.serie.obtener", { codigo: "uf", desde: "2026-09-01", hasta: "2026-09-30" })
       const expected = [...(yield* simulator.serie("uf", "2026-09-01", "2026-09-30")).serie].reverse()
       const data = yield* decodeSerie(response.data)
@@ -117,17 +132,21 @@ layer(over(IndicadoresSimulator.layerWith({ timeScale: 0 })))("indicadores tools
     }))
 
   it.effect("bad input is InvalidInput naming the field", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       assert.deepStrictEqual(yield* issuePaths("indicadores.valor.obtener", { codigo: "peso_argentino" }), ["input.codigo"])
       assert.deepStrictEqual(yield* issuePaths("indicadores.valor.obtener", { codigo: "uf", fecha: "2026-02-30" }), ["input.fecha"])
-      assert.deepStrictEqual(yield* issuePaths("indicadores.serie.obtener", { codigo: "uf", desde: "2026-10-02", hasta: "2026-10-01" }), ["input.hasta"])
-      assert.deepStrictEqual(yield* issuePaths("indicadores.serie.obtener", { codigo: "uf", desde: "2025-01-01", hasta: "2026-01-02" }), ["input.hasta"])
+      assert.deepStrictEqual(yield* issuePaths("indicadores.serie.obtener", { codigo: "uf", desde: "2026-10-02", hasta: "2026-10-01" }), [
+        "input.hasta"
+      ])
+      assert.deepStrictEqual(yield* issuePaths("indicadores.serie.obtener", { codigo: "uf", desde: "2025-01-01", hasta: "2026-01-02" }), [
+        "input.hasta"
+      ])
       const leapYear = yield* call("indicadores.serie.obtener", { codigo: "uf", desde: "2024-01-01", hasta: "2024-12-31" })
       assert.strictEqual((yield* decodeSerie(leapYear.data)).n, 366)
     }))
 
   it.effect("they persist nothing: only the audit log grows", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* setClock(AS_OF)
       const { principal } = yield* issuePrincipal("free")
       const executor = yield* Executor
@@ -159,11 +178,13 @@ const Down = Layer.succeed(
 describe("indicadores tools with the upstream down", () => {
   layer(over(Down))((it) => {
     it.effect("the caller gets UpstreamUnavailable with retryAfterSeconds, and the call is audited", () =>
-      Effect.gen(function*() {
-        for (const [toolId, input] of [
-          ["indicadores.valor.obtener", { codigo: "uf" }],
-          ["indicadores.serie.obtener", { codigo: "uf", desde: "2026-09-01", hasta: "2026-09-30" }]
-        ] as const) {
+      Effect.gen(function* () {
+        for (
+          const [toolId, input] of [
+            ["indicadores.valor.obtener", { codigo: "uf" }],
+            ["indicadores.serie.obtener", { codigo: "uf", desde: "2026-09-01", hasta: "2026-09-30" }]
+          ] as const
+        ) {
           const error = yield* Effect.flip(call(toolId, input))
           assert.strictEqual(error._tag, "UpstreamUnavailable")
           if (error._tag === "UpstreamUnavailable") assert.deepStrictEqual([error.upstream, error.retryAfterSeconds], ["indicadores", 30])

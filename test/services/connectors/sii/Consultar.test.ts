@@ -20,13 +20,21 @@ const synced = (body: number) =>
   Effect.gen(function* () {
     const { principal } = yield* issuePrincipal("paid")
     const connection = yield* siiConnection(principal, rut(body))
-    const response = yield* execute(principal, "sii.conexion.sincronizar", { periodo: "2026-10", perspectiva: "compras", esperar: 20 }, connection.id)
+    const response = yield* execute(
+      principal,
+      "sii.conexion.sincronizar",
+      { periodo: "2026-10", perspectiva: "compras", esperar: 20 },
+      connection.id
+    )
     assert.strictEqual((response.data as { estado: string }).estado, "sincronizada")
     return { principal, connectionId: connection.id }
   })
 
 const query = (principal: Principal, connectionId: ConnectionId, input: Record<string, unknown>) =>
-  Effect.flatMap(execute(principal, "sii.rcv.consultar", input, connectionId), (r) => Effect.map(decodeQuery(r.data), (data) => ({ ...r, data })))
+  Effect.flatMap(
+    execute(principal, "sii.rcv.consultar", input, connectionId),
+    (r) => Effect.map(decodeQuery(r.data), (data) => ({ ...r, data }))
+  )
 
 let nextFolio = 9_000_000
 
@@ -83,7 +91,8 @@ layer(Live, { excludeTestServices: true })("sii .consultar tools", (it) => {
                    razon_social, fecha_emision, monto_exento, monto_neto, monto_iva, monto_total, estado, tipo_doc_ref, folio_ref, content_hash, synced_at)
                  VALUES (${connectionId}, '2026-10', 'compras', ${`compras|61|8000001|${emisor}`}, 61, 8000001, ${emisor}, ${rut(76700005)},
                    'Nota Referida SpA', '2026-10-20', 0, 1000, 190, 1190, 'registro', 33, 4242, 'x', now())`
-      const raw = (input: Record<string, unknown>) => Effect.map(execute(principal, "sii.rcv.consultar", input, connectionId), (r) => r.data)
+      const raw = (input: Record<string, unknown>) =>
+        Effect.map(execute(principal, "sii.rcv.consultar", input, connectionId), (r) => r.data)
       const reencoded = (data: unknown) => Effect.flatMap(decodeQuery(data), Schema.encode(RcvQueryOutput))
       const all = yield* raw({ periodo: "2026-10", perspectiva: "compras", limit: 500, incluirHistorial: true })
       assert.strictEqual(JSON.stringify(all), JSON.stringify(yield* reencoded(all)))
@@ -100,7 +109,9 @@ layer(Live, { excludeTestServices: true })("sii .consultar tools", (it) => {
   it.effect("a cursor that is not one of the tool's is InvalidInput", () =>
     Effect.gen(function* () {
       const { connectionId, principal } = yield* synced(76700002)
-      const error = yield* Effect.flip(query(principal, connectionId, { periodo: "2026-10", perspectiva: "compras", cursor: "not-a-cursor" }))
+      const error = yield* Effect.flip(
+        query(principal, connectionId, { periodo: "2026-10", perspectiva: "compras", cursor: "not-a-cursor" })
+      )
       assert.strictEqual(error._tag, "InvalidInput")
     }))
 
@@ -142,14 +153,20 @@ layer(Live, { excludeTestServices: true })("sii .consultar tools", (it) => {
       const { principal } = yield* issuePrincipal("paid")
       const connection = yield* siiConnection(principal, user)
       yield* execute(principal, "sii.conexion.sincronizar", { periodo: "2026-10", perspectiva: "ventas", esperar: 20 }, connection.id)
-      const summary = yield* decodeSummary((yield* execute(principal, "sii.rcv.resumen.consultar", { periodo: "2026-10", perspectiva: "ventas" }, connection.id)).data)
+      const summary = yield* decodeSummary(
+        (yield* execute(principal, "sii.rcv.resumen.consultar", { periodo: "2026-10", perspectiva: "ventas" }, connection.id)).data
+      )
       const sii = rcvResumen(user, "2026-10", "ventas", SUITE_DAY)
       assert.deepStrictEqual(
         summary.porTipo.map((t) => [t.tipoDte, t.documentos, t.total.montoTotal]),
         sii.tipos.map((t) => [t.tipoDte, t.documentos, t.montoTotal])
       )
       const sign = (tipo: number) => (tipo === 61 ? -1 : 1)
-      assert.strictEqual(summary.total.montoTotal, sii.tipos.reduce((n, t) => n + sign(t.tipoDte) * t.montoTotal, 0), "credit notes subtract")
+      assert.strictEqual(
+        summary.total.montoTotal,
+        sii.tipos.reduce((n, t) => n + sign(t.tipoDte) * t.montoTotal, 0),
+        "credit notes subtract"
+      )
     })
 
   it.effect("sii.rcv.resumen.consultar has SII's totals per tipoDte, credit notes subtracting", () => summaryMatchesSii(76700001))

@@ -36,7 +36,13 @@ const everyDocument = (principal: Principal, connectionId: ConnectionId, incluir
     const all: Array<typeof RcvQueryOutput.Type["documentos"][number]> = []
     let cursor: string | null = null
     do {
-      const input: Record<string, unknown> = { periodo: PERIODO, perspectiva: "compras", incluirHistorial, limit: 50, ...(cursor === null ? {} : { cursor }) }
+      const input: Record<string, unknown> = {
+        periodo: PERIODO,
+        perspectiva: "compras",
+        incluirHistorial,
+        limit: 50,
+        ...(cursor === null ? {} : { cursor })
+      }
       const page = yield* decodeQuery((yield* execute(principal, "sii.rcv.consultar", input, connectionId)).data)
       all.push(...page.documentos)
       cursor = page.cursor
@@ -75,7 +81,12 @@ layer(Live, { excludeTestServices: true })("RCV history across re-syncs", (it) =
       const second = yield* sync(principal, connection.id)
       assert.strictEqual(second?.state, "sincronizada")
       assert.deepStrictEqual(
-        { nuevos: second?.counts["nuevos"], cambiados: second?.counts["cambiados"], sinCambios: second?.counts["sinCambios"], documentos: second?.counts["documentos"] },
+        {
+          nuevos: second?.counts["nuevos"],
+          cambiados: second?.counts["cambiados"],
+          sinCambios: second?.counts["sinCambios"],
+          documentos: second?.counts["documentos"]
+        },
         { nuevos: nuevos.length, cambiados: cambiados.length, sinCambios: sinCambios.length, documentos: after.length }
       )
 
@@ -112,7 +123,10 @@ layer(Live, { excludeTestServices: true })("RCV history across re-syncs", (it) =
           `${k}: the previous values, in the document's own shape`
         )
       }
-      assert.isTrue(documents.some((d) => d.historial?.[0]?.valores["estado"] === "pendiente" && d.estado !== "pendiente"), "a pendiente became final")
+      assert.isTrue(
+        documents.some((d) => d.historial?.[0]?.valores["estado"] === "pendiente" && d.estado !== "pendiente"),
+        "a pendiente became final"
+      )
       const plain = yield* everyDocument(principal, connection.id, false)
       assert.isTrue(plain.every((d) => d.historial === undefined), "historial only when asked")
 
