@@ -21,7 +21,7 @@ type Outcome = { readonly ok: true; readonly data: unknown } | {
  * The row of a call. The output digest covers the answer as committed: for a read call, the answer
  * its transaction commits, before anything it does after the commit.
  */
-// The call's trace id (request.traceId) joins the entry once the audit row has a column for it.
+// The trace id is not set here: AuditLog takes it from the current span (this step's), so the row leads to the call's trace.
 const entryOf = (request: Request, tool: Option.Option<RegisteredTool>, outcome: Outcome, connectionId: string | null) =>
   Effect.map(elapsedMs(request), (latencyMs): AuditEntry => ({
     requestId: request.requestId,
