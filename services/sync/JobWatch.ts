@@ -1,4 +1,4 @@
-import { Cause, Clock, Duration, Effect, Option, Queue, Ref, Schedule } from "effect"
+import { Cause, Clock, Duration, Effect, Queue, Ref, Schedule, Stream } from "effect"
 import { TERMINAL } from "../../schema/connections/SyncJob.ts"
 import type { JobRow } from "./SyncJobs.ts"
 
@@ -8,6 +8,9 @@ interface Watcher {
   readonly ids: ReadonlyArray<string>
   readonly updates: Queue.Queue<ReadonlyArray<JobRow>>
 }
+
+const ended = (jobs: ReadonlyArray<JobRow>) => jobs.every((j) => TERMINAL.includes(j.state))
+const signature = (jobs: ReadonlyArray<JobRow>) => JSON.stringify(jobs.map((j) => [j.state, j.progress]))
 
 /**
  * One watcher for every caller waiting on sync jobs: each tick reads all the watched jobs in one query
@@ -23,7 +26,9 @@ export const makeJobWatch = (byIds: (ids: ReadonlyArray<string>) => Effect.Effec
       const rows = yield* byIds([...new Set([...current].flatMap((w) => w.ids))])
       yield* Effect.forEach(current, (w) => Queue.offer(w.updates, rows.filter((row) => w.ids.includes(row.id))), { discard: true })
     }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("sync jobs could not be read for their waiters", Cause.pretty(cause))))
-    yield* Effect.forkScoped(Effect.repeat(tick, Schedule.spaced(TICK)))
+    // The polling cadence is the machine's, not the business clock's: a test clock set to a date
+    // must not replay every tick since 1970.
+    yield* Effect.forkScoped(Effect.repeat(tick, Schedule.spaced(TICK)).pipe(Effect.withClock(Clock.make())))
 
     const watched = (ids: ReadonlyArray<string>) =>
       Effect.acquireRelease(
@@ -41,22 +46,17 @@ export const makeJobWatch = (byIds: (ids: ReadonlyArray<string>) => Effect.Effec
       onProgress: (jobs: ReadonlyArray<JobRow>) => Effect.Effect<void>
     ) {
       const watcher = yield* watched(ids)
-      const deadline = (yield* Clock.currentTimeMillis) + Duration.toMillis(maxWait)
-      let last: Option.Option<ReadonlyArray<JobRow>> = Option.none()
-      let seen = ""
-      while (true) {
-        const left = deadline - (yield* Clock.currentTimeMillis)
-        if (left <= 0) return last
-        const next = yield* Queue.take(watcher.updates).pipe(Effect.timeout(Duration.millis(left)), Effect.option)
-        if (Option.isNone(next)) return last
-        const jobs = next.value
-        const signature = JSON.stringify(jobs.map((j) => [j.state, j.progress]))
-        if (signature !== seen) yield* onProgress(jobs)
-        seen = signature
-        last = Option.some(jobs)
-        if (jobs.every((j) => TERMINAL.includes(j.state))) return last
-      }
+      return yield* Stream.fromQueue(watcher.updates).pipe(
+        Stream.changesWith((a, b) => signature(a) === signature(b)),
+        Stream.tap(onProgress),
+        Stream.takeUntil(ended),
+        Stream.interruptWhen(Effect.sleep(maxWait)),
+        Stream.runLast
+      )
     }, Effect.scoped)
 
-    return { awaitJobs }
+    /** How many callers wait now (one query per tick serves them all). */
+    const watching = Effect.map(Ref.get(watchers), (set) => set.size)
+
+    return { awaitJobs, watching }
   })

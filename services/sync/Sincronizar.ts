@@ -79,8 +79,10 @@ export const esperar = (connector: string, seconds: number, committed: SyncOutpu
         message: current.map((j) => `${j.scopeKey}: ${j.state}${j.progress.step ? ` (${j.progress.step})` : ""}`).join("; ")
       })
     }
-    const waited = seconds > 0 ? yield* jobs.awaitJobs(ids, Duration.seconds(seconds), report) : Option.none()
-    const { output, reason } = yield* answer(Option.isSome(waited) ? waited.value : yield* jobs.byIds(ids), ctx)
+    // Not waiting answers with the jobs as committed, whatever a worker has done with them since.
+    const { output, reason } = seconds > 0
+      ? yield* answer(Option.getOrNull(yield* jobs.awaitJobs(ids, Duration.seconds(seconds), report)) ?? (yield* jobs.byIds(ids)), ctx)
+      : { output: committed, reason: committed.conexion.motivo }
     const todo = hintFor(ctx.connectionId, reason)
     if (todo !== null && output.estado === "error") yield* ctx.annotate({ hint: todo })
     else if (!TERMINAL.includes(output.estado)) {

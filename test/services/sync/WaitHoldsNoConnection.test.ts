@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Fiber, Layer, Schema } from "effect"
 import { SyncOutput } from "../../../schema/connectors/Sync.ts"
+import { SyncJobs } from "../../../services/sync/SyncJobs.ts"
 import { execute, rut, siiConnection, simulatedServices } from "../../support/Connected.ts"
 import { waitUntil } from "../../support/Eventually.ts"
 import { TestDatabase } from "../../support/TestDatabase.ts"
@@ -29,17 +30,14 @@ layer(Live, { excludeTestServices: true })("waiting for a sync after the commit"
             execute(principal, "sii.conexion.sincronizar", { periodo: "2026-10", perspectiva: "ventas", esperar: 3 }, connection.id),
           { concurrency: "unbounded" }
         ))
-        const queued = sql<{ n: number }>`SELECT count(*)::int AS n FROM sync_jobs WHERE state = 'en_cola'`.pipe(
-          Effect.map((rows) => rows[0]?.n ?? 0)
-        )
-        // Every call committed its job (and its audit row) before it starts to wait.
-        yield* waitUntil(queued, (n) => n === CALLERS, { what: "every caller's job committed" })
+        // Every call committed its job (and its audit row) and now waits on the shared watcher.
+        yield* waitUntil((yield* SyncJobs).watching, (n) => n === CALLERS, { what: "every caller waiting after its commit" })
         // Connections to this database doing anything but idling in the pool (other than this query itself).
         const busy = sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
                                        WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle'`.pipe(
           Effect.map((rows) => rows[0]?.n ?? 0)
         )
-        const samples = yield* Effect.forEach(Array.from({ length: 10 }), () => busy.pipe(Effect.zipLeft(Effect.sleep("50 millis"))))
+        const samples = yield* Effect.forEach(Array.from({ length: 20 }), () => busy)
         // At most the shared watcher's one query per tick may be running when a sample is taken.
         assert.isAtMost(Math.max(...samples), 1, `busy connections while ${CALLERS} callers wait: ${samples.join(", ")}`)
         const answers = yield* Fiber.join(waiting)
