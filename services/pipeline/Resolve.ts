@@ -8,7 +8,8 @@ import type { Request, Resolved } from "./Call.ts"
 
 const IN_PROCESS = new Set(["luna", "library"])
 
-export const begin = Effect.fn("Executor.begin")(function* (toolId: string, rawInput: unknown, context: CallContext) {
+/** Opens the call: its request id, start time and trace, written on the caller's span (Executor.call). */
+export const begin = Effect.fnUntraced(function* (toolId: string, rawInput: unknown, context: CallContext) {
   const startedNanos = yield* Clock.currentTimeNanos
   const requestId = context.requestId ?? (yield* newId("req"))
   yield* Effect.annotateCurrentSpan({ toolId, requestId, surface: context.surface })
