@@ -56,7 +56,8 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
         : Effect.map(Effect.option(Effect.currentSpan), (span) =>
           boundEntry({ ...entry, traceId: Option.getOrNull(Option.map(span, (s) => s.traceId)) }))
 
-    const chain = Effect.fn("AuditLog.chain")(function* (entries: ReadonlyArray<AuditEntry>) {
+    // Inside the flush's span; the heads it may read have their own (AuditStore.heads).
+    const chain = Effect.fnUntraced(function* (entries: ReadonlyArray<AuditEntry>) {
       const unknown = chainsOf(entries).filter((c) => !heads.has(c))
       if (unknown.length > 0) {
         const found = yield* store.heads(unknown)
@@ -156,7 +157,9 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
     )
     yield* Effect.addFinalizer(() => Effect.mapInputContext(Effect.asVoid(checkpointQuietly), (_: Context.Context<never>) => context))
 
-    const record = Effect.fn("AuditLog.record")(function* (entry: AuditEntry) {
+    // Untraced: it runs once per call, inside the caller's Executor.audit span, and only waits on the
+    // group writer, whose flush has its span (under the first caller's span, linked to the others).
+    const record = Effect.fnUntraced(function* (entry: AuditEntry) {
       const done = yield* Deferred.make<AuditRow, AuditUnavailable>()
       yield* Queue.offer(queue, { entry: yield* prepared(entry), done, span: yield* Effect.option(Effect.currentSpan) })
       return yield* Deferred.await(done)

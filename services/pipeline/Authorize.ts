@@ -24,7 +24,8 @@ export class Authorize extends Effect.Service<Authorize>()("brein/pipeline/Autho
       return connectionId
     })
 
-    const bind = Effect.fn("Authorize.bind")(function* (call: Decoded): Effect.fn.Return<Bound, Forbidden> {
+    // Part of the authorize step, inside its span: a span of its own would cost more than it does.
+    const bind = Effect.fnUntraced(function* (call: Decoded): Effect.fn.Return<Bound, Forbidden> {
       const { decoded } = call
       if (decoded.policy === "read") {
         const connectionId: ConnectionId = yield* connectionOf(call)

@@ -69,7 +69,7 @@ export class Executor extends Effect.Service<Executor>()("brein/pipeline/Executo
         Effect.tapErrorCause((cause) => auditedAlready(cause) ? Effect.void : audit.failed(request, visibleTool(registry, request), cause)),
         Effect.catchTag("AuditFailed", (failed) => Effect.fail(failed.error))
       )
-      const answered = yield* afterCommit(audited)
+      const answered = Option.isSome(audited.afterCommit) ? yield* afterCommit(audited) : audited
       const response: ToolResponse = {
         ...answered.envelope,
         meta: {

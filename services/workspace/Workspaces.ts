@@ -155,8 +155,10 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
         )
     })
 
-    // Light: it runs on every request. A key not of the shape keys are issued in is refused without a lookup.
-    const authenticate = Effect.fn("Workspaces.authenticate")(function* (key: string) {
+    // Light: it runs on every request, inside the request's span, so it has none of its own (a span costs
+    // more than a cached check); a lookup that reaches the database has its span (Workspaces.lookup).
+    // A key not of the shape keys are issued in is refused without a lookup.
+    const authenticate = Effect.fnUntraced(function* (key: string) {
       if (!KEY_SHAPE.test(key)) return yield* unauthorized
       const hash = sha256(key)
       // A zero time to live still answers within the same millisecond (or forever on a stopped clock): drop a defect at once.
