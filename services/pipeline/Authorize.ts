@@ -1,13 +1,19 @@
+import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { Forbidden } from "../../schema/Errors.ts"
 import type { ConnectionId } from "../../schema/Ids.ts"
 import { ConnectionLookup } from "../connections/ConnectionLookup.ts"
+import type { Committed } from "../tools/Tool.ts"
 import type { Authorized, Bound, Decoded } from "./Call.ts"
+
+/** A call without a persistence buffer commits its answer as is and runs nothing after the commit. */
+const answered = (answer: unknown): Committed<never> => ({ answer, afterCommit: Option.none() })
 
 /** Step 3: principal → workspace; paid tools need a paid workspace; connector tools need its connection. */
 export class Authorize extends Effect.Service<Authorize>()("brein/pipeline/Authorize", {
   effect: Effect.gen(function* () {
     const connections = yield* ConnectionLookup
+    const sql = yield* SqlClient.SqlClient
 
     /** The connection the call names, once it is known to belong to the workspace and to the tool's connector. */
     const connectionOf = Effect.fn("Authorize.connection")(function* (call: Decoded) {
@@ -32,15 +38,15 @@ export class Authorize extends Effect.Service<Authorize>()("brein/pipeline/Autho
         const { workspaceId } = call.context.principal
         const connector = call.tool.descriptor.connector ?? ""
         const run = decoded.prepared.run
-        return { policy: "read", connectionId, run: (info, sql) => run(info, { sql, workspaceId, connectionId, connector }) }
+        return { policy: "read", connectionId, run: (info) => run(info, { sql, workspaceId, connectionId, connector }) }
       }
       const prepared = decoded.prepared
       switch (prepared.access) {
         case "open":
-          return { policy: decoded.policy, connectionId: null, run: prepared.run }
+          return { policy: decoded.policy, connectionId: null, run: (info) => Effect.map(prepared.run(info), answered) }
         case "connected": {
           const connectionId = yield* connectionOf(call)
-          return { policy: decoded.policy, connectionId, run: (info) => prepared.run(info, connectionId) }
+          return { policy: decoded.policy, connectionId, run: (info) => Effect.map(prepared.run(info, connectionId), answered) }
         }
       }
     })

@@ -1,4 +1,3 @@
-import type { SqlClient } from "@effect/sql"
 import type { Effect, Option } from "effect"
 import type { AuditRow } from "../../schema/audit/AuditRow.ts"
 import type { ConnectionId } from "../../schema/Ids.ts"
@@ -8,7 +7,7 @@ import type { AuditStatus } from "../../schema/tools/Response.ts"
 import type { HandlerError } from "../../schema/tools/ToolError.ts"
 import type { DirectPolicy } from "../tools/Policy.ts"
 import type { Decoded as DecodedCall, RegisteredTool } from "../tools/Registry.ts"
-import type { CallInfo, Committed, Prepared } from "../tools/Tool.ts"
+import type { CallInfo, Committed } from "../tools/Tool.ts"
 
 /** What the executor knows of a call before any step: who asks, for what, since when. */
 export interface Request {
@@ -29,18 +28,13 @@ export interface Decoded extends Resolved {
   readonly decoded: DecodedCall
 }
 
+/** How a bound call runs: its handler already holds what its policy grants (a read call, its persistence buffer). */
+export type BoundRun = (info: CallInfo) => Effect.Effect<Committed<never>, HandlerError>
+
 /** A call bound to what authorization granted: the connection, and for a read call its buffer's owner. */
 export type Bound =
-  | {
-    readonly policy: "read"
-    readonly connectionId: ConnectionId
-    readonly run: (info: CallInfo, sql: SqlClient.SqlClient) => Effect.Effect<Committed<never>, HandlerError>
-  }
-  | {
-    readonly policy: DirectPolicy
-    readonly connectionId: ConnectionId | null
-    readonly run: Extract<Prepared<never>, { readonly access: "open" }>["run"]
-  }
+  | { readonly policy: "read"; readonly connectionId: ConnectionId; readonly run: BoundRun }
+  | { readonly policy: DirectPolicy; readonly connectionId: ConnectionId | null; readonly run: BoundRun }
 
 export interface Authorized extends Resolved {
   readonly bound: Bound

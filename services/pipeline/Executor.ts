@@ -40,7 +40,7 @@ export class Executor extends Effect.Service<Executor>()("brein/pipeline/Executo
 
     /** run → envelope → audit, as the tool's call policy says. */
     const commit = (call: Budgeted) => {
-      const ran = Effect.flatMap(run(call, sql), envelope)
+      const ran = Effect.flatMap(run(call), envelope)
       switch (call.bound.policy) {
         case "pure":
           return Effect.flatMap(ran, (done) =>

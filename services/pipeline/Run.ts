@@ -1,5 +1,4 @@
-import type { SqlClient } from "@effect/sql"
-import { Effect, Option, Ref } from "effect"
+import { Effect, Ref } from "effect"
 import { ServiceUnavailable, ToolFailed } from "../../schema/Errors.ts"
 import type { EnvelopeExtras } from "../../schema/tools/Envelope.ts"
 import type { HandlerError } from "../../schema/tools/ToolError.ts"
@@ -40,13 +39,9 @@ export const collecting = <A, E>(
     return [result, yield* Ref.get(extras)] as const
   })
 
-/** Step 5: the handler, given `sql` only when its policy is read (the persistence buffer). */
-export const run = Effect.fn("Executor.run")(function* (call: Budgeted, sql: SqlClient.SqlClient) {
-  const bound = call.bound
+/** Step 5: the handler, as authorization bound it (a read call's with its persistence buffer). */
+export const run = Effect.fn("Executor.run")(function* (call: Budgeted) {
   const guard = handled(call.toolId)
-  const [ran, extras] = yield* collecting(call, {}, (info) =>
-    bound.policy === "read"
-      ? guard(bound.run(info, sql))
-      : Effect.map(guard(bound.run(info)), (data) => ({ answer: data, afterCommit: Option.none() })))
+  const [ran, extras] = yield* collecting(call, {}, (info) => guard(call.bound.run(info)))
   return { ...call, data: ran.answer, afterCommit: ran.afterCommit, extras } satisfies Ran
-}) satisfies (call: Budgeted, sql: SqlClient.SqlClient) => Effect.Effect<Ran, HandlerError | ServiceUnavailable>
+}) satisfies (call: Budgeted) => Effect.Effect<Ran, HandlerError | ServiceUnavailable>

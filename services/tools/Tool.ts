@@ -194,43 +194,46 @@ const specOf = <I, II, O, OI>(plane: Plane, d: ToolFields<I, II, O, OI>): ToolSp
   quoted: d.quote !== undefined
 })
 
-/** An ephemeral tool: persists nothing of business, and its Effect cannot require Persist. */
-export const action = <const Id extends string, I, II, O, OI, E extends HandlerError, R>(
-  definition: Definition<I, II, O, OI, ActionContext, E, R> & { readonly id: Id } & NoPersist<R> & NoUpstream<Id, R>
+/** What an action tool's handler is given, by access kind: no connection, or the one the executor authorized. */
+interface ActionAccess<C> {
+  readonly access: Exclude<Access, "buffered">
+  readonly bind: <R>(handle: (ctx: C) => Effect.Effect<unknown, HandlerError, R>) => Prepared<R>
+}
+
+const open: ActionAccess<ActionContext> = {
+  access: "open",
+  bind: (handle) => ({ access: "open", run: (info) => handle({ ...info, connectionId: null, persist: null }) })
+}
+
+const connected: ActionAccess<ConnectedContext> = {
+  access: "connected",
+  bind: (handle) => ({ access: "connected", run: (info, connectionId) => handle({ ...info, connectionId, persist: null }) })
+}
+
+const actionTool = <C, I, II, O, OI, E extends HandlerError, R>(
+  kind: ActionAccess<C>,
+  definition: Definition<I, II, O, OI, C, E, R>
 ): Tool<R> => {
   const decode = decoderOf(definition.input)
   const encode = encoderOf(definition.id, definition.output)
   return {
     spec: specOf("action", definition),
-    access: "open",
+    access: kind.access,
     input: definition.input,
     output: definition.output,
-    prepare: (raw) =>
-      Effect.map(decode(raw), (decoded): Prepared<R> => ({
-        access: "open",
-        run: (info) => Effect.flatMap(definition.handler(decoded, { ...info, connectionId: null, persist: null }), encode)
-      }))
+    prepare: (raw) => Effect.map(decode(raw), (decoded) => kind.bind((ctx) => Effect.flatMap(definition.handler(decoded, ctx), encode)))
   }
 }
+
+/** An ephemeral tool: persists nothing of business, and its Effect cannot require Persist. */
+export const action = <const Id extends string, I, II, O, OI, E extends HandlerError, R>(
+  definition: Definition<I, II, O, OI, ActionContext, E, R> & { readonly id: Id } & NoPersist<R> & NoUpstream<Id, R>
+): Tool<R> => actionTool(open, definition)
 
 /** An action tool of a connector behind a connection: its handler gets the authorized `ConnectionId`. */
 export const connectedAction = <const Id extends string, I, II, O, OI, E extends HandlerError, R>(
   definition: Definition<I, II, O, OI, ConnectedContext, E, R> & { readonly id: Id } & NoPersist<R> & NoUpstream<Id, R>
-): Tool<R> => {
-  const decode = decoderOf(definition.input)
-  const encode = encoderOf(definition.id, definition.output)
-  return {
-    spec: specOf("action", definition),
-    access: "connected",
-    input: definition.input,
-    output: definition.output,
-    prepare: (raw) =>
-      Effect.map(decode(raw), (decoded): Prepared<R> => ({
-        access: "connected",
-        run: (info, connectionId) => Effect.flatMap(definition.handler(decoded, { ...info, connectionId, persist: null }), encode)
-      }))
-  }
-}
+): Tool<R> => actionTool(connected, definition)
 
 /**
  * A persistent tool: syncs an external system into the cache through Persist (paid connectors only).
