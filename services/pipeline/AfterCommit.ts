@@ -2,12 +2,13 @@ import { Effect, Option } from "effect"
 import type { Audited } from "./Call.ts"
 import { envelope } from "./Envelope.ts"
 import { collecting, handled } from "./Run.ts"
+import { step } from "./Step.ts"
 
 /**
  * What a read call does once its writes and its audit row committed (wait for its sync), outside any
  * transaction. Should that fail, the committed answer stands, with a warning: the call was recorded.
  */
-export const afterCommit = Effect.fn("Executor.afterCommit")(function* (call: Audited) {
+export const afterCommit = step("Executor.afterCommit")(Effect.fnUntraced(function* (call: Audited) {
   if (Option.isNone(call.afterCommit)) return call
   const after = call.afterCommit.value
   const later = yield* collecting(call, call.extras, (info) => handled(call.toolId)(after(info))).pipe(
@@ -29,4 +30,4 @@ export const afterCommit = Effect.fn("Executor.afterCommit")(function* (call: Au
   )
   const enveloped = yield* envelope({ ...call, ...later, afterCommit: Option.none() })
   return { ...call, ...enveloped, status: call.status, row: call.row }
-})
+}))

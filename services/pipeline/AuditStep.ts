@@ -5,6 +5,7 @@ import type { AuditLog } from "../audit/AuditLog.ts"
 import { digestOf } from "../audit/Chain.ts"
 import type { RegisteredTool } from "../tools/Registry.ts"
 import type { Audited, Enveloped, Request } from "./Call.ts"
+import { step } from "./Step.ts"
 
 /** The audit step itself failed: the call already has (or tried to write) its one row. */
 export class AuditFailed extends Data.TaggedError("AuditFailed")<{ readonly error: AuditUnavailable | ServiceUnavailable }> {}
@@ -52,22 +53,22 @@ export const auditStep = (log: AuditLog) => {
   })
 
   /** Through the group writer, committed before the call answers. */
-  const grouped = Effect.fn("Executor.audit")(function* (call: Enveloped) {
+  const grouped = step("Executor.audit")(Effect.fnUntraced(function* (call: Enveloped) {
     return recorded(call)(yield* Effect.flatMap(succeeded(call), log.record))
-  })
+  }))
 
   /** In the caller's transaction: the row commits with the call's effects or not at all. */
-  const inTransaction = Effect.fn("Executor.audit")(function* (call: Enveloped) {
+  const inTransaction = step("Executor.audit")(Effect.fnUntraced(function* (call: Enveloped) {
     return recorded(call)(yield* Effect.flatMap(succeeded(call), log.recordInTransaction))
-  })
+  }))
 
   /** The one row of a call that failed before its own audit step; a row that cannot be written is logged, not fatal. */
-  const failed = Effect.fn("Executor.audit")(
+  const failed = step("Executor.audit")(Effect.fnUntraced(
     function* (request: Request, tool: Option.Option<RegisteredTool>, cause: Cause.Cause<{ readonly _tag: string }>) {
       const entry = yield* entryOf(request, tool, { ok: false, cause }, request.context.connectionId ?? null)
       yield* log.record(entry).pipe(Effect.ignore)
     }
-  )
+  ))
 
   return { grouped, inTransaction, failed }
 }

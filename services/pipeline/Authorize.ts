@@ -5,6 +5,7 @@ import type { ConnectionId } from "../../schema/Ids.ts"
 import { ConnectionLookup } from "../connections/ConnectionLookup.ts"
 import type { Committed } from "../tools/Tool.ts"
 import type { Authorized, Bound, Decoded } from "./Call.ts"
+import { step } from "./Step.ts"
 
 /** A call without a persistence buffer commits its answer as is and runs nothing after the commit. */
 const answered = (answer: unknown): Committed<never> => ({ answer, afterCommit: Option.none() })
@@ -51,14 +52,14 @@ export class Authorize extends Effect.Service<Authorize>()("brein/pipeline/Autho
       }
     })
 
-    const check = Effect.fn("Executor.authorize")(function* (call: Decoded) {
+    const check = step("Executor.authorize")(Effect.fnUntraced(function* (call: Decoded) {
       const d = call.tool.descriptor
       const principal = call.context.principal
       if (d.plan === "paid" && principal.plan !== "paid") {
         return yield* Forbidden.planRequired(d.id, principal.workspaceName)
       }
       return { ...call, bound: yield* bind(call) } satisfies Authorized
-    })
+    }))
     return { check }
   }),
   dependencies: [ConnectionLookup.Default]

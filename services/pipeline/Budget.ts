@@ -1,10 +1,11 @@
 import { Effect } from "effect"
 import type { Authorized, Budgeted } from "./Call.ts"
+import { leaf } from "./Step.ts"
 
 /**
  * The seat of the budget: where a `read` cost will count against the workspace's hourly ceiling and a
  * `credits` call will need its live quote and idempotency key. Until then every call passes, unmetered.
  */
-export const budget = Effect.fn("Executor.budget")(function* (authorized: Authorized) {
+export const budget = leaf("Executor.budget")(Effect.fnUntraced(function* (authorized: Authorized) {
   return { ...authorized, charge: "unmetered" } satisfies Budgeted
-})
+}))

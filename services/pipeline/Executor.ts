@@ -15,6 +15,7 @@ import { decode } from "./Decode.ts"
 import { envelope } from "./Envelope.ts"
 import { begin, resolve, visibleTool } from "./Resolve.ts"
 import { run } from "./Run.ts"
+import { step } from "./Step.ts"
 
 const auditedAlready = (cause: Cause.Cause<{ readonly _tag: string }>) =>
   Option.exists(Cause.failureOption(cause), (error) => error._tag === "AuditFailed")
@@ -57,7 +58,7 @@ export class Executor extends Effect.Service<Executor>()("brein/pipeline/Executo
       }
     }
 
-    const call = Effect.fn("Executor.call")(function* (toolId: string, rawInput: unknown, context: CallContext) {
+    const call = step("Executor.call")(Effect.fnUntraced(function* (toolId: string, rawInput: unknown, context: CallContext) {
       const request = yield* begin(toolId, rawInput, context)
       const audited = yield* Effect.gen(function* () {
         const resolved = yield* resolveTool(request)
@@ -85,7 +86,7 @@ export class Executor extends Effect.Service<Executor>()("brein/pipeline/Executo
         }
       }
       return response
-    })
+    }))
 
     return { call }
   }),

@@ -5,6 +5,7 @@ import type { CallContext } from "../../schema/Principal.ts"
 import { newId } from "../Ids.ts"
 import type { RegisteredTool, RegistryApi } from "../tools/Registry.ts"
 import type { Request, Resolved } from "./Call.ts"
+import { leaf } from "./Step.ts"
 
 const IN_PROCESS = new Set(["luna", "library"])
 
@@ -25,8 +26,8 @@ export const visibleTool = (registry: RegistryApi, request: Request): Option.Opt
   )
 
 export const resolve = (registry: RegistryApi) =>
-  Effect.fn("Executor.resolve")(function* (request: Request) {
+  leaf("Executor.resolve")(Effect.fnUntraced(function* (request: Request) {
     const tool = visibleTool(registry, request)
     if (Option.isNone(tool)) return yield* ToolNotFound.of(request.toolId)
     return { ...request, tool: tool.value } satisfies Resolved
-  })
+  }))

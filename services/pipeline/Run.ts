@@ -5,6 +5,7 @@ import type { HandlerError } from "../../schema/tools/ToolError.ts"
 import { isTransient } from "../Database.ts"
 import type { CallInfo } from "../tools/Tool.ts"
 import type { Budgeted, Ran, Request } from "./Call.ts"
+import { step } from "./Step.ts"
 
 /** A handler that died: the database briefly gone answers ServiceUnavailable, anything else ToolFailed. */
 export const handled = (toolId: string) => <A, E>(effect: Effect.Effect<A, E>) =>
@@ -40,8 +41,8 @@ export const collecting = <A, E>(
   })
 
 /** Step 5: the handler, as authorization bound it (a read call's with its persistence buffer). */
-export const run = Effect.fn("Executor.run")(function* (call: Budgeted) {
+export const run = step("Executor.run")(Effect.fnUntraced(function* (call: Budgeted) {
   const guard = handled(call.toolId)
   const [ran, extras] = yield* collecting(call, {}, (info) => guard(call.bound.run(info)))
   return { ...call, data: ran.answer, afterCommit: ran.afterCommit, extras } satisfies Ran
-}) satisfies (call: Budgeted) => Effect.Effect<Ran, HandlerError | ServiceUnavailable>
+})) satisfies (call: Budgeted) => Effect.Effect<Ran, HandlerError | ServiceUnavailable>
