@@ -2,6 +2,7 @@ import type { Context } from "effect"
 import { Cause, Clock, Config, Deferred, Duration, Effect, Exit, Option, Queue, Redacted, Schedule, type Tracer } from "effect"
 import type { AuditEntry, AuditRow } from "../../schema/audit/AuditRow.ts"
 import { AuditUnavailable } from "../../schema/Errors.ts"
+import { step } from "../Span.ts"
 import { AuditKey } from "./AuditKey.ts"
 import { AuditStore, type ChainHead, refusedByDatabase } from "./AuditStore.ts"
 import { boundEntry } from "./Bound.ts"
@@ -49,12 +50,9 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
     let previous = new Set<string>()
     const queue = yield* Effect.acquireRelease(Queue.unbounded<Pending>(), Queue.shutdown)
 
-    // The row names the trace of the call that writes it, unless the entry says otherwise.
-    const prepared = (entry: AuditEntry) =>
-      entry.traceId !== undefined
-        ? Effect.succeed(boundEntry(entry))
-        : Effect.map(Effect.option(Effect.currentSpan), (span) =>
-          boundEntry({ ...entry, traceId: Option.getOrNull(Option.map(span, (s) => s.traceId)) }))
+    // The row names the trace of the call that writes it (`span`, the caller's), unless the entry says otherwise.
+    const prepared = (entry: AuditEntry, span: Option.Option<Tracer.AnySpan>) =>
+      boundEntry(entry.traceId !== undefined ? entry : { ...entry, traceId: Option.getOrNull(Option.map(span, (s) => s.traceId)) })
 
     // Inside the flush's span; the heads it may read have their own (AuditStore.heads).
     const chain = Effect.fnUntraced(function* (entries: ReadonlyArray<AuditEntry>) {
@@ -76,7 +74,7 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
 
     // Fast: one INSERT chained from the remembered heads. If someone else took a sequence number
     // first, forget those heads and append under the chains' locks, which cannot lose.
-    const append = Effect.fn("AuditLog.append")(
+    const append = step("AuditLog.append")(Effect.fnUntraced(
       function* (entries: ReadonlyArray<AuditEntry>) {
         const rows = yield* chain(entries)
         yield* store.insert(rows)
@@ -90,7 +88,7 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
             Effect.retry({ schedule: raceRetry, while: (e) => e._tag === "AuditChainMoved" })
           )),
       Effect.tap(remember)
-    )
+    ))
 
     const answer = (batch: ReadonlyArray<Pending>, rows: ReadonlyArray<AuditRow>) => {
       const byRequest = new Map(rows.map((row) => [row.requestId + "\u0000" + row.chain, row]))
@@ -107,6 +105,7 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
       const [first, ...others] = batch.flatMap((p) => Option.toArray(p.span))
       return yield* flushBatch(batch).pipe(Effect.withSpan("AuditLog.flush", {
         attributes: { rows: batch.length },
+        captureStackTrace: false,
         ...(first === undefined ? {} : { parent: first }),
         links: others.map((span) => ({ _tag: "SpanLink" as const, span, attributes: {} }))
       }))
@@ -161,7 +160,8 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
     // group writer, whose flush has its span (under the first caller's span, linked to the others).
     const record = Effect.fnUntraced(function* (entry: AuditEntry) {
       const done = yield* Deferred.make<AuditRow, AuditUnavailable>()
-      yield* Queue.offer(queue, { entry: yield* prepared(entry), done, span: yield* Effect.option(Effect.currentSpan) })
+      const span = yield* Effect.option(Effect.currentSpan)
+      yield* Queue.offer(queue, { entry: prepared(entry, span), done, span })
       return yield* Deferred.await(done)
     })
 
@@ -171,7 +171,7 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
      * Such callers queue on a lock per chain until they commit; only the group writer can still race them.
      */
     const recordInTransaction = Effect.fn("AuditLog.recordInTransaction")(function* (raw: AuditEntry) {
-      const entry = yield* prepared(raw)
+      const entry = prepared(raw, yield* Effect.option(Effect.currentSpan))
       const rows = yield* store.lock(entry.workspaceId).pipe(
         Effect.zipRight(store.heads([entry.workspaceId])),
         Effect.map((found) => link(found, [entry])),

@@ -2,6 +2,7 @@ import { SqlClient, SqlError } from "@effect/sql"
 import { Array as Arr, Clock, Effect, Layer, Option, Schema } from "effect"
 import { type AuditEntry, AuditRow } from "../../schema/audit/AuditRow.ts"
 import { Checkpoint } from "../../schema/audit/Checkpoint.ts"
+import { step } from "../Span.ts"
 import { AuditChainMoved, AuditStore, AuditStoreFailed, type ChainHead } from "./AuditStore.ts"
 import { chainsOf, link, nextCheckpoint, type UnsignedCheckpoint } from "./Chain.ts"
 
@@ -112,13 +113,14 @@ export const AuditStoreSql = Layer.effect(
 
     // Every writer inserts in (chain, seq) order: two statements waiting on each other's rows
     // would otherwise deadlock.
-    const insert = Effect.fn("AuditStore.insert")(function* (rows: ReadonlyArray<AuditRow>) {
+    // On the group writer's path: a span without a captured stack (services/Span.ts).
+    const insert = step("AuditStore.insert")(Effect.fnUntraced(function* (rows: ReadonlyArray<AuditRow>) {
       yield* sql.unsafe(INSERT, columnsOf([...rows].sort(byChainThenSeq))).pipe(
         Effect.catchAll((error): Effect.Effect<never, AuditChainMoved | AuditStoreFailed> =>
           Effect.fail(isRace(error) ? moved(rows.map((r) => r.chain)) : fail(error))
         )
       )
-    })
+    }))
 
     const page = Effect.fn("AuditStore.page")(
       function* (after: Option.Option<{ readonly chain: string; readonly seq: number }>, limit: number) {

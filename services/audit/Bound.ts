@@ -5,9 +5,12 @@ export const MAX_FIELD = 200
 const MARKER = "…[truncated]"
 // NUL is refused by PostgreSQL; the other control characters would only hide what a row says.
 const CONTROL = /[\u0000-\u001f\u007f]/g
+const HAS_CONTROL = /[\u0000-\u001f\u007f]/
 
 /** Control characters replaced with U+FFFD and at most MAX_FIELD characters, the cut marked. */
 export const boundText = (text: string): string => {
+  // most fields (ids, digests) are short and clean: answered as they are, with no new string
+  if (text.length <= MAX_FIELD && !HAS_CONTROL.test(text)) return text
   const clean = text.replace(CONTROL, "\uFFFD")
   if (clean.length <= MAX_FIELD) return clean
   let cut = MAX_FIELD - MARKER.length

@@ -3,9 +3,9 @@ import type { AuditEntry } from "../../schema/audit/AuditRow.ts"
 import type { AuditUnavailable, ServiceUnavailable } from "../../schema/Errors.ts"
 import type { AuditLog } from "../audit/AuditLog.ts"
 import { digestOf } from "../audit/Chain.ts"
+import { step } from "../Span.ts"
 import type { RegisteredTool } from "../tools/Registry.ts"
 import type { Audited, Enveloped, Request } from "./Call.ts"
-import { step } from "./Step.ts"
 
 /** The audit step itself failed: the call already has (or tried to write) its one row. */
 export class AuditFailed extends Data.TaggedError("AuditFailed")<{ readonly error: AuditUnavailable | ServiceUnavailable }> {}

@@ -3,9 +3,9 @@ import { Effect, Option } from "effect"
 import { Forbidden } from "../../schema/Errors.ts"
 import type { ConnectionId } from "../../schema/Ids.ts"
 import { ConnectionLookup } from "../connections/ConnectionLookup.ts"
+import { step } from "../Span.ts"
 import type { Committed } from "../tools/Tool.ts"
 import type { Authorized, Bound, Decoded } from "./Call.ts"
-import { step } from "./Step.ts"
 
 /** A call without a persistence buffer commits its answer as is and runs nothing after the commit. */
 const answered = (answer: unknown): Committed<never> => ({ answer, afterCommit: Option.none() })

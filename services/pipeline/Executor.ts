@@ -5,6 +5,7 @@ import type { CallContext } from "../../schema/Principal.ts"
 import type { ToolResponse } from "../../schema/tools/Response.ts"
 import { AuditLog } from "../audit/AuditLog.ts"
 import { isTransient } from "../Database.ts"
+import { step } from "../Span.ts"
 import { Registry } from "../tools/Registry.ts"
 import { afterCommit } from "./AfterCommit.ts"
 import { AuditFailed, auditStep, elapsedMs } from "./AuditStep.ts"
@@ -15,7 +16,6 @@ import { decode } from "./Decode.ts"
 import { envelope } from "./Envelope.ts"
 import { begin, resolve, visibleTool } from "./Resolve.ts"
 import { run } from "./Run.ts"
-import { step } from "./Step.ts"
 
 const auditedAlready = (cause: Cause.Cause<{ readonly _tag: string }>) =>
   Option.exists(Cause.failureOption(cause), (error) => error._tag === "AuditFailed")

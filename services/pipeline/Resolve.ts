@@ -3,9 +3,9 @@ import { ToolNotFound } from "../../schema/Errors.ts"
 import { isToolId } from "../../schema/Ids.ts"
 import type { CallContext } from "../../schema/Principal.ts"
 import { newId } from "../Ids.ts"
+import { leaf } from "../Span.ts"
 import type { RegisteredTool, RegistryApi } from "../tools/Registry.ts"
 import type { Request, Resolved } from "./Call.ts"
-import { leaf } from "./Step.ts"
 
 const IN_PROCESS = new Set(["luna", "library"])
 

@@ -1,12 +1,13 @@
 import { Effect } from "effect"
 
-// A step's name says where it is; Effect.fn would capture a stack trace on every call as well, and
-// every call goes through every step, so that capture was the larger part of what tracing cost.
+// The span's name says where it is. Effect.fn would capture a stack trace on every call as well: on the
+// paths every call takes (the executor's steps, the audit writer) that capture was most of what tracing cost.
 const options = { captureStackTrace: false } as const
 
 /**
- * A step of the executor, in a span of its own named `name`, under which its effects run (its SQL, the
- * steps it calls). The body is written as for `Effect.fn`: `step("Executor.run")(Effect.fnUntraced(...))`.
+ * A function on a hot path in a span of its own named `name`, under which its effects run (its SQL, the
+ * functions it calls): an `Effect.fn` without the stack capture. The body is written as for `Effect.fn`:
+ * `step("Executor.run")(Effect.fnUntraced(...))`.
  */
 export const step =
   (name: string) =>
