@@ -1,6 +1,6 @@
-import { FetchHttpClient } from "@effect/platform"
+import { FetchHttpClient, FileSystem } from "@effect/platform"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { Clock, Config, Console, Duration, Effect, Layer } from "effect"
+import { Config, Console, Duration, Effect, Layer } from "effect"
 import { availableParallelism, loadavg } from "node:os"
 import pg from "pg"
 import { LoggingLive } from "../../layers/Logging.ts"
@@ -56,7 +56,7 @@ const program = Effect.gen(function* () {
   const { documents, requests, databaseUrl } = yield* settings
   const database = yield* sharedDatabase(databaseUrl)
   yield* Console.log(`bench:consultar  sii.rcv.consultar pages of 100 from ${documents} cached documents on ${database.label}`)
-  const dataDir = `/tmp/brein-bench-consultar-${yield* Clock.currentTimeMillis}`
+  const dataDir = yield* (yield* FileSystem.FileSystem).makeTempDirectoryScoped({ prefix: "brein-bench-consultar-" })
   const key = yield* createKey({ databaseUrl: database.url, dataDir })
   const client = new pg.Client({ connectionString: database.url })
   yield* Effect.acquireRelease(Effect.promise(() => client.connect()), () => Effect.promise(() => client.end()))
