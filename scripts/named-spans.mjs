@@ -11,7 +11,16 @@ import ts from "typescript"
 const EXCUSED = new Map([
   ["services/Database.ts retryTransient", "a combinator over the caller's effect, which carries its own span"],
   ["services/Ids.ts newId", "one random id, made on every call and row"],
-  ["services/Ids.ts newSecret", "one random secret"],
+  ["services/Crypto.ts newSecret", "one random secret"],
+  ["services/sync/CacheWriter.ts upsertWithHistory", "prepares the rows for its write, which has the span (CacheWriter.upsertWithHistory)"],
+  // The closures of one call, inside the executor's step spans (services/Span.ts): a span each would
+  // repeat the step's on every call.
+  ["services/tools/Tool.ts run", "a tool's handler bound to its call, inside Executor.run"],
+  ["services/tools/Tool.ts prepare", "a tool's input decoding, inside Executor.decode"],
+  ["services/tools/Registry.ts decode", "the tool's prepare with its policy, inside Executor.decode"],
+  ["services/pipeline/Authorize.ts run", "the bound handler of a call, inside Executor.run"],
+  ["services/pipeline/Run.ts collecting", "a combinator over the handler, inside Executor.run or Executor.afterCommit"],
+  ["services/pipeline/AuditStep.ts elapsedMs", "one clock read"],
   ["services/upstream/SessionGuard.ts guarded", "a combinator: the guarded upstream step carries the span"],
   ["services/upstream/SimulatorClock.ts scaledSleep", "a sleep inside the simulators' spans"]
 ])

@@ -16,8 +16,8 @@ const signature = (jobs: ReadonlyArray<JobRow>) => JSON.stringify(jobs.map((j) =
  * One watcher for every caller waiting on sync jobs: each tick reads all the watched jobs in one query
  * and hands each caller its own. A caller waits on a queue and holds no database connection.
  */
-export const makeJobWatch = (byIds: (ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<JobRow>>) =>
-  Effect.gen(function* () {
+export const makeJobWatch = Effect.fn("JobWatch.make")(
+  function* (byIds: (ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<JobRow>>) {
     const watchers = yield* Ref.make<ReadonlySet<Watcher>>(new Set())
 
     const tick = Effect.gen(function* () {
@@ -59,4 +59,5 @@ export const makeJobWatch = (byIds: (ids: ReadonlyArray<string>) => Effect.Effec
     const watching = Effect.map(Ref.get(watchers), (set) => set.size)
 
     return { awaitJobs, watching }
-  })
+  }
+)

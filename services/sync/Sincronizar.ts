@@ -45,28 +45,28 @@ const answer = Effect.fn("Sincronizar.answer")(function* (jobs: ReadonlyArray<Jo
  * What every `<c>.conexion.sincronizar` does in its transaction: record a durable job per scope (they
  * commit with the call's audit row) and answer with the jobs as they stand then.
  */
-export const sincronizar = (connector: string, scopes: ReadonlyArray<Readonly<Record<string, string>>>, ctx: ReadContext) =>
-  Effect.gen(function* () {
+export const sincronizar = Effect.fn("Sincronizar.sincronizar")(
+  function* (connector: string, scopes: ReadonlyArray<Readonly<Record<string, string>>>, ctx: ReadContext) {
     const jobs = yield* SyncJobs
     const settings = yield* SyncSettings
     const steps = (yield* ConnectorSyncs).get(connector)?.steps ?? 0
     const target = { connectionId: ctx.connectionId, workspaceId: ctx.principal.workspaceId, connector }
     const ids = yield* jobs.enqueue(target, scopes, settings.maxAttempts, steps)
     return (yield* answer(yield* jobs.byIds(ids), ctx)).output
-  }).pipe(
-    // Deleted meanwhile (here or in another process): refused like any connection not in the workspace.
-    Effect.catchTags({
-      ConnectionGone: (gone) => Effect.fail(Forbidden.connectionNotInWorkspace(gone.connectionId)),
-      ConnectionNotFound: (missing) => Effect.fail(Forbidden.connectionNotInWorkspace(missing.connectionId))
-    })
-  )
+  },
+  // Deleted meanwhile (here or in another process): refused like any connection not in the workspace.
+  Effect.catchTags({
+    ConnectionGone: (gone) => Effect.fail(Forbidden.connectionNotInWorkspace(gone.connectionId)),
+    ConnectionNotFound: (missing) => Effect.fail(Forbidden.connectionNotInWorkspace(missing.connectionId))
+  })
+)
 
 /**
  * After the commit, outside any transaction: wake a worker, wait up to `esperar` seconds for the jobs
  * reporting progress (holding no database connection while waiting), and answer with them as they stand.
  */
-export const esperar = (connector: string, seconds: number, committed: SyncOutput, ctx: AfterCommitContext) =>
-  Effect.gen(function* () {
+export const esperar = Effect.fn("Sincronizar.esperar")(
+  function* (connector: string, seconds: number, committed: SyncOutput, ctx: AfterCommitContext) {
     const jobs = yield* SyncJobs
     yield* (yield* SyncWorker).wake
     const ids = committed.trabajos.map((t) => t.id)
@@ -98,9 +98,9 @@ export const esperar = (connector: string, seconds: number, committed: SyncOutpu
       })
     }
     return output
-  }).pipe(
-    // Deleted meanwhile (here or in another process): refused like any connection not in the workspace.
-    Effect.catchTags({
-      ConnectionNotFound: (missing) => Effect.fail(Forbidden.connectionNotInWorkspace(missing.connectionId))
-    })
-  )
+  },
+  // Deleted meanwhile (here or in another process): refused like any connection not in the workspace.
+  Effect.catchTags({
+    ConnectionNotFound: (missing) => Effect.fail(Forbidden.connectionNotInWorkspace(missing.connectionId))
+  })
+)
