@@ -2,7 +2,7 @@ import type { Context } from "effect"
 import { Cause, Clock, Config, Deferred, Duration, Effect, Exit, Option, Queue, Redacted, Schedule, type Tracer } from "effect"
 import type { AuditEntry, AuditRow } from "../../schema/audit/AuditRow.ts"
 import { AuditUnavailable } from "../../schema/Errors.ts"
-import { step } from "../Span.ts"
+import { traced } from "../Span.ts"
 import { AuditKey } from "./AuditKey.ts"
 import { AuditStore, type ChainHead, refusedByDatabase } from "./AuditStore.ts"
 import { boundEntry } from "./Bound.ts"
@@ -74,7 +74,7 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
 
     // Fast: one INSERT chained from the remembered heads. If someone else took a sequence number
     // first, forget those heads and append under the chains' locks, which cannot lose.
-    const append = step("AuditLog.append")(Effect.fnUntraced(
+    const append = traced("AuditLog.append")(Effect.fnUntraced(
       function* (entries: ReadonlyArray<AuditEntry>) {
         const rows = yield* chain(entries)
         yield* store.insert(rows)
@@ -158,9 +158,10 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
 
     // Untraced: it runs once per call, inside the caller's Executor.audit span, and only waits on the
     // group writer, whose flush has its span (under the first caller's span, linked to the others).
-    const record = Effect.fnUntraced(function* (entry: AuditEntry) {
+    // The caller's span is the current one unless given (the executor's audit step hands its own).
+    const record = Effect.fnUntraced(function* (entry: AuditEntry, caller?: Tracer.AnySpan) {
       const done = yield* Deferred.make<AuditRow, AuditUnavailable>()
-      const span = yield* Effect.option(Effect.currentSpan)
+      const span = caller === undefined ? yield* Effect.option(Effect.currentSpan) : Option.some(caller)
       yield* Queue.offer(queue, { entry: prepared(entry, span), done, span })
       return yield* Deferred.await(done)
     })

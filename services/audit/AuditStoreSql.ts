@@ -2,7 +2,7 @@ import { SqlClient, SqlError } from "@effect/sql"
 import { Array as Arr, Clock, Effect, Layer, Option, Schema } from "effect"
 import { type AuditEntry, AuditRow } from "../../schema/audit/AuditRow.ts"
 import { Checkpoint } from "../../schema/audit/Checkpoint.ts"
-import { step } from "../Span.ts"
+import { traced } from "../Span.ts"
 import { AuditChainMoved, AuditStore, AuditStoreFailed, type ChainHead } from "./AuditStore.ts"
 import { chainsOf, link, nextCheckpoint, type UnsignedCheckpoint } from "./Chain.ts"
 
@@ -114,7 +114,7 @@ export const AuditStoreSql = Layer.effect(
     // Every writer inserts in (chain, seq) order: two statements waiting on each other's rows
     // would otherwise deadlock.
     // On the group writer's path: a span without a captured stack (services/Span.ts).
-    const insert = step("AuditStore.insert")(Effect.fnUntraced(function* (rows: ReadonlyArray<AuditRow>) {
+    const insert = traced("AuditStore.insert")(Effect.fnUntraced(function* (rows: ReadonlyArray<AuditRow>) {
       yield* sql.unsafe(INSERT, columnsOf([...rows].sort(byChainThenSeq))).pipe(
         Effect.catchAll((error): Effect.Effect<never, AuditChainMoved | AuditStoreFailed> =>
           Effect.fail(isRace(error) ? moved(rows.map((r) => r.chain)) : fail(error))

@@ -1,8 +1,8 @@
 import { Effect, Option } from "effect"
-import { step } from "../Span.ts"
 import type { Audited } from "./Call.ts"
 import { envelope } from "./Envelope.ts"
 import { collecting, handled } from "./Run.ts"
+import { step } from "./Step.ts"
 
 /**
  * What a read call does once its writes and its audit row committed (wait for its sync), outside any

@@ -1,11 +1,11 @@
-import { Cause, Clock, Data, Effect, Option } from "effect"
+import { Cause, Clock, Data, Effect, Option, type Tracer } from "effect"
 import type { AuditEntry } from "../../schema/audit/AuditRow.ts"
 import type { AuditUnavailable, ServiceUnavailable } from "../../schema/Errors.ts"
 import type { AuditLog } from "../audit/AuditLog.ts"
 import { digestOf } from "../audit/Chain.ts"
-import { step } from "../Span.ts"
 import type { RegisteredTool } from "../tools/Registry.ts"
 import type { Audited, Enveloped, Request } from "./Call.ts"
+import { leafWithSpan, step } from "./Step.ts"
 
 /** The audit step itself failed: the call already has (or tried to write) its one row. */
 export class AuditFailed extends Data.TaggedError("AuditFailed")<{ readonly error: AuditUnavailable | ServiceUnavailable }> {}
@@ -53,8 +53,8 @@ export const auditStep = (log: AuditLog) => {
   })
 
   /** Through the group writer, committed before the call answers. */
-  const grouped = step("Executor.audit")(Effect.fnUntraced(function* (call: Enveloped) {
-    return recorded(call)(yield* Effect.flatMap(succeeded(call), log.record))
+  const grouped = leafWithSpan("Executor.audit")(Effect.fnUntraced(function* (span: Tracer.Span, call: Enveloped) {
+    return recorded(call)(yield* Effect.flatMap(succeeded(call), (entry) => log.record(entry, span)))
   }))
 
   /** In the caller's transaction: the row commits with the call's effects or not at all. */
@@ -63,10 +63,10 @@ export const auditStep = (log: AuditLog) => {
   }))
 
   /** The one row of a call that failed before its own audit step; a row that cannot be written is logged, not fatal. */
-  const failed = step("Executor.audit")(Effect.fnUntraced(
-    function* (request: Request, tool: Option.Option<RegisteredTool>, cause: Cause.Cause<{ readonly _tag: string }>) {
+  const failed = leafWithSpan("Executor.audit")(Effect.fnUntraced(
+    function* (span: Tracer.Span, request: Request, tool: Option.Option<RegisteredTool>, cause: Cause.Cause<{ readonly _tag: string }>) {
       const entry = yield* entryOf(request, tool, { ok: false, cause }, request.context.connectionId ?? null)
-      yield* log.record(entry).pipe(Effect.ignore)
+      yield* log.record(entry, span).pipe(Effect.ignore)
     }
   ))
 

@@ -3,9 +3,9 @@ import { Effect, Option } from "effect"
 import { Forbidden } from "../../schema/Errors.ts"
 import type { ConnectionId } from "../../schema/Ids.ts"
 import { ConnectionLookup } from "../connections/ConnectionLookup.ts"
-import { step } from "../Span.ts"
 import type { Committed } from "../tools/Tool.ts"
 import type { Authorized, Bound, Decoded } from "./Call.ts"
+import { leaf, step } from "./Step.ts"
 
 /** A call without a persistence buffer commits its answer as is and runs nothing after the commit. */
 const answered = (answer: unknown): Committed<never> => ({ answer, afterCommit: Option.none() })
@@ -52,14 +52,19 @@ export class Authorize extends Effect.Service<Authorize>()("brein/pipeline/Autho
       }
     })
 
-    const check = step("Executor.authorize")(Effect.fnUntraced(function* (call: Decoded) {
+    const checked = Effect.fnUntraced(function* (call: Decoded) {
       const d = call.tool.descriptor
       const principal = call.context.principal
       if (d.plan === "paid" && principal.plan !== "paid") {
         return yield* Forbidden.planRequired(d.id, principal.workspaceName)
       }
       return { ...call, bound: yield* bind(call) } satisfies Authorized
-    }))
+    })
+    // A call that names a connection looks it up (SQL, in spans under this step's); any other only compares.
+    const looksUp = step("Executor.authorize")(checked)
+    const compares = leaf("Executor.authorize")(checked)
+    const check = (call: Decoded) =>
+      call.decoded.policy === "read" || call.decoded.prepared.access === "connected" ? looksUp(call) : compares(call)
     return { check }
   }),
   dependencies: [ConnectionLookup.Default]

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
-import { leaf } from "../Span.ts"
 import type { Authorized, Budgeted } from "./Call.ts"
+import { leaf } from "./Step.ts"
 
 /**
  * The seat of the budget: where a `read` cost will count against the workspace's hourly ceiling and a

@@ -1,4 +1,4 @@
-import type { Effect, Option } from "effect"
+import type { Effect, Option, Tracer } from "effect"
 import type { AuditRow } from "../../schema/audit/AuditRow.ts"
 import type { ConnectionId } from "../../schema/Ids.ts"
 import type { CallContext } from "../../schema/Principal.ts"
@@ -16,8 +16,8 @@ export interface Request {
   readonly context: CallContext
   readonly requestId: string
   readonly startedNanos: bigint
-  /** The call's trace, for the audit row to lead to it. */
-  readonly traceId: Option.Option<string>
+  /** The call's span (Executor.call): every step's span is its child. */
+  readonly span: Tracer.Span
 }
 
 export interface Resolved extends Request {

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
-import { leaf } from "../Span.ts"
 import type { Decoded, Resolved } from "./Call.ts"
+import { leaf } from "./Step.ts"
 
 export const decode = leaf("Executor.decode")(Effect.fnUntraced(function* (resolved: Resolved) {
   const decoded = yield* resolved.tool.decode(resolved.rawInput)

@@ -1,11 +1,11 @@
 import { SqlClient } from "@effect/sql"
-import { Cause, Effect, Option } from "effect"
+import { Cause, Effect, Option, type Tracer } from "effect"
 import { AuditUnavailable, ServiceUnavailable } from "../../schema/Errors.ts"
 import type { CallContext } from "../../schema/Principal.ts"
 import type { ToolResponse } from "../../schema/tools/Response.ts"
 import { AuditLog } from "../audit/AuditLog.ts"
 import { isTransient } from "../Database.ts"
-import { step } from "../Span.ts"
+import { noStack } from "../Span.ts"
 import { Registry } from "../tools/Registry.ts"
 import { afterCommit } from "./AfterCommit.ts"
 import { AuditFailed, auditStep, elapsedMs } from "./AuditStep.ts"
@@ -58,8 +58,8 @@ export class Executor extends Effect.Service<Executor>()("brein/pipeline/Executo
       }
     }
 
-    const call = step("Executor.call")(Effect.fnUntraced(function* (toolId: string, rawInput: unknown, context: CallContext) {
-      const request = yield* begin(toolId, rawInput, context)
+    const pipeline = Effect.fnUntraced(function* (span: Tracer.Span, toolId: string, rawInput: unknown, context: CallContext) {
+      const request = yield* begin(span, toolId, rawInput, context)
       const audited = yield* Effect.gen(function* () {
         const resolved = yield* resolveTool(request)
         const decoded = yield* decode(resolved)
@@ -86,7 +86,11 @@ export class Executor extends Effect.Service<Executor>()("brein/pipeline/Executo
         }
       }
       return response
-    }))
+    })
+
+    // The call's span is handed to each step (./Step.ts), not provided as the context's parent.
+    const call = (toolId: string, rawInput: unknown, context: CallContext) =>
+      Effect.useSpan("Executor.call", noStack, (span) => pipeline(span, toolId, rawInput, context))
 
     return { call }
   }),

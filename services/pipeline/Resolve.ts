@@ -1,21 +1,22 @@
-import { Clock, Effect, Option } from "effect"
+import { Clock, Effect, Option, type Tracer } from "effect"
 import { ToolNotFound } from "../../schema/Errors.ts"
 import { isToolId } from "../../schema/Ids.ts"
 import type { CallContext } from "../../schema/Principal.ts"
 import { newId } from "../Ids.ts"
-import { leaf } from "../Span.ts"
 import type { RegisteredTool, RegistryApi } from "../tools/Registry.ts"
 import type { Request, Resolved } from "./Call.ts"
+import { leaf } from "./Step.ts"
 
 const IN_PROCESS = new Set(["luna", "library"])
 
-/** Opens the call: its request id, start time and trace, written on the caller's span (Executor.call). */
-export const begin = Effect.fnUntraced(function* (toolId: string, rawInput: unknown, context: CallContext) {
+/** Opens the call in its span (Executor.call): its request id and start time, written on that span. */
+export const begin = Effect.fnUntraced(function* (span: Tracer.Span, toolId: string, rawInput: unknown, context: CallContext) {
   const startedNanos = yield* Clock.currentTimeNanos
   const requestId = context.requestId ?? (yield* newId("req"))
-  yield* Effect.annotateCurrentSpan({ toolId, requestId, surface: context.surface })
-  const traceId = Option.map(yield* Effect.option(Effect.currentSpan), (span) => span.traceId)
-  return { toolId, rawInput, context, requestId, startedNanos, traceId } satisfies Request
+  span.attribute("toolId", toolId)
+  span.attribute("requestId", requestId)
+  span.attribute("surface", context.surface)
+  return { toolId, rawInput, context, requestId, startedNanos, span } satisfies Request
 })
 
 /** The tool the caller may reach: `external: false` tools only from inside the process. */

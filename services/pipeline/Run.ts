@@ -3,9 +3,9 @@ import { ServiceUnavailable, ToolFailed } from "../../schema/Errors.ts"
 import type { EnvelopeExtras } from "../../schema/tools/Envelope.ts"
 import type { HandlerError } from "../../schema/tools/ToolError.ts"
 import { isTransient } from "../Database.ts"
-import { step } from "../Span.ts"
 import type { CallInfo } from "../tools/Tool.ts"
 import type { Budgeted, Ran, Request } from "./Call.ts"
+import { step } from "./Step.ts"
 
 /** A handler that died: the database briefly gone answers ServiceUnavailable, anything else ToolFailed. */
 export const handled = (toolId: string) => <A, E>(effect: Effect.Effect<A, E>) =>

@@ -38,7 +38,7 @@ export const entry = (workspaceId: string, more: Partial<AuditEntry> = {}): Audi
 })
 
 export const recordMany = (workspaceId: string, count: number) =>
-  Effect.flatMap(AuditLog, (log) => Effect.forEach(Array.from({ length: count }, () => entry(workspaceId)), log.record))
+  Effect.flatMap(AuditLog, (log) => Effect.forEach(Array.from({ length: count }, () => entry(workspaceId)), (e) => log.record(e)))
 
 /** The audit writer and verify over their own database and a checkpoint key in a data folder of their own. */
 export const AuditServices = Layer.mergeAll(AuditLog.Default, AuditVerify.Default).pipe(
