@@ -13,11 +13,67 @@ type Token = { readonly text: string } | { readonly value: unknown }
 
 const scalar = (value: unknown) => JSON.stringify(value) ?? "null"
 
+/** Past this depth the recursive writer hands over to the iterative one. */
+const RECURSION_LIMIT = 256
+
+class TooDeep {}
+const tooDeep = new TooDeep()
+
+/** The recursive writer: several times faster than the iterative one on the answers calls give (no token per value). */
+const recursive = (value: unknown, depth: number): string => {
+  if (depth > RECURSION_LIMIT) throw tooDeep
+  if (Array.isArray(value)) {
+    let out = "["
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i]
+      out += (i > 0 ? "," : "") + (item === undefined ? "null" : recursive(item, depth + 1))
+    }
+    return out + "]"
+  }
+  if (isPlainObject(value)) {
+    let out = "{"
+    let first = true
+    for (const [key, quoted] of sortedKeys(value)) {
+      const item = value[key]
+      if (item === undefined || typeof item === "function") continue
+      out += `${first ? "" : ","}${quoted}:${recursive(item, depth + 1)}`
+      first = false
+    }
+    return out + "}"
+  }
+  return typeof value === "number" && Number.isFinite(value) ? String(value) : scalar(value)
+}
+
+// The rows of one answer share their keys: each shape's keys are sorted and quoted once.
+const MAX_SHAPES = 1024
+const shapes = new Map<string, ReadonlyArray<readonly [string, string]>>()
+const sortedKeys = (value: Record<string, unknown>): ReadonlyArray<readonly [string, string]> => {
+  const keys = Object.keys(value)
+  const shape = JSON.stringify(keys) // unambiguous, whatever the keys hold
+  const known = shapes.get(shape)
+  if (known !== undefined) return known
+  const sorted = keys.sort().map((key) => [key, JSON.stringify(key)] as const)
+  if (shapes.size >= MAX_SHAPES) shapes.clear()
+  shapes.set(shape, sorted)
+  return sorted
+}
+
 /**
- * JSON with sorted keys: the same value always digests the same. Iterative (an explicit stack), so
- * no depth of nesting can overflow the call stack.
+ * JSON with sorted keys: the same value always digests the same. Written recursively while that is
+ * safe, and with an explicit stack past RECURSION_LIMIT levels, so no depth of nesting can overflow
+ * the call stack; both write the same text.
  */
 export const canonicalJson = (value: unknown): string => {
+  try {
+    return recursive(value, 0)
+  } catch (error) {
+    if (error === tooDeep) return iterative(value)
+    throw error
+  }
+}
+
+/** The iterative writer (an explicit stack): any depth. */
+export const iterative = (value: unknown): string => {
   const out: Array<string> = []
   const stack: Array<Token> = [{ value }]
   while (stack.length > 0) {

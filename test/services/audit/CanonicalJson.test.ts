@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { canonicalJson, digestOf } from "../../../services/audit/Chain.ts"
+import { canonicalJson, digestOf, iterative } from "../../../services/audit/Chain.ts"
 
 const nested = (depth: number) => {
   let value: unknown = "leaf"
@@ -21,5 +21,27 @@ describe("canonical JSON", () => {
     assert.isTrue(text.startsWith(`{"k":[{"k":[`))
     assert.strictEqual(text.length, 50_000 * `{"k":[`.length + `"leaf"`.length + 50_000 * `]}`.length)
     assert.match(digestOf(deep), /^[0-9a-f]{64}$/)
+  })
+})
+
+describe("canonical JSON, the fast writer", () => {
+  it("writes what the iterative writer writes, for answers of every shape", () => {
+    const values: ReadonlyArray<unknown> = [
+      { b: 1, a: [{ y: "2", x: -0 }, { x: 1.5e300, y: null }], "10": true, "9": false, "": "empty" },
+      { "a\u0000b": 1 },
+      { a: 1, b: 2 },
+      [NaN, Infinity, -Infinity, 0.1, "é\u2028\"\\", new Date(1), { toJSON: () => "kept as an object" }],
+      Array.from({ length: 50 }, (_, i) => ({ id: i, name: `row ${i}`, nested: { z: [i], a: i % 2 === 0 ? undefined : i } })),
+      nested(300),
+      "text",
+      null
+    ]
+    for (const value of values) assert.strictEqual(canonicalJson(value), iterative(value))
+  })
+
+  it("keys that join to the same text are different shapes", () => {
+    assert.strictEqual(canonicalJson({ a: 1, b: 2 }), `{"a":1,"b":2}`)
+    assert.strictEqual(canonicalJson({ "a\",\"b": 3 }), `{"a\\",\\"b":3}`)
+    assert.strictEqual(canonicalJson({ a: 1, b: 2 }), `{"a":1,"b":2}`)
   })
 })
