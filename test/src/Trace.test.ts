@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Option, Schema } from "effect"
 import { waitUntil } from "../support/Eventually.ts"
@@ -12,7 +13,7 @@ import {
   SpansTest,
   treeOf
 } from "../support/Spans.ts"
-import { bearer, callTool, connect, issueKey, McpTest, mcpUrl } from "./mcp/McpTestServer.ts"
+import { bearer, callTool, connect, issueKey, listTools, McpTest, mcpUrl } from "./mcp/McpTestServer.ts"
 
 /** The executor's steps, in the order a call runs them. */
 const STEPS = [
@@ -41,6 +42,19 @@ const execute = (key: string) =>
       })
       return response.json()
     })).pipe(Effect.flatMap(requestIdOf))
+
+/** vault.item.get over MCP through a connection of the key's workspace; answers the request id. */
+const connectedCall = (key: string, workspace: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const connection = `conn_${workspace.replaceAll("-", "")}`
+    yield* sql`INSERT INTO connections (id, workspace_id, connector)
+      SELECT ${connection}, id, 'vault' FROM workspaces WHERE name = ${workspace}`
+    const client = yield* connect("legacy", bearer(key))
+    yield* listTools(client)
+    const result = yield* callTool(client, "vault.item.get", { item: "a", connection })
+    return yield* requestIdOf(result.structuredContent)
+  }).pipe(Effect.scoped)
 
 /** The same tool over MCP with the real client; answers the request id. */
 const mcpCall = (key: string) =>
@@ -140,5 +154,32 @@ layer(TraceTest, { excludeTestServices: true })("the span tree of one call", (it
       const { requestId, spans, trace } = yield* traced(mcpCall(key), requestSpan)
       assert.isTrue(Option.exists(trace, ({ call }) => call.attributes["requestId"] === requestId && call.attributes["surface"] === "mcp"))
       assertCallTree(spans, trace, requestSpan)
+    }))
+
+  it.effect("a call through a connection: its lookup runs under Executor.authorize; a call without one looks nothing up", () =>
+    Effect.gen(function* () {
+      const key = yield* issueKey("trace-vault", "free")
+      const requestSpan = "http.server POST /mcp"
+      const { spans, trace } = yield* traced(connectedCall(key, "trace-vault"), requestSpan)
+      assertCallTree(spans, trace, requestSpan)
+      const authorize = Option.flatMap(
+        trace,
+        ({ call }) => Option.fromNullable(descendants(call).find((s) => s.name === "Executor.authorize"))
+      )
+      const shown = Option.match(trace, { onNone: () => "no trace", onSome: ({ tree }) => render(tree) })
+      assert.isTrue(
+        Option.exists(authorize, (node) => descendants(node).some((s) => s.name === "Authorize.connection")),
+        `the connection lookup runs under Executor.authorize:\n${shown}`
+      )
+
+      const open = yield* traced(mcpCall(key), requestSpan)
+      const openAuthorize = Option.flatMap(
+        open.trace,
+        ({ call }) => Option.fromNullable(descendants(call).find((s) => s.name === "Executor.authorize"))
+      )
+      assert.isTrue(
+        Option.exists(openAuthorize, (node) => descendants(node).length === 0),
+        "a call without a connection has nothing under Executor.authorize"
+      )
     }))
 })
