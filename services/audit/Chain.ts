@@ -44,15 +44,19 @@ const recursive = (value: unknown, depth: number): string => {
   return typeof value === "number" && Number.isFinite(value) ? String(value) : scalar(value)
 }
 
-// The rows of one answer share their keys: each shape's keys are sorted and quoted once.
-const MAX_SHAPES = 1024
+// The rows of one answer share their keys: each shape's keys are sorted and quoted once. Only small
+// shapes are kept, and few of them: an input is the caller's, and a wide one must not stay in memory.
+const MAX_SHAPES = 256
+const MAX_SHAPE_KEYS = 64
 const shapes = new Map<string, ReadonlyArray<readonly [string, string]>>()
 const sortedKeys = (value: Record<string, unknown>): ReadonlyArray<readonly [string, string]> => {
   const keys = Object.keys(value)
+  const quote = () => keys.sort().map((key) => [key, JSON.stringify(key)] as const)
+  if (keys.length > MAX_SHAPE_KEYS) return quote()
   const shape = JSON.stringify(keys) // unambiguous, whatever the keys hold
   const known = shapes.get(shape)
   if (known !== undefined) return known
-  const sorted = keys.sort().map((key) => [key, JSON.stringify(key)] as const)
+  const sorted = quote()
   if (shapes.size >= MAX_SHAPES) shapes.clear()
   shapes.set(shape, sorted)
   return sorted
@@ -72,7 +76,7 @@ export const canonicalJson = (value: unknown): string => {
   }
 }
 
-/** The iterative writer (an explicit stack): any depth. */
+/** The iterative writer (an explicit stack), whatever the depth. */
 export const iterative = (value: unknown): string => {
   const out: Array<string> = []
   const stack: Array<Token> = [{ value }]

@@ -33,6 +33,7 @@ describe("canonical JSON, the fast writer", () => {
       [NaN, Infinity, -Infinity, 0.1, "é\u2028\"\\", new Date(1), { toJSON: () => "kept as an object" }],
       Array.from({ length: 50 }, (_, i) => ({ id: i, name: `row ${i}`, nested: { z: [i], a: i % 2 === 0 ? undefined : i } })),
       nested(300),
+      Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`k${(i * 37) % 100}`, i])),
       "text",
       null
     ]
