@@ -8,9 +8,10 @@ import { step } from "./Step.ts"
  * What a read call does once its writes and its audit row committed (wait for its sync), outside any
  * transaction. Should that fail, the committed answer stands, with a warning: the call was recorded.
  */
-export const afterCommit = step("Executor.afterCommit")(Effect.fnUntraced(function* (call: Audited) {
-  if (Option.isNone(call.afterCommit)) return call
-  const after = call.afterCommit.value
+/** What a read call runs after its commit: the `Some` of its `afterCommit`. */
+type After = Option.Option.Value<Audited["afterCommit"]>
+
+export const afterCommit = step("Executor.afterCommit")(Effect.fnUntraced(function* (call: Audited, after: After) {
   const later = yield* collecting(call, call.extras, (info) => handled(call.toolId)(after(info))).pipe(
     Effect.map(([data, extras]) => ({ data, extras })),
     Effect.catchAll((error) =>

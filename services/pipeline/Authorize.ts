@@ -63,8 +63,7 @@ export class Authorize extends Effect.Service<Authorize>()("brein/pipeline/Autho
     // A call that names a connection looks it up (SQL, in spans under this step's); any other only compares.
     const looksUp = step("Executor.authorize")(checked)
     const compares = leaf("Executor.authorize")(checked)
-    const check = (call: Decoded) =>
-      call.decoded.policy === "read" || call.decoded.prepared.access === "connected" ? looksUp(call) : compares(call)
+    const check = (call: Decoded) => (call.tool.requiresConnection ? looksUp(call) : compares(call))
     return { check }
   }),
   dependencies: [ConnectionLookup.Default]

@@ -70,7 +70,8 @@ export class Executor extends Effect.Service<Executor>()("brein/pipeline/Executo
         Effect.tapErrorCause((cause) => auditedAlready(cause) ? Effect.void : audit.failed(request, visibleTool(registry, request), cause)),
         Effect.catchTag("AuditFailed", (failed) => Effect.fail(failed.error))
       )
-      const answered = Option.isSome(audited.afterCommit) ? yield* afterCommit(audited) : audited
+      // Only a read call has something to do after its commit (and so that step's span).
+      const answered = Option.isSome(audited.afterCommit) ? yield* afterCommit(audited, audited.afterCommit.value) : audited
       const response: ToolResponse = {
         ...answered.envelope,
         meta: {
