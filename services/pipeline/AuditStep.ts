@@ -1,4 +1,4 @@
-import { Cause, Clock, Data, Effect, Option, type Tracer } from "effect"
+import { Cause, Data, Effect, Option, type Tracer } from "effect"
 import type { AuditEntry } from "../../schema/audit/AuditRow.ts"
 import type { AuditUnavailable, ServiceUnavailable } from "../../schema/Errors.ts"
 import type { AuditLog } from "../audit/AuditLog.ts"
@@ -10,8 +10,9 @@ import { leafWithSpan, step } from "./Step.ts"
 /** The audit step itself failed: the call already has (or tried to write) its one row. */
 export class AuditFailed extends Data.TaggedError("AuditFailed")<{ readonly error: AuditUnavailable | ServiceUnavailable }> {}
 
+/** Milliseconds since the call began, to two decimals, by the clock it began by. */
 export const elapsedMs = (request: Request) =>
-  Effect.map(Clock.currentTimeNanos, (now) => Math.round(Number(now - request.startedNanos) / 10_000) / 100)
+  Math.round(Number(request.clock.unsafeCurrentTimeNanos() - request.startedNanos) / 10_000) / 100
 
 type Outcome = { readonly ok: true; readonly data: unknown } | {
   readonly ok: false
@@ -23,25 +24,24 @@ type Outcome = { readonly ok: true; readonly data: unknown } | {
  * its transaction commits, before anything it does after the commit.
  */
 // The trace id is not set here: AuditLog takes it from the current span (this step's), so the row leads to the call's trace.
-const entryOf = (request: Request, tool: Option.Option<RegisteredTool>, outcome: Outcome, connectionId: string | null) =>
-  Effect.map(elapsedMs(request), (latencyMs): AuditEntry => ({
-    requestId: request.requestId,
-    at: new Date(Number(request.startedNanos / 1_000_000n)),
-    workspaceId: request.context.principal.workspaceId,
-    principal: request.context.principal.keyId ?? `in-process:${request.context.surface}`,
-    surface: request.context.surface,
-    toolId: request.toolId,
-    plane: Option.match(tool, { onNone: () => "action" as const, onSome: (t) => t.descriptor.plane }),
-    connectionId,
-    inputDigest: digestOf(request.rawInput),
-    outputDigest: outcome.ok ? digestOf(outcome.data) : null,
-    outcome: outcome.ok ? "ok" : "error",
-    errorTag: outcome.ok
-      ? null
-      : Option.match(Cause.failureOption(outcome.cause), { onNone: () => "Defect", onSome: (e) => e._tag }),
-    latencyMs,
-    cost: Option.match(tool, { onNone: () => "free", onSome: (t) => t.descriptor.cost.kind })
-  }))
+const entryOf = (request: Request, tool: Option.Option<RegisteredTool>, outcome: Outcome, connectionId: string | null): AuditEntry => ({
+  requestId: request.requestId,
+  at: new Date(Number(request.startedNanos / 1_000_000n)),
+  workspaceId: request.context.principal.workspaceId,
+  principal: request.context.principal.keyId ?? `in-process:${request.context.surface}`,
+  surface: request.context.surface,
+  toolId: request.toolId,
+  plane: Option.match(tool, { onNone: () => "action" as const, onSome: (t) => t.descriptor.plane }),
+  connectionId,
+  inputDigest: digestOf(request.rawInput),
+  outputDigest: outcome.ok ? digestOf(outcome.data) : null,
+  outcome: outcome.ok ? "ok" : "error",
+  errorTag: outcome.ok
+    ? null
+    : Option.match(Cause.failureOption(outcome.cause), { onNone: () => "Defect", onSome: (e) => e._tag }),
+  latencyMs: elapsedMs(request),
+  cost: Option.match(tool, { onNone: () => "free", onSome: (t) => t.descriptor.cost.kind })
+})
 
 /** Step 7, one writer per policy: the group writer, the call's own transaction, or the row of a failed call. */
 export const auditStep = (log: AuditLog) => {
@@ -53,20 +53,19 @@ export const auditStep = (log: AuditLog) => {
   })
 
   /** Through the group writer, committed before the call answers. */
-  const grouped = leafWithSpan("Executor.audit")(Effect.fnUntraced(function* (span: Tracer.Span, call: Enveloped) {
-    return recorded(call)(yield* Effect.flatMap(succeeded(call), (entry) => log.record(entry, span)))
-  }))
+  const grouped = leafWithSpan("Executor.audit")((span: Tracer.Span, call: Enveloped) =>
+    Effect.map(Effect.suspend(() => log.record(succeeded(call), span)), recorded(call))
+  )
 
   /** In the caller's transaction: the row commits with the call's effects or not at all. */
-  const inTransaction = step("Executor.audit")(Effect.fnUntraced(function* (call: Enveloped) {
-    return recorded(call)(yield* Effect.flatMap(succeeded(call), log.recordInTransaction))
-  }))
+  const inTransaction = step("Executor.audit")((call: Enveloped) =>
+    Effect.map(Effect.suspend(() => log.recordInTransaction(succeeded(call))), recorded(call))
+  )
 
   /** The one row of a call that failed before its own audit step; a row that cannot be written is logged, not fatal. */
   const failed = leafWithSpan("Executor.audit")(Effect.fnUntraced(
     function* (span: Tracer.Span, request: Request, tool: Option.Option<RegisteredTool>, cause: Cause.Cause<{ readonly _tag: string }>) {
-      const entry = yield* entryOf(request, tool, { ok: false, cause }, request.context.connectionId ?? null)
-      yield* log.record(entry, span).pipe(Effect.ignore)
+      yield* log.record(entryOf(request, tool, { ok: false, cause }, request.context.connectionId ?? null), span).pipe(Effect.ignore)
     }
   ))
 

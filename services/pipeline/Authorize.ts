@@ -1,14 +1,22 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
+import { Effect, Either, Option } from "effect"
 import { Forbidden } from "../../schema/Errors.ts"
 import type { ConnectionId } from "../../schema/Ids.ts"
+import type { HandlerError } from "../../schema/tools/ToolError.ts"
 import { ConnectionLookup } from "../connections/ConnectionLookup.ts"
-import type { Committed } from "../tools/Tool.ts"
+import type { DirectPolicy } from "../tools/Policy.ts"
+import type { CallInfo, Committed } from "../tools/Tool.ts"
 import type { Authorized, Bound, Decoded } from "./Call.ts"
-import { leaf, step } from "./Step.ts"
+import { pure, step } from "./Step.ts"
 
 /** A call without a persistence buffer commits its answer as is and runs nothing after the commit. */
 const answered = (answer: unknown): Committed<never> => ({ answer, afterCommit: Option.none() })
+
+const openBound = (policy: DirectPolicy, run: (info: CallInfo) => Effect.Effect<unknown, HandlerError>): Bound => ({
+  policy,
+  connectionId: null,
+  run: (info) => Effect.map(run(info), answered)
+})
 
 /** Step 3: principal → workspace; paid tools need a paid workspace; connector tools need its connection. */
 export class Authorize extends Effect.Service<Authorize>()("brein/pipeline/Authorize", {
@@ -31,6 +39,15 @@ export class Authorize extends Effect.Service<Authorize>()("brein/pipeline/Autho
       return connectionId
     })
 
+    /** A tool's plan against the workspace's: the one check every call makes. */
+    const planOf = (call: Decoded): Either.Either<void, Forbidden> => {
+      const d = call.tool.descriptor
+      const principal = call.context.principal
+      return d.plan === "paid" && principal.plan !== "paid"
+        ? Either.left(Forbidden.planRequired(d.id, principal.workspaceName))
+        : Either.void
+    }
+
     // Part of the authorize step, inside its span: a span of its own would cost more than it does.
     const bind = Effect.fnUntraced(function* (call: Decoded): Effect.fn.Return<Bound, Forbidden> {
       const { decoded } = call
@@ -44,7 +61,7 @@ export class Authorize extends Effect.Service<Authorize>()("brein/pipeline/Autho
       const prepared = decoded.prepared
       switch (prepared.access) {
         case "open":
-          return { policy: decoded.policy, connectionId: null, run: (info) => Effect.map(prepared.run(info), answered) }
+          return openBound(decoded.policy, prepared.run)
         case "connected": {
           const connectionId = yield* connectionOf(call)
           return { policy: decoded.policy, connectionId, run: (info) => Effect.map(prepared.run(info, connectionId), answered) }
@@ -52,17 +69,20 @@ export class Authorize extends Effect.Service<Authorize>()("brein/pipeline/Autho
       }
     })
 
-    const checked = Effect.fnUntraced(function* (call: Decoded) {
-      const d = call.tool.descriptor
-      const principal = call.context.principal
-      if (d.plan === "paid" && principal.plan !== "paid") {
-        return yield* Forbidden.planRequired(d.id, principal.workspaceName)
-      }
+    // A call that names a connection looks it up (SQL, in spans under this step's).
+    const looksUp = step("Executor.authorize")(Effect.fnUntraced(function* (call: Decoded) {
+      yield* planOf(call)
       return { ...call, bound: yield* bind(call) } satisfies Authorized
-    })
-    // A call that names a connection looks it up (SQL, in spans under this step's); any other only compares.
-    const looksUp = step("Executor.authorize")(checked)
-    const compares = leaf("Executor.authorize")(checked)
+    }))
+    // Any other only compares: a tool without a connection runs as it was prepared.
+    const compares = pure("Executor.authorize")((call: Decoded) =>
+      Either.flatMap(planOf(call), () => {
+        const { decoded } = call
+        return decoded.policy !== "read" && decoded.prepared.access === "open"
+          ? Either.right({ ...call, bound: openBound(decoded.policy, decoded.prepared.run) } satisfies Authorized)
+          : Either.left(Forbidden.connectionRequired(call.tool.descriptor.id, call.tool.descriptor.connector ?? ""))
+      })
+    )
     const check = (call: Decoded) => (call.tool.requiresConnection ? looksUp(call) : compares(call))
     return { check }
   }),

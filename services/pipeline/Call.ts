@@ -1,4 +1,4 @@
-import type { Effect, Option, Tracer } from "effect"
+import type { Clock, Effect, Option, Tracer } from "effect"
 import type { AuditRow } from "../../schema/audit/AuditRow.ts"
 import type { ConnectionId } from "../../schema/Ids.ts"
 import type { CallContext } from "../../schema/Principal.ts"
@@ -18,6 +18,7 @@ export interface Request {
   readonly startedNanos: bigint
   /** The call's span (Executor.call): every step's span is its child. */
   readonly span: Tracer.Span
+  readonly clock: Clock.Clock
 }
 
 export interface Resolved extends Request {

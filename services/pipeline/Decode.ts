@@ -1,8 +1,7 @@
-import { Effect } from "effect"
+import { Either } from "effect"
 import type { Decoded, Resolved } from "./Call.ts"
-import { leaf } from "./Step.ts"
+import { pure } from "./Step.ts"
 
-export const decode = leaf("Executor.decode")(Effect.fnUntraced(function* (resolved: Resolved) {
-  const decoded = yield* resolved.tool.decode(resolved.rawInput)
-  return { ...resolved, decoded } satisfies Decoded
-}))
+export const decode = pure("Executor.decode")((resolved: Resolved) =>
+  Either.map(resolved.tool.decode(resolved.rawInput), (decoded) => ({ ...resolved, decoded } satisfies Decoded))
+)

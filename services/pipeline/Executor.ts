@@ -78,7 +78,7 @@ export class Executor extends Effect.Service<Executor>()("brein/pipeline/Executo
           request_id: answered.requestId,
           tool_id: toolId,
           plane: answered.tool.descriptor.plane,
-          latency_ms: yield* elapsedMs(request),
+          latency_ms: elapsedMs(request),
           audit_status: answered.status,
           ...Option.match(answered.row, {
             onNone: () => ({}),

@@ -1,22 +1,23 @@
-import { Clock, Effect, Option, type Tracer } from "effect"
+import { Effect, Either, Option, type Tracer } from "effect"
 import { ToolNotFound } from "../../schema/Errors.ts"
 import { isToolId } from "../../schema/Ids.ts"
 import type { CallContext } from "../../schema/Principal.ts"
 import { newId } from "../Ids.ts"
 import type { RegisteredTool, RegistryApi } from "../tools/Registry.ts"
 import type { Request, Resolved } from "./Call.ts"
-import { leaf } from "./Step.ts"
+import { pure } from "./Step.ts"
 
 const IN_PROCESS = new Set(["luna", "library"])
 
 /** Opens the call in its span (Executor.call): its request id and start time, written on that span. */
 export const begin = Effect.fnUntraced(function* (span: Tracer.Span, toolId: string, rawInput: unknown, context: CallContext) {
-  const startedNanos = yield* Clock.currentTimeNanos
+  const clock = yield* Effect.clock
+  const startedNanos = clock.unsafeCurrentTimeNanos()
   const requestId = context.requestId ?? (yield* newId("req"))
   span.attribute("toolId", toolId)
   span.attribute("requestId", requestId)
   span.attribute("surface", context.surface)
-  return { toolId, rawInput, context, requestId, startedNanos, span } satisfies Request
+  return { toolId, rawInput, context, requestId, startedNanos, span, clock } satisfies Request
 })
 
 /** The tool the caller may reach: `external: false` tools only from inside the process. */
@@ -27,8 +28,9 @@ export const visibleTool = (registry: RegistryApi, request: Request): Option.Opt
   )
 
 export const resolve = (registry: RegistryApi) =>
-  leaf("Executor.resolve")(Effect.fnUntraced(function* (request: Request) {
-    const tool = visibleTool(registry, request)
-    if (Option.isNone(tool)) return yield* ToolNotFound.of(request.toolId)
-    return { ...request, tool: tool.value } satisfies Resolved
-  }))
+  pure("Executor.resolve")((request: Request) =>
+    Option.match(visibleTool(registry, request), {
+      onNone: () => Either.left(ToolNotFound.of(request.toolId)),
+      onSome: (tool) => Either.right({ ...request, tool } satisfies Resolved)
+    })
+  )

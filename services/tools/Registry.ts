@@ -1,5 +1,5 @@
 import type { Schema } from "effect"
-import { Context, Effect, Layer, Option, SchemaAST } from "effect"
+import { Context, Effect, Either, Layer, Option, SchemaAST } from "effect"
 import type { InvalidInput } from "../../schema/Errors.ts"
 import type { ToolId } from "../../schema/Ids.ts"
 import type { CallPolicy, Descriptor, ToolDocument } from "../../schema/tools/Definition.ts"
@@ -23,7 +23,7 @@ export interface RegisteredTool {
   readonly document: ToolDocument
   readonly policy: CallPolicy
   readonly requiresConnection: boolean
-  readonly decode: (raw: unknown) => Effect.Effect<Decoded, InvalidInput>
+  readonly decode: (raw: unknown) => Either.Either<Decoded, InvalidInput>
 }
 
 export interface RegistryApi {
@@ -95,7 +95,7 @@ const register = (source: Source, tool: AnyTool, context: Context.Context<never>
       inputSchema: jsonSchema(tool.input),
       outputSchema: jsonSchema(tool.output)
     },
-    decode: (raw) => Effect.map(tool.prepare(raw), bind)
+    decode: (raw) => Either.map(tool.prepare(raw), bind)
   }
 }
 

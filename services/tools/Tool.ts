@@ -1,5 +1,5 @@
 import type { ParseResult } from "effect"
-import { Effect, Option, Schema, SchemaAST } from "effect"
+import { Effect, Either, Option, Schema, SchemaAST } from "effect"
 import { InvalidInput, ToolFailed } from "../../schema/Errors.ts"
 import type { ConnectionId } from "../../schema/Ids.ts"
 import { issuesOf, MAX_ISSUES, summary } from "../../schema/Issues.ts"
@@ -80,7 +80,7 @@ export interface Tool<out R = never> {
   readonly access: Access
   readonly input: Schema.Schema.AnyNoContext
   readonly output: Schema.Schema.AnyNoContext
-  readonly prepare: (raw: unknown) => Effect.Effect<Prepared<R>, InvalidInput>
+  readonly prepare: (raw: unknown) => Either.Either<Prepared<R>, InvalidInput>
 }
 
 export type AnyTool = Tool<unknown>
@@ -139,16 +139,17 @@ const tooManyUnknown = (fields: ReadonlySet<string> | undefined, raw: unknown): 
   return new InvalidInput({ message: summary(issues, unknown), issues })
 }
 
+// Inputs are decoded synchronously (a tool's input schema has no effects): an Either, which is also an Effect.
 const decoderOf = <I, II>(input: Schema.Schema<I, II>) => {
-  const decodeInput = Schema.decodeUnknown(input, { errors: "all", onExcessProperty: "error" })
+  const decodeInput = Schema.decodeUnknownEither(input, { errors: "all", onExcessProperty: "error" })
   // Schema.Struct({}) accepts any non-nullish value; a tool without fields takes only an empty object.
-  const closed = isEmptyStruct(input.ast) ? Schema.decodeUnknown(NoFields, { errors: "all" }) : Effect.succeed
+  const closed = isEmptyStruct(input.ast) ? Schema.decodeUnknownEither(NoFields, { errors: "all" }) : Either.right
   const fields = fieldsOf(input.ast)
-  return (raw: unknown): Effect.Effect<I, InvalidInput> => {
+  return (raw: unknown): Either.Either<I, InvalidInput> => {
     const refused = tooManyUnknown(fields, raw)
     return refused === undefined
-      ? Effect.zipRight(closed(raw), decodeInput(raw)).pipe(Effect.mapError(invalidInput))
-      : Effect.fail(refused)
+      ? Either.flatMap(closed(raw), () => decodeInput(raw)).pipe(Either.mapLeft(invalidInput))
+      : Either.left(refused)
   }
 }
 
@@ -167,10 +168,10 @@ export const encodedOutput = <OI>(value: OI): EncodedOutput<OI> => ({ [EncodedTy
 const isEncodedOutput = (u: unknown): u is EncodedOutput<unknown> => typeof u === "object" && u !== null && EncodedTypeId in u
 
 const encoderOf = <O, OI>(id: string, output: Schema.Schema<O, OI>) => {
-  const encode = Schema.encode(output)
-  return (result: O | EncodedOutput<OI>): Effect.Effect<unknown, ToolFailed> =>
-    isEncodedOutput(result) ? Effect.succeed(result[EncodedTypeId]) : encode(result).pipe(
-      Effect.mapError((error) => new ToolFailed({ toolId: id, message: `output did not match its schema: ${error.message}` }))
+  const encode = Schema.encodeEither(output)
+  return (result: O | EncodedOutput<OI>): Either.Either<unknown, ToolFailed> =>
+    isEncodedOutput(result) ? Either.right(result[EncodedTypeId]) : encode(result).pipe(
+      Either.mapLeft((error) => new ToolFailed({ toolId: id, message: `output did not match its schema: ${error.message}` }))
     )
 }
 
@@ -221,7 +222,7 @@ const actionTool = <C, I, II, O, OI, E extends HandlerError, R>(
     access: kind.access,
     input: definition.input,
     output: definition.output,
-    prepare: (raw) => Effect.map(decode(raw), (decoded) => kind.bind((ctx) => Effect.flatMap(definition.handler(decoded, ctx), encode)))
+    prepare: (raw) => Either.map(decode(raw), (decoded) => kind.bind((ctx) => Effect.flatMap(definition.handler(decoded, ctx), encode)))
   }
 }
 
@@ -256,7 +257,7 @@ export const read = <I, II, O, OI, E extends HandlerError, R, E2 extends Handler
     input: definition.input,
     output: definition.output,
     prepare: (raw) =>
-      Effect.map(decode(raw), (decoded): Prepared<R | R2> => ({
+      Either.map(decode(raw), (decoded): Prepared<R | R2> => ({
         access: "buffered",
         run: (info, persist) =>
           Effect.gen(function* () {

@@ -45,9 +45,10 @@ const contextFree = <A, I>(schema: Schema.Schema<A, I, unknown>) => schema as Sc
 const required = <A, I>(schema: Option.Option<Schema.Schema<A, I, unknown>>, what: string) =>
   contextFree(Option.getOrThrowWith(schema, () => new Error(`the execute endpoint declares no ${what}`)))
 
-const decodePayload = Schema.decodeUnknown(required(endpoint.payloadSchema, "payload"))
-const decodeHeaders = Schema.decodeUnknown(required(endpoint.headersSchema, "headers"))
-const encodeSuccess = Schema.encode(contextFree(endpoint.successSchema))
+// The contract's schemas have no effects: decoded and encoded synchronously (an Either is also an Effect).
+const decodePayload = Schema.decodeUnknownEither(required(endpoint.payloadSchema, "payload"))
+const decodeHeaders = Schema.decodeUnknownEither(required(endpoint.headersSchema, "headers"))
+const encodeSuccess = Schema.encodeEither(contextFree(endpoint.successSchema))
 const successStatus = HttpApiSchema.getStatusSuccessAST(endpoint.successSchema.ast)
 
 const errorMembers = (() => {
