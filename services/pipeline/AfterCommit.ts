@@ -1,8 +1,8 @@
-import { Effect, Option } from "effect"
+import { Effect, Option, type Tracer } from "effect"
 import type { Audited } from "./Call.ts"
 import { envelope } from "./Envelope.ts"
 import { collecting, handled } from "./Run.ts"
-import { step } from "./Step.ts"
+import { leafWithSpan } from "./Step.ts"
 
 /**
  * What a read call does once its writes and its audit row committed (wait for its sync), outside any
@@ -11,24 +11,26 @@ import { step } from "./Step.ts"
 /** What a read call runs after its commit: the `Some` of its `afterCommit`. */
 type After = Option.Option.Value<Audited["afterCommit"]>
 
-export const afterCommit = step("Executor.afterCommit")(Effect.fnUntraced(function* (call: Audited, after: After) {
-  const later = yield* collecting(call, call.extras, (info) => handled(call.toolId)(after(info))).pipe(
-    Effect.map(([data, extras]) => ({ data, extras })),
-    Effect.catchAll((error) =>
-      Effect.logWarning("the call committed but what follows its commit failed: it answers as committed", error).pipe(
-        Effect.as({
-          data: call.data,
-          extras: {
-            ...call.extras,
-            warnings: [
-              ...(call.extras.warnings ?? []),
-              `Recorded, but its progress could not be followed (${error.message}): this answer is as of the commit.`
-            ]
-          }
-        })
+export const afterCommit = leafWithSpan("Executor.afterCommit")(
+  Effect.fnUntraced(function* (span: Tracer.Span, call: Audited, after: After) {
+    const later = yield* collecting(call, span, call.extras, (info) => handled(call.toolId)(after(info))).pipe(
+      Effect.map(([data, extras]) => ({ data, extras })),
+      Effect.catchAll((error) =>
+        Effect.logWarning("the call committed but what follows its commit failed: it answers as committed", error).pipe(
+          Effect.as({
+            data: call.data,
+            extras: {
+              ...call.extras,
+              warnings: [
+                ...(call.extras.warnings ?? []),
+                `Recorded, but its progress could not be followed (${error.message}): this answer is as of the commit.`
+              ]
+            }
+          })
+        )
       )
     )
-  )
-  const enveloped = yield* envelope({ ...call, ...later, afterCommit: Option.none() })
-  return { ...call, ...enveloped, status: call.status, row: call.row }
-}))
+    const enveloped = yield* envelope({ ...call, ...later, afterCommit: Option.none() })
+    return { ...call, ...enveloped, status: call.status, row: call.row }
+  })
+)

@@ -1,11 +1,11 @@
-import { Effect, Ref } from "effect"
+import { Effect, Ref, type Tracer } from "effect"
 import { ServiceUnavailable, ToolFailed } from "../../schema/Errors.ts"
 import type { EnvelopeExtras } from "../../schema/tools/Envelope.ts"
 import type { HandlerError } from "../../schema/tools/ToolError.ts"
 import { isTransient } from "../Database.ts"
 import type { CallInfo } from "../tools/Tool.ts"
 import type { Budgeted, Ran, Request } from "./Call.ts"
-import { step } from "./Step.ts"
+import { leafWithSpan } from "./Step.ts"
 
 /** A handler that died: the database briefly gone answers ServiceUnavailable, anything else ToolFailed. */
 export const handled = (toolId: string) => <A, E>(effect: Effect.Effect<A, E>) =>
@@ -24,6 +24,7 @@ export const handled = (toolId: string) => <A, E>(effect: Effect.Effect<A, E>) =
  */
 export const collecting = <A, E>(
   request: Request,
+  span: Tracer.AnySpan,
   from: EnvelopeExtras,
   body: (info: CallInfo) => Effect.Effect<A, E>
 ): Effect.Effect<readonly [A, EnvelopeExtras], E> =>
@@ -34,15 +35,19 @@ export const collecting = <A, E>(
       surface: request.context.surface,
       principal: request.context.principal,
       annotate: (more) => Ref.update(extras, (before) => ({ ...before, ...more })),
-      progress: request.context.onProgress ?? (() => Effect.void)
+      progress: request.context.onProgress ?? (() => Effect.void),
+      span
     }
     const result = yield* body(info)
     return [result, yield* Ref.get(extras)] as const
   })
 
-/** Step 5: the handler, as authorization bound it (a read call's with its persistence buffer). */
-export const run = step("Executor.run")(Effect.fnUntraced(function* (call: Budgeted) {
+/**
+ * Step 5: the handler, as authorization bound it (a read call's with its persistence buffer). The
+ * registry makes this step's span the parent of the handler's, with the handler's context.
+ */
+export const run = leafWithSpan("Executor.run")(Effect.fnUntraced(function* (span: Tracer.Span, call: Budgeted) {
   const guard = handled(call.toolId)
-  const [ran, extras] = yield* collecting(call, {}, (info) => guard(call.bound.run(info)))
+  const [ran, extras] = yield* collecting(call, span, {}, (info) => guard(call.bound.run(info)))
   return { ...call, data: ran.answer, afterCommit: ran.afterCommit, extras } satisfies Ran
 })) satisfies (call: Budgeted) => Effect.Effect<Ran, HandlerError | ServiceUnavailable>

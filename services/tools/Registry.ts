@@ -1,5 +1,5 @@
 import type { Schema } from "effect"
-import { Context, Effect, Either, Layer, Option, SchemaAST } from "effect"
+import { Context, Effect, Either, Layer, Option, SchemaAST, Tracer } from "effect"
 import type { InvalidInput } from "../../schema/Errors.ts"
 import type { ToolId } from "../../schema/Ids.ts"
 import type { CallPolicy, Descriptor, ToolDocument } from "../../schema/tools/Definition.ts"
@@ -8,7 +8,7 @@ import { check, type Entry, type RegistryInvalid } from "./Invariants.ts"
 import { Persist, type PersistApi } from "./Persist.ts"
 import { type DirectPolicy, directPolicyOf, policyOf } from "./Policy.ts"
 import type { Source } from "./Source.ts"
-import type { AnyTool, Prepared, ToolContext } from "./Tool.ts"
+import type { AnyTool, CallInfo, Prepared, ToolContext } from "./Tool.ts"
 
 type Buffered = Extract<Prepared<never>, { readonly access: "buffered" }>
 type Direct = Exclude<Prepared<never>, { readonly access: "buffered" }>
@@ -57,28 +57,29 @@ const register = (source: Source, tool: AnyTool, context: Context.Context<never>
   const policy = policyOf(descriptor)
   const direct = directPolicyOf(descriptor)
   const requiresConnection = tool.access !== "open"
-  // Persist is never inherited: only the read plane gets it, and only this call's buffer.
-  const provide = <A, E>(effect: Effect.Effect<A, E, unknown>, persist: PersistApi | null): Effect.Effect<A, E> =>
+  // Persist is never inherited: only the read plane gets it, and only this call's buffer. The step that
+  // runs the handler is the parent of its spans: provided here, with the rest of its context, at once.
+  const provide = <A, E>(effect: Effect.Effect<A, E, unknown>, info: CallInfo, persist: PersistApi | null): Effect.Effect<A, E> =>
     Effect.mapInputContext(effect, (outer: Context.Context<never>) => {
-      const base = Context.omit(Persist)(Context.merge(context, outer))
+      const base = Context.add(Context.omit(Persist)(Context.merge(context, outer)), Tracer.ParentSpan, info.span)
       // A tool's own requirements were erased when it was stored as AnyTool; the registry holds them.
       return (persist === null ? base : Context.add(base, Persist, persist)) as Context.Context<unknown>
     })
   const bind = (prepared: Prepared<unknown>): Decoded => {
     switch (prepared.access) {
       case "open":
-        return { policy: direct, prepared: { access: "open", run: (info) => provide(prepared.run(info), null) } }
+        return { policy: direct, prepared: { access: "open", run: (info) => provide(prepared.run(info), info, null) } }
       case "connected":
-        return { policy: direct, prepared: { access: "connected", run: (info, id) => provide(prepared.run(info, id), null) } }
+        return { policy: direct, prepared: { access: "connected", run: (info, id) => provide(prepared.run(info, id), info, null) } }
       case "buffered":
         return {
           policy: "read",
           prepared: {
             access: "buffered",
             run: (info, persist) =>
-              Effect.map(provide(prepared.run(info, persist), persist), (committed) => ({
+              Effect.map(provide(prepared.run(info, persist), info, persist), (committed) => ({
                 answer: committed.answer,
-                afterCommit: Option.map(committed.afterCommit, (after) => (later) => provide(after(later), null))
+                afterCommit: Option.map(committed.afterCommit, (after) => (later) => provide(after(later), later, null))
               }))
           }
         }

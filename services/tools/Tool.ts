@@ -1,5 +1,5 @@
 import type { ParseResult } from "effect"
-import { Effect, Either, Option, Schema, SchemaAST } from "effect"
+import { Effect, Either, Option, Schema, SchemaAST, type Tracer } from "effect"
 import { InvalidInput, ToolFailed } from "../../schema/Errors.ts"
 import type { ConnectionId } from "../../schema/Ids.ts"
 import { issuesOf, MAX_ISSUES, summary } from "../../schema/Issues.ts"
@@ -15,6 +15,8 @@ export interface CallInfo extends Required<Pick<CallContext, "surface" | "princi
   readonly annotate: (extras: EnvelopeExtras) => Effect.Effect<void>
   /** Reports progress of a long call to whoever listens (MCP progress notifications). */
   readonly progress: (update: ProgressUpdate) => Effect.Effect<void>
+  /** The step that runs the handler (its span): the handler's own spans go under it. */
+  readonly span: Tracer.AnySpan
 }
 
 /** A tool that needs no connection. */

@@ -1,7 +1,7 @@
 import { HttpServer, HttpServerError } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import type { Exit } from "effect"
-import { Cause, Effect, Option, Runtime } from "effect"
+import { Cause, Context, Effect, Option, Runtime, Tracer } from "effect"
 import { type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { ListenOptions } from "node:net"
 import { InternalError, ServiceUnavailable } from "../../schema/Errors.ts"
@@ -106,7 +106,6 @@ export const promiseRunner = Effect.map(
 export const makeNodeBridge = Effect.gen(function* () {
   const gate = yield* Gate
   const runtime = yield* Effect.runtime<never>()
-  const runFork = Runtime.runFork(runtime)
 
   // Untraced, as are the gate's checks: they run on every request inside its span, and a span of
   // their own costs more than they do (a span is ~30 plain effects on this runtime: NOTES, bench:http).
@@ -121,21 +120,36 @@ export const makeNodeBridge = Effect.gen(function* () {
   const authenticate = (request: IncomingMessage): Effect.Effect<Principal, GateError> =>
     gate.authenticateFrom(request.socket.remoteAddress, request.headers)
 
-  const respond = (route: Route, request: IncomingMessage, response: ServerResponse, method: string, path: string) =>
+  const tracer = yield* Effect.tracer
+  const clock = yield* Effect.clock
+
+  const respond = (route: Route, request: IncomingMessage, response: ServerResponse) =>
     route.handle(request).pipe(
       Effect.catchAll((error) => Effect.succeed<Reply>(jsonReply(errorAnswer(error)))),
       Effect.catchAllCause((cause) => (Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : unexpected(cause))),
       Effect.tap((reply) => Effect.annotateCurrentSpan("http.response.status_code", reply.status)),
-      Effect.flatMap((reply) => write(response, reply)),
-      Effect.withSpan(`http.server ${method} ${route.name}`, {
-        kind: "server",
-        captureStackTrace: false,
-        attributes: { "http.request.method": method, "http.route": route.name, "url.path": path }
-      })
+      Effect.flatMap((reply) => write(response, reply))
     )
 
+  // The request's span opens before its fiber and ends with it: the fiber starts with the span as the
+  // parent of its own, rather than providing it (which copies the fiber's context once per request).
   const serve = (route: Route, request: IncomingMessage, response: ServerResponse, method: string, path: string) => {
-    const fiber = runFork(respond(route, request, response, method, path))
+    const span = tracer.span(
+      `http.server ${method} ${route.name}`,
+      Option.none(),
+      Context.empty(),
+      [],
+      clock.unsafeCurrentTimeNanos(),
+      "server"
+    )
+    span.attribute("http.request.method", method)
+    span.attribute("http.route", route.name)
+    span.attribute("url.path", path)
+    const context = Context.add(runtime.context, Tracer.ParentSpan, span)
+    const fiber = Runtime.runFork(Runtime.make({ context, runtimeFlags: runtime.runtimeFlags, fiberRefs: runtime.fiberRefs }))(
+      respond(route, request, response)
+    )
+    fiber.addObserver((exit) => span.end(clock.unsafeCurrentTimeNanos(), exit))
     response.once("close", () => {
       if (!response.writableEnded) fiber.unsafeInterruptAsFork(HttpServerError.clientAbortFiberId)
     })
