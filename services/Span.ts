@@ -7,7 +7,7 @@ export const noStack = { captureStackTrace: false } as const
 /**
  * A function on a hot path in a span of its own named `name`, under which its effects run (its SQL, the
  * functions it calls): an `Effect.fn` without the stack capture. The body is written as for `Effect.fn`:
- * `traced("AuditLog.append")(Effect.fnUntraced(...))`.
+ * `traced("AuditStore.insert")(Effect.fnUntraced(...))`.
  */
 export const traced =
   (name: string) =>

@@ -2,7 +2,6 @@ import type { Context } from "effect"
 import { Cause, Clock, Config, Deferred, Duration, Effect, Exit, Option, Queue, Redacted, Schedule, type Tracer } from "effect"
 import type { AuditEntry, AuditRow } from "../../schema/audit/AuditRow.ts"
 import { AuditUnavailable } from "../../schema/Errors.ts"
-import { traced } from "../Span.ts"
 import { AuditKey } from "./AuditKey.ts"
 import { AuditStore, type ChainHead, refusedByDatabase } from "./AuditStore.ts"
 import { boundEntry } from "./Bound.ts"
@@ -73,8 +72,9 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
       )
 
     // Fast: one INSERT chained from the remembered heads. If someone else took a sequence number
-    // first, forget those heads and append under the chains' locks, which cannot lose.
-    const append = traced("AuditLog.append")(Effect.fnUntraced(
+    // first, forget those heads and append under the chains' locks, which cannot lose. Inside the
+    // flush's span (AuditLog.flush), which is the append: a span of its own would repeat it per batch.
+    const append = Effect.fnUntraced(
       function* (entries: ReadonlyArray<AuditEntry>) {
         const rows = yield* chain(entries)
         yield* store.insert(rows)
@@ -88,7 +88,7 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
             Effect.retry({ schedule: raceRetry, while: (e) => e._tag === "AuditChainMoved" })
           )),
       Effect.tap(remember)
-    ))
+    )
 
     const answer = (batch: ReadonlyArray<Pending>, rows: ReadonlyArray<AuditRow>) => {
       const byRequest = new Map(rows.map((row) => [row.requestId + "\u0000" + row.chain, row]))
