@@ -87,12 +87,24 @@ const unexpected = (cause: Cause.Cause<never>): Effect.Effect<Reply, never> =>
     ? Effect.as(Effect.logWarning("database unavailable: answering 503", cause), jsonReply(errorAnswer(ServiceUnavailable.database)))
     : Effect.as(Effect.logError("request failed unexpectedly", cause), jsonReply(errorAnswer(InternalError.unexpected)))
 
-/** Promises for a non-Effect SDK: an Effect run on the runtime captured where this is built. */
+/**
+ * `runtime` with `span` as the parent of the spans a fiber started on it opens: a fiber that starts with
+ * it in its context, rather than providing it once started (which copies the fiber's context).
+ */
+const under = <R>(runtime: Runtime.Runtime<R>, span: Tracer.AnySpan): Runtime.Runtime<R> =>
+  Runtime.make({
+    context: Context.add(runtime.context, Tracer.ParentSpan, span),
+    runtimeFlags: runtime.runtimeFlags,
+    fiberRefs: runtime.fiberRefs
+  })
+
+/** Promises for a non-Effect SDK: an Effect run on the runtime captured where this is built, under `parent` if given. */
 export const promiseRunner = Effect.map(
   Effect.runtime<never>(),
   (runtime) => {
     const runExit = Runtime.runPromiseExit(runtime)
-    return <A, E>(effect: Effect.Effect<A, E>): Promise<Exit.Exit<A, E>> => runExit(effect)
+    return <A, E>(effect: Effect.Effect<A, E>, parent?: Tracer.AnySpan): Promise<Exit.Exit<A, E>> =>
+      parent === undefined ? runExit(effect) : Runtime.runPromiseExit(under(runtime, parent))(effect)
   }
 )
 
@@ -131,8 +143,7 @@ export const makeNodeBridge = Effect.gen(function* () {
       Effect.flatMap((reply) => write(response, reply))
     )
 
-  // The request's span opens before its fiber and ends with it: the fiber starts with the span as the
-  // parent of its own, rather than providing it (which copies the fiber's context once per request).
+  // The request's span opens before its fiber and ends with it; the fiber starts under it (`under`).
   const serve = (route: Route, request: IncomingMessage, response: ServerResponse, method: string, path: string) => {
     const span = tracer.span(
       `http.server ${method} ${route.name}`,
@@ -145,10 +156,7 @@ export const makeNodeBridge = Effect.gen(function* () {
     span.attribute("http.request.method", method)
     span.attribute("http.route", route.name)
     span.attribute("url.path", path)
-    const context = Context.add(runtime.context, Tracer.ParentSpan, span)
-    const fiber = Runtime.runFork(Runtime.make({ context, runtimeFlags: runtime.runtimeFlags, fiberRefs: runtime.fiberRefs }))(
-      respond(route, request, response)
-    )
+    const fiber = Runtime.runFork(under(runtime, span))(respond(route, request, response))
     fiber.addObserver((exit) => span.end(clock.unsafeCurrentTimeNanos(), exit))
     response.once("close", () => {
       if (!response.writableEnded) fiber.unsafeInterruptAsFork(HttpServerError.clientAbortFiberId)

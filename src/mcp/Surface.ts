@@ -120,7 +120,7 @@ export const makeMcpSurface = Effect.gen(function* () {
 
   // Over HTTP, a call's spans sit below its request's span, which the SDK's promises do not carry.
   const run = (effect: Effect.Effect<CallToolResult, ToolNotFound | McpCallDied>, parent: Tracer.AnySpan | undefined) =>
-    runPromise(parent === undefined ? effect : Effect.withParentSpan(effect, parent)).then((exit) =>
+    runPromise(effect, parent).then((exit) =>
       Exit.isSuccess(exit)
         ? exit.value
         : Promise.reject(protocolErrorOf(Option.getOrElse(Cause.failureOption(exit.cause), () => new McpCallDied())))
