@@ -63,13 +63,46 @@ const sortedKeys = (value: Record<string, unknown>): ReadonlyArray<readonly [str
 }
 
 /**
- * JSON with sorted keys: the same value always digests the same. Written recursively while that is
- * safe, and with an explicit stack past RECURSION_LIMIT levels, so no depth of nesting can overflow
- * the call stack; both write the same text.
+ * Collects the keys of every object in `value` into `keys` and answers whether it is plain JSON data
+ * (arrays, objects of Object.prototype or none, dates, scalars) no deeper than RECURSION_LIMIT.
+ */
+const plainKeys = (value: unknown, keys: Set<string>, depth: number): boolean => {
+  if (typeof value !== "object" || value === null) return true
+  if (depth > RECURSION_LIMIT) return false
+  if (Array.isArray(value)) {
+    for (const item of value) if (!plainKeys(item, keys, depth + 1)) return false
+    return true
+  }
+  const prototype: unknown = Object.getPrototypeOf(value)
+  if (prototype !== Object.prototype && prototype !== null) return value instanceof Date
+  for (const key in value) {
+    keys.add(key)
+    if (!plainKeys((value as Record<string, unknown>)[key], keys, depth + 1)) return false
+  }
+  return true
+}
+
+/**
+ * Plain JSON data written by JSON.stringify itself, given every key of the value in sorted order:
+ * with a list of keys it writes each object's keys in the list's order. A key the list holds but an
+ * object lacks is looked up on its prototype, so a value with a key Object.prototype also has (or a
+ * `toJSON`, which JSON.stringify would call) is left to the writers below.
+ */
+const native = (value: unknown): string | undefined => {
+  const keys = new Set<string>()
+  if (!plainKeys(value, keys, 0)) return undefined
+  for (const key of keys) if (key in Object.prototype || key === "toJSON") return undefined
+  return JSON.stringify(value, [...keys].sort()) ?? "null"
+}
+
+/**
+ * JSON with sorted keys: the same value always digests the same. Plain data is written natively;
+ * anything else recursively while that is safe, and with an explicit stack past RECURSION_LIMIT
+ * levels, so no depth of nesting can overflow the call stack. All three write the same text.
  */
 export const canonicalJson = (value: unknown): string => {
   try {
-    return recursive(value, 0)
+    return native(value) ?? recursive(value, 0)
   } catch (error) {
     if (error === tooDeep) return iterative(value)
     throw error

@@ -40,6 +40,28 @@ describe("canonical JSON, the fast writer", () => {
     for (const value of values) assert.strictEqual(canonicalJson(value), iterative(value))
   })
 
+  it("plain data written natively: keys one object lacks stay out of it, whatever its prototype holds", () => {
+    class Row {
+      b = 1
+      a = 2
+    }
+    const values: ReadonlyArray<unknown> = [
+      [{ x: 1 }, { y: 2 }, {}],
+      [{ "10": 1, "9": 2, a: 3 }, { b: 1, "1": 2 }],
+      JSON.parse(`{"__proto__": {"a": 1}, "b": 2}`),
+      [{ constructor: 1 }, { other: 2 }],
+      [{ toString: "own" }, { valueOf: null }],
+      [{ a: { toJSON: () => "called" } }, { a: 1 }],
+      Object.assign(Object.create(null), { b: 1, a: { d: 2, c: 3 } }),
+      [new Row(), { c: 3 }],
+      { when: new Date(2), dates: [new Date(3), new Date(Number.NaN)] },
+      [undefined, () => 1, { a: undefined, b: () => 2, c: 3 }]
+    ]
+    for (const value of values) assert.strictEqual(canonicalJson(value), iterative(value))
+    assert.strictEqual(canonicalJson([{ x: 1 }, { y: 2 }]), `[{"x":1},{"y":2}]`)
+    assert.strictEqual(canonicalJson([{ constructor: 1 }, { other: 2 }]), `[{"constructor":1},{"other":2}]`)
+  })
+
   it("keys that join to the same text are different shapes", () => {
     assert.strictEqual(canonicalJson({ a: 1, b: 2 }), `{"a":1,"b":2}`)
     assert.strictEqual(canonicalJson({ "a\",\"b": 3 }), `{"a\\",\\"b":3}`)
