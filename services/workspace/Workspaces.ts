@@ -16,8 +16,6 @@ const UNKNOWN_KEY_TTL = Duration.seconds(5)
 /** Keys are issued as the prefix and 24 random bytes in base64url. */
 const KEY_SHAPE = /^brein_sk_[A-Za-z0-9_-]{32}$/
 const KEY_CACHE_SIZE = 10_000
-// last_used_at is written at most once per key per interval: a write per request would double the cost of a call.
-const LAST_USED_EVERY = Duration.minutes(1)
 
 const Workspace = Schema.Struct({ id: WorkspaceId, name: Schema.String, plan: Plan })
 export type Workspace = typeof Workspace.Type
@@ -72,7 +70,6 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
   scoped: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const signals = yield* Signals
-    const scope = yield* Effect.scope
 
     const findByName = Effect.fn("Workspaces.findByName")(function* (name: string) {
       const rows = yield* sql`SELECT id, name, plan FROM workspaces WHERE name = ${name}`.pipe(
@@ -118,9 +115,11 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
     })
 
     const lookup = Effect.fn("Workspaces.lookup")(function* (keyHash: string) {
-      const rows = yield* sql`SELECT k.id AS key_id, w.id AS workspace_id, w.name AS workspace_name, w.plan
-          FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
-          WHERE k.key_hash = ${keyHash} AND k.revoked_at IS NULL`.pipe(Effect.flatMap(decodeKeys), Effect.orDie)
+      // A lookup is a use: it stamps last_used_at, so a key in use is stamped once per KEY_TTL at most.
+      const rows = yield* sql`WITH k AS (
+            UPDATE api_keys SET last_used_at = now() WHERE key_hash = ${keyHash} AND revoked_at IS NULL RETURNING id, workspace_id)
+          SELECT k.id AS key_id, w.id AS workspace_id, w.name AS workspace_name, w.plan
+          FROM k JOIN workspaces w ON w.id = k.workspace_id`.pipe(Effect.flatMap(decodeKeys), Effect.orDie)
       const row = Arr.head(rows)
       if (Option.isNone(row)) return yield* unauthorized
       return new Principal({
@@ -134,7 +133,8 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
     // A key lookup per request would cost a query per call: a known key is trusted until a signal says it
     // changed (every process hears a revocation or a new key at once) or, should signals be lost, for
     // KEY_TTL at most. An unknown key is remembered as unknown for UNKNOWN_KEY_TTL, so that repeating a bad
-    // key costs no query; a failed lookup (the database, not the key) is not remembered at all.
+    // key costs no query; a failed lookup (the database, not the key) is not remembered at all. A lookup
+    // stamps the key's last_used_at: no write per request, and no second cache to space the writes.
     const remembered = (exit: Exit.Exit<Principal, Unauthorized>) =>
       Exit.isSuccess(exit) ? KEY_TTL : Cause.isFailType(exit.cause) ? UNKNOWN_KEY_TTL : Duration.zero
     const keys = yield* Cache.makeWith({ capacity: KEY_CACHE_SIZE, lookup, timeToLive: remembered })
@@ -143,18 +143,6 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
     // revocations sent while LISTEN was down were missed: start over once it is back
     yield* signals.onReopen(keys.invalidateAll)
 
-    // last_used_at is written once per LAST_USED_EVERY per key, in the background: the write is the cache's lookup.
-    const touched = yield* Cache.make({
-      capacity: KEY_CACHE_SIZE,
-      timeToLive: LAST_USED_EVERY,
-      lookup: (keyId: string) =>
-        sql`UPDATE api_keys SET last_used_at = now() WHERE id = ${keyId}`.pipe(
-          Effect.catchAllCause((cause) => Effect.logWarning("could not record when a key was last used", cause)),
-          Effect.forkIn(scope),
-          Effect.asVoid
-        )
-    })
-
     // Light: it runs on every request, inside the request's span, so it has none of its own (a span costs
     // more than a cached check); a lookup that reaches the database has its span (Workspaces.lookup).
     // A key not of the shape keys are issued in is refused without a lookup.
@@ -162,9 +150,7 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
       if (!KEY_SHAPE.test(key)) return yield* unauthorized
       const hash = sha256(key)
       // A zero time to live still answers within the same millisecond (or forever on a stopped clock): drop a defect at once.
-      const principal = yield* keys.get(hash).pipe(Effect.tapDefect(() => keys.invalidate(hash)))
-      if (principal.keyId !== null) yield* touched.get(principal.keyId)
-      return principal
+      return yield* keys.get(hash).pipe(Effect.tapDefect(() => keys.invalidate(hash)))
     })
 
     const revokeWhere = Effect.fn("Workspaces.revokeWhere")(
