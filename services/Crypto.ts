@@ -1,8 +1,8 @@
 import { Effect } from "effect"
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto"
+import { createHmac, hash, randomBytes, timingSafeEqual } from "node:crypto"
 
-/** Hex SHA-256 of a text: key hashes, session keys, audit digests. */
-export const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
+/** Hex SHA-256 of a text: key hashes, session keys, audit digests (one-shot: no Hash object per digest). */
+export const sha256 = (text: string) => hash("sha256", text, "hex")
 
 /** Hex HMAC-SHA256 of a text under a key: audit checkpoint signatures. */
 export const hmacSha256 = (key: Uint8Array, text: string) => createHmac("sha256", key).update(text).digest("hex")

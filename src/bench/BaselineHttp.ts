@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from "node:crypto"
+import { hash, randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import pg from "pg"
 
@@ -33,7 +33,7 @@ const INSERT = `INSERT INTO bench_audit (chain, request_id, at, workspace_id, pr
   input_digest, output_digest, outcome, latency_ms, cost, prev_digest, digest)
   VALUES ('bench', $1, $2, 'ws_bench', 'key_bench', 'http', 'core.timestamp.now', 'action', $3, $4, 'ok', $5, 'free', '', $6)`
 
-const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
+const sha256 = (text: string) => hash("sha256", text, "hex")
 
 const reply = (res: ServerResponse, status: number, body: string) => {
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
