@@ -12,6 +12,15 @@ const isPrimitive = (u: unknown): u is string | number | boolean | null =>
 const both = (a: (u: unknown) => boolean, b: (u: unknown) => boolean) => (u: unknown) => a(u) && b(u)
 
 /**
+ * A value of the field's type that is also a value of its encoded form. A type with no transformation
+ * in it (its type side is itself) only refines its encoded form: being a value of it is enough.
+ */
+const checkOf = (type: SchemaAST.AST) => {
+  const is = ParseResult.is(Schema.make(type))
+  return SchemaAST.typeAST(type) === type ? is : both(is, ParseResult.is(Schema.make(SchemaAST.encodedAST(type))))
+}
+
+/**
  * A check of rows already in their encoded (JSON) form against a struct whose fields encode to
  * themselves (strings, numbers, refinements of them, literals): a row passes when it has every
  * required field, no other field, and each value is a value of its field's type. It is the schema's
@@ -24,7 +33,7 @@ export const rowCheck = <A, I>(schema: Schema.Schema<A, I>) => {
   const fields: ReadonlyArray<Field> = ast.propertySignatures.map((p) => ({
     name: String(p.name),
     optional: p.isOptional,
-    is: both(ParseResult.is(Schema.make(p.type)), ParseResult.is(Schema.make(SchemaAST.encodedAST(p.type))))
+    is: checkOf(p.type)
   }))
   const names = new Set(fields.map((f) => f.name))
   return (rows: ReadonlyArray<unknown>): rows is ReadonlyArray<I> => {
