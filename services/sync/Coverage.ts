@@ -32,10 +32,6 @@ export const statusJoins = (
 }
 
 export const STATUS_COLUMNS = "c.synced_at, c.completo, j.id AS job_id, j.state AS job_state, j.progress"
-/** The same columns under the names the status is read by, for a statement run without name transforms. */
-export const STATUS_FIELDS = `c.synced_at AS "syncedAt", c.completo, j.id AS "jobId", j.state AS "jobState", j.progress`
-/** The status columns of a statement's first row (absent when it returned none). */
-export const decodeStatus = Schema.decodeUnknown(Schema.UndefinedOr(Status))
 
 /** What `.consultar` says about its scope: when it was synced, whether complete, and a sync under way. */
 export const statusOf = (row: StatusRow | undefined) => ({

@@ -2,7 +2,6 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import type { Perspectiva } from "../../../schema/upstream/Rcv.ts"
 import { decodeHistory } from "../../sync/CacheHistory.ts"
-import { decodeStatus, STATUS_FIELDS, statusJoins, statusOf } from "../../sync/Coverage.ts"
 import { RcvResource } from "./RcvResource.ts"
 
 const TypeRow = Schema.Struct({
@@ -16,17 +15,8 @@ const TypeRow = Schema.Struct({
 const decodeTypes = Schema.decodeUnknown(Schema.Array(TypeRow))
 
 /** A document as the page statement returns it: the wire form's fields, in its order, plus its keys. */
-/** The status columns, as the statement returns them (checked by decodeStatus). */
-interface StatusRow {
-  readonly syncedAt: unknown
-  readonly completo: unknown
-  readonly jobId: unknown
-  readonly jobState: unknown
-  readonly progress: unknown
-}
-
 interface PageRow {
-  readonly id: number | null
+  readonly id: number
   readonly naturalKey: string
   readonly tipoDte: unknown
   readonly folio: unknown
@@ -77,16 +67,8 @@ export interface RcvFilter {
   readonly limit: number
 }
 
-const statusFieldsOf = (row: StatusRow) => ({
-  syncedAt: row.syncedAt,
-  completo: row.completo,
-  jobId: row.jobId,
-  jobState: row.jobState,
-  progress: row.progress
-})
-
-/** A page of documents in the wire form of `CachedRcvDocumento` (not checked yet), with its scope's status. */
-export interface RcvPage extends ReturnType<typeof statusOf> {
+/** A page of documents in the wire form of `CachedRcvDocumento` (not checked yet). */
+export interface RcvPage {
   readonly documentos: ReadonlyArray<ReturnType<typeof wireOf>>
   /** Their natural keys, in the same order (to read their history). */
   readonly keys: ReadonlyArray<string>
@@ -99,37 +81,25 @@ export class RcvCache extends Effect.Service<RcvCache>()("brein/connectors/sii/R
   effect: Effect.map(SqlClient.SqlClient, (sql) => {
     // The page's rows come back as pg parses them, under the names the answer uses: no renaming pass.
     const raw = sql.withoutTransforms()
-    /**
-     * A page and its scope's status in one statement (one round trip): the status is read once and
-     * repeated on each row; no document leaves one row of status alone. ORDER BY names the column,
-     * not the float8 alias: sorting by the alias ignores the index.
-     */
+    /** ORDER BY names the column, not the float8 alias: sorting by the alias ignores the index. */
     const page = Effect.fn("RcvCache.page")(function* (f: RcvFilter) {
-      const rows = yield* raw<PageRow & StatusRow>`
-        SELECT ${raw.literal(STATUS_FIELDS)}, d.*
-        FROM (SELECT 1) one ${statusJoins(raw, f.connectionId, { periodo: f.periodo, perspectiva: f.perspectiva })}
-        LEFT JOIN LATERAL (
-          SELECT id::float8 AS id, natural_key AS "naturalKey", tipo_dte AS "tipoDte", folio::float8 AS folio, rut_emisor AS "rutEmisor",
-                 rut_receptor AS "rutReceptor", razon_social AS "razonSocial", to_char(fecha_emision, 'DD/MM/YYYY') AS "fechaEmision",
-                 monto_exento::float8 AS "montoExento", monto_neto::float8 AS "montoNeto", monto_iva::float8 AS "montoIva",
-                 monto_total::float8 AS "montoTotal", estado, periodo, perspectiva, tipo_doc_ref AS "tipoDocRef",
-                 folio_ref::float8 AS "folioRef", version
-          FROM rcv_documents
-          WHERE connection_id = ${f.connectionId} AND periodo = ${f.periodo} AND perspectiva = ${f.perspectiva} AND id > ${f.after}
-            ${f.tipoDte === undefined ? raw`` : raw`AND tipo_dte = ${f.tipoDte}`}
-            ${f.rut === undefined ? raw`` : raw`AND (rut_emisor = ${f.rut} OR rut_receptor = ${f.rut})`}
-            ${f.estado === undefined ? raw`` : raw`AND estado = ${f.estado}`}
-          ORDER BY rcv_documents.id LIMIT ${f.limit + 1}
-        ) d ON true`.pipe(Effect.orDie)
-      const [first] = rows
-      const status = statusOf(yield* Effect.orDie(decodeStatus(first === undefined ? undefined : statusFieldsOf(first))))
-      const found = first === undefined || first.id === null ? [] : rows
-      const shown = found.length > f.limit ? found.slice(0, f.limit) : found
+      const rows = yield* raw<PageRow>`
+        SELECT id::float8 AS id, natural_key AS "naturalKey", tipo_dte AS "tipoDte", folio::float8 AS folio, rut_emisor AS "rutEmisor",
+               rut_receptor AS "rutReceptor", razon_social AS "razonSocial", to_char(fecha_emision, 'DD/MM/YYYY') AS "fechaEmision",
+               monto_exento::float8 AS "montoExento", monto_neto::float8 AS "montoNeto", monto_iva::float8 AS "montoIva",
+               monto_total::float8 AS "montoTotal", estado, periodo, perspectiva, tipo_doc_ref AS "tipoDocRef",
+               folio_ref::float8 AS "folioRef", version
+        FROM rcv_documents
+        WHERE connection_id = ${f.connectionId} AND periodo = ${f.periodo} AND perspectiva = ${f.perspectiva} AND id > ${f.after}
+          ${f.tipoDte === undefined ? raw`` : raw`AND tipo_dte = ${f.tipoDte}`}
+          ${f.rut === undefined ? raw`` : raw`AND (rut_emisor = ${f.rut} OR rut_receptor = ${f.rut})`}
+          ${f.estado === undefined ? raw`` : raw`AND estado = ${f.estado}`}
+        ORDER BY rcv_documents.id LIMIT ${f.limit + 1}`.pipe(Effect.orDie)
+      const shown = rows.length > f.limit ? rows.slice(0, f.limit) : rows
       return {
         documentos: shown.map(wireOf),
         keys: shown.map((r) => r.naturalKey),
-        next: found.length > f.limit ? shown[shown.length - 1]!.id : null,
-        ...status
+        next: rows.length > f.limit ? shown[shown.length - 1]!.id : null
       } satisfies RcvPage
     })
 

@@ -76,15 +76,10 @@ export const rcvConsultar = connectedAction({
           })
         )
       )
-      const page = yield* cache.page({
-        connectionId,
-        periodo: input.periodo,
-        perspectiva: input.perspectiva,
-        after,
-        limit: input.limit,
-        ...pick(input)
-      })
-      const status = { sincronizacion: page.sincronizacion, sincronizacionEnCurso: page.sincronizacionEnCurso }
+      const [page, status] = yield* Effect.all([
+        cache.page({ connectionId, periodo: input.periodo, perspectiva: input.perspectiva, after, limit: input.limit, ...pick(input) }),
+        scopeStatus(connectionId, { periodo: input.periodo, perspectiva: input.perspectiva })
+      ], { concurrency: 2 })
       if (input.incluirHistorial) {
         const history = yield* cache.history(connectionId, page.keys)
         page.documentos.forEach((doc, i) => {
