@@ -23,7 +23,7 @@ type Outcome = { readonly ok: true; readonly data: unknown } | {
  * The row of a call. The output digest covers the answer as committed: for a read call, the answer
  * its transaction commits, before anything it does after the commit.
  */
-// The trace id is not set here: AuditLog takes it from the current span (this step's), so the row leads to the call's trace.
+// The trace id is not set here: AuditLog takes it from this step's span (handed, or current), so the row leads to the call's trace.
 const entryOf = (request: Request, tool: Option.Option<RegisteredTool>, outcome: Outcome, connectionId: string | null): AuditEntry => ({
   requestId: request.requestId,
   at: new Date(Number(request.startedNanos / 1_000_000n)),

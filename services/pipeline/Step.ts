@@ -11,9 +11,12 @@ export interface InCall {
 /**
  * A step of the executor in a span of its own under the call's span, which it is handed (`call.span`)
  * rather than reading it from the fiber's context: the call's span is never provided as the context's
- * parent, which would copy the fiber's context once per call for the steps that only compute. A step
- * that runs effects with spans of their own (SQL, upstream clients, a tool's handler) provides its
- * span as their parent: that is `step`. One that only computes is a `leaf`, which does not.
+ * parent, which would copy the fiber's context once per call. Three kinds of step:
+ * - `step` provides its span as the parent of the effects it runs (SQL in authorize's connection
+ *   lookup, the audit row written in the call's transaction);
+ * - `leafWithSpan` hands its span to the body, which gives it where it is needed (the handler's
+ *   context, built anyway by the registry; the group writer's batch);
+ * - `pure` only computes, synchronously.
  */
 export const step =
   (name: string) =>
@@ -39,7 +42,7 @@ export const pure = (name: string) => <C extends InCall, A, E>(body: (call: C) =
     }
   })
 
-/** A leaf that hands its own span to the body: the audit step gives it to the group writer as the row's caller. */
+/** A step that hands its own span to the body: run and afterCommit to the handler, the audit step to the group writer. */
 export const leafWithSpan = (name: string) =>
 <C extends InCall, Args extends ReadonlyArray<unknown>, A, E, R>(
   body: (span: Tracer.Span, call: C, ...args: Args) => Effect.Effect<A, E, R>
