@@ -62,25 +62,39 @@ const sortedKeys = (value: Record<string, unknown>): ReadonlyArray<readonly [str
   return sorted
 }
 
+/** What the native writer found of a value: every key of its objects, and how many objects. */
+interface Found {
+  readonly keys: Set<string>
+  objects: number
+}
+
 /**
- * Collects the keys of every object in `value` into `keys` and answers whether it is plain JSON data
- * (arrays, objects of Object.prototype or none, dates, scalars) no deeper than RECURSION_LIMIT.
+ * Collects the keys of every object in `value` and answers whether it is plain JSON data (arrays,
+ * objects of Object.prototype or none, dates, scalars) no deeper than RECURSION_LIMIT.
  */
-const plainKeys = (value: unknown, keys: Set<string>, depth: number): boolean => {
+const plainKeys = (value: unknown, found: Found, depth: number): boolean => {
   if (typeof value !== "object" || value === null) return true
   if (depth > RECURSION_LIMIT) return false
   if (Array.isArray(value)) {
-    for (const item of value) if (!plainKeys(item, keys, depth + 1)) return false
+    for (const item of value) if (!plainKeys(item, found, depth + 1)) return false
     return true
   }
   const prototype: unknown = Object.getPrototypeOf(value)
   if (prototype !== Object.prototype && prototype !== null) return value instanceof Date
+  found.objects++
   for (const key in value) {
-    keys.add(key)
-    if (!plainKeys((value as Record<string, unknown>)[key], keys, depth + 1)) return false
+    found.keys.add(key)
+    if (!plainKeys((value as Record<string, unknown>)[key], found, depth + 1)) return false
   }
   return true
 }
+
+/**
+ * JSON.stringify looks every key of its list up in every object: past this many lookups (objects ×
+ * keys) the writers below are cheaper. Inputs are the caller's: many small objects beside one wide
+ * one must not cost their product.
+ */
+const MAX_LOOKUPS = 1 << 16
 
 /**
  * Plain JSON data written by JSON.stringify itself, given every key of the value in sorted order:
@@ -89,10 +103,10 @@ const plainKeys = (value: unknown, keys: Set<string>, depth: number): boolean =>
  * `toJSON`, which JSON.stringify would call) is left to the writers below.
  */
 const native = (value: unknown): string | undefined => {
-  const keys = new Set<string>()
-  if (!plainKeys(value, keys, 0)) return undefined
-  for (const key of keys) if (key in Object.prototype || key === "toJSON") return undefined
-  return JSON.stringify(value, [...keys].sort()) ?? "null"
+  const found: Found = { keys: new Set(), objects: 0 }
+  if (!plainKeys(value, found, 0) || found.objects * found.keys.size > MAX_LOOKUPS) return undefined
+  for (const key of found.keys) if (key in Object.prototype || key === "toJSON") return undefined
+  return JSON.stringify(value, [...found.keys].sort()) ?? "null"
 }
 
 /**

@@ -62,6 +62,23 @@ describe("canonical JSON, the fast writer", () => {
     assert.strictEqual(canonicalJson([{ constructor: 1 }, { other: 2 }]), `[{"constructor":1},{"other":2}]`)
   })
 
+  it("many small objects beside one wide one cost no lookup per key per object", () => {
+    // A plain object that counts the lookups made on it: the native writer looks up every key of the
+    // value in every object, so beside 5,000 keys it would look up 5,000 times.
+    let lookups = 0
+    const counted = (target: object) => new Proxy(target, { get: (t, key, receiver) => (lookups++, Reflect.get(t, key, receiver)) })
+    const wide = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, i]))
+    const small = Array.from({ length: 20 }, () => counted({ a: 1 }))
+    const value = [...small, wide]
+    const text = canonicalJson(value)
+    assert.strictEqual(text, iterative([...Array.from({ length: 20 }, () => ({ a: 1 })), wide]))
+    assert.isBelow(lookups, 20 * 10)
+    // a value within the bound is written natively: its objects are looked up once per key of the value
+    lookups = 0
+    assert.strictEqual(canonicalJson([counted({ a: 1 }), { b: 2 }]), `[{"a":1},{"b":2}]`)
+    assert.isAtLeast(lookups, 2)
+  })
+
   it("keys that join to the same text are different shapes", () => {
     assert.strictEqual(canonicalJson({ a: 1, b: 2 }), `{"a":1,"b":2}`)
     assert.strictEqual(canonicalJson({ "a\",\"b": 3 }), `{"a\\",\\"b":3}`)
