@@ -7,6 +7,7 @@ import keyLastUsed from "./0006_key_last_used.ts"
 import auditAppendOnly from "./0007_audit_append_only.ts"
 import sessionLeases from "./0008_session_leases.ts"
 import auditTrace from "./0009_audit_trace.ts"
+import directory from "./0010_directory.ts"
 
 export const migrations = {
   "0001_foundation": foundation,
@@ -17,5 +18,6 @@ export const migrations = {
   "0006_key_last_used": keyLastUsed,
   "0007_audit_append_only": auditAppendOnly,
   "0008_session_leases": sessionLeases,
-  "0009_audit_trace": auditTrace
+  "0009_audit_trace": auditTrace,
+  "0010_directory": directory
 }
