@@ -22,6 +22,7 @@ const EXCUSED = new Map([
   ["services/pipeline/Run.ts collecting", "a combinator over the handler, inside Executor.run or Executor.afterCommit"],
   ["services/pipeline/Executor.ts call", "opens its span (Executor.call) with Effect.useSpan and hands it to every step"],
   ["services/pipeline/Authorize.ts check", "picks one of its step's two spans (Executor.authorize), with or without a lookup under it"],
+  ["services/pipeline/Budget.ts check", "picks its step's span (Executor.budget) by the tool's cost: computed alone, or over SQL"],
   ["services/upstream/SessionGuard.ts guarded", "a combinator: the guarded upstream step carries the span"],
   ["services/upstream/SimulatorClock.ts scaledSleep", "a sleep inside the simulators' spans"]
 ])

@@ -4,9 +4,13 @@ import {
   AuditUnavailable,
   BadRequest,
   Forbidden,
+  IdempotencyConflict,
+  InsufficientCredits,
   InvalidInput,
   PayloadTooLarge,
+  QuoteRefused,
   RateLimited,
+  ReadCeilingReached,
   ServiceUnavailable,
   ToolFailed,
   ToolNotFound,
@@ -62,6 +66,10 @@ export class ToolsGroup extends HttpApiGroup.make("tools")
       .addError(PayloadTooLarge)
       .addError(BadRequest)
       .addError(ServiceUnavailable)
+      .addError(ReadCeilingReached)
+      .addError(QuoteRefused)
+      .addError(IdempotencyConflict)
+      .addError(InsufficientCredits)
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "Run a tool through the executor; every call is audited")
   )

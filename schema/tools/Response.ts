@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { Receipt } from "../audit/Checkpoint.ts"
+import { SpentCost } from "../budget/Budget.ts"
 import { Plane } from "./Definition.ts"
 
 export const AuditStatus = Schema.Literal("recorded", "failed").annotations({
@@ -29,6 +30,7 @@ export const ToolResponse = Schema.Struct({
   next_actions: Schema.optional(Schema.Array(NextAction)),
   warnings: Schema.optional(Schema.Array(Schema.String)),
   hint: Schema.optional(Schema.String),
+  cost: Schema.optional(SpentCost),
   meta: ResponseMeta
 }).annotations({ identifier: "ToolResponse" })
 export type ToolResponse = typeof ToolResponse.Type

@@ -1,5 +1,17 @@
 import { Schema } from "effect"
-import { AuditUnavailable, Forbidden, InvalidInput, RateLimited, ServiceUnavailable, ToolFailed, ToolNotFound } from "../Errors.ts"
+import {
+  AuditUnavailable,
+  Forbidden,
+  IdempotencyConflict,
+  InsufficientCredits,
+  InvalidInput,
+  QuoteRefused,
+  RateLimited,
+  ReadCeilingReached,
+  ServiceUnavailable,
+  ToolFailed,
+  ToolNotFound
+} from "../Errors.ts"
 import { IndicadorValueNotFound, UpstreamUnavailable } from "../upstream/Errors.ts"
 
 /** Every error a tool call may end with, on any surface. Handlers may fail only with these. */
@@ -12,9 +24,16 @@ export const ToolError = Schema.Union(
   ToolFailed,
   UpstreamUnavailable,
   IndicadorValueNotFound,
-  ServiceUnavailable
+  ServiceUnavailable,
+  ReadCeilingReached,
+  QuoteRefused,
+  IdempotencyConflict,
+  InsufficientCredits
 )
 export type ToolError = typeof ToolError.Type
 
 /** What a handler itself may fail with (the executor adds the rest). */
 export type HandlerError = InvalidInput | Forbidden | RateLimited | ToolFailed | UpstreamUnavailable | IndicadorValueNotFound
+
+/** What the budget step may refuse a call with, before or while it is charged. */
+export type BudgetError = ReadCeilingReached | QuoteRefused | IdempotencyConflict | InsufficientCredits

@@ -5,18 +5,20 @@ import type { ConnectionId } from "../../schema/Ids.ts"
 import type { HandlerError } from "../../schema/tools/ToolError.ts"
 import { ConnectionLookup } from "../connections/ConnectionLookup.ts"
 import type { DirectPolicy } from "../tools/Policy.ts"
-import type { CallInfo, Committed } from "../tools/Tool.ts"
+import type { CallInfo, Committed, Metered } from "../tools/Tool.ts"
 import type { Authorized, Bound, Decoded } from "./Call.ts"
 import { pure, step } from "./Step.ts"
 
 /** A call without a persistence buffer commits its answer as is and runs nothing after the commit. */
 const answered = (answer: unknown): Committed<never> => ({ answer, afterCommit: Option.none() })
 
-const openBound = (policy: DirectPolicy, run: (info: CallInfo) => Effect.Effect<unknown, HandlerError>): Bound => ({
-  policy,
-  connectionId: null,
-  run: (info) => Effect.map(run(info), answered)
-})
+const openBound = (
+  policy: DirectPolicy,
+  prepared: { readonly run: (info: CallInfo) => Effect.Effect<unknown, HandlerError>; readonly metered?: Metered<never> }
+): Bound => {
+  const bound = { policy, connectionId: null, run: (info: CallInfo) => Effect.map(prepared.run(info), answered) }
+  return prepared.metered === undefined ? bound : { ...bound, metered: prepared.metered }
+}
 
 /** Step 3: principal → workspace; paid tools need a paid workspace; connector tools need its connection. */
 export class Authorize extends Effect.Service<Authorize>()("brein/pipeline/Authorize", {
@@ -61,7 +63,7 @@ export class Authorize extends Effect.Service<Authorize>()("brein/pipeline/Autho
       const prepared = decoded.prepared
       switch (prepared.access) {
         case "open":
-          return openBound(decoded.policy, prepared.run)
+          return openBound(decoded.policy, prepared)
         case "connected": {
           const connectionId = yield* connectionOf(call)
           return { policy: decoded.policy, connectionId, run: (info) => Effect.map(prepared.run(info, connectionId), answered) }
@@ -79,7 +81,7 @@ export class Authorize extends Effect.Service<Authorize>()("brein/pipeline/Autho
       Either.flatMap(planOf(call), () => {
         const { decoded } = call
         return decoded.policy !== "read" && decoded.prepared.access === "open"
-          ? Either.right({ ...call, bound: openBound(decoded.policy, decoded.prepared.run) } satisfies Authorized)
+          ? Either.right({ ...call, bound: openBound(decoded.policy, decoded.prepared) } satisfies Authorized)
           : Either.left(Forbidden.connectionRequired(call.tool.descriptor.id, call.tool.descriptor.connector ?? ""))
       })
     )

@@ -4,10 +4,10 @@ import type { ConnectionId } from "../../schema/Ids.ts"
 import type { CallContext } from "../../schema/Principal.ts"
 import type { EnvelopeExtras } from "../../schema/tools/Envelope.ts"
 import type { AuditStatus } from "../../schema/tools/Response.ts"
-import type { HandlerError } from "../../schema/tools/ToolError.ts"
+import type { BudgetError, HandlerError } from "../../schema/tools/ToolError.ts"
 import type { DirectPolicy } from "../tools/Policy.ts"
 import type { Decoded as DecodedCall, RegisteredTool } from "../tools/Registry.ts"
-import type { CallInfo, Committed } from "../tools/Tool.ts"
+import type { CallInfo, Committed, Metered } from "../tools/Tool.ts"
 
 /** What the executor knows of a call before any step: who asks, for what, since when. */
 export interface Request {
@@ -30,20 +30,26 @@ export interface Decoded extends Resolved {
 }
 
 /** How a bound call runs: its handler already holds what its policy grants (a read call, its persistence buffer). */
-export type BoundRun = (info: CallInfo) => Effect.Effect<Committed<never>, HandlerError>
+export type BoundRun = (info: CallInfo) => Effect.Effect<Committed<never>, HandlerError | BudgetError>
 
 /** A call bound to what authorization granted: the connection, and for a read call its buffer's owner. */
 export type Bound =
   | { readonly policy: "read"; readonly connectionId: ConnectionId; readonly run: BoundRun }
-  | { readonly policy: DirectPolicy; readonly connectionId: ConnectionId | null; readonly run: BoundRun }
+  | {
+    readonly policy: DirectPolicy
+    readonly connectionId: ConnectionId | null
+    readonly run: BoundRun
+    /** A credits call: what the budget step quotes and charges by. */
+    readonly metered?: Metered<never>
+  }
 
 export interface Authorized extends Resolved {
   readonly bound: Bound
 }
 
-/** The budget's verdict; today every call is unmetered. */
+/** The budget's verdict: free, one read of the hour taken, a quote to answer, or credits to charge on delivery. */
 export interface Budgeted extends Authorized {
-  readonly charge: "unmetered"
+  readonly charge: "unmetered" | "read" | "quote" | "credits"
 }
 
 export interface Ran extends Budgeted {

@@ -10,7 +10,7 @@ import { Registry } from "../tools/Registry.ts"
 import { afterCommit } from "./AfterCommit.ts"
 import { AuditFailed, auditStep, elapsedMs } from "./AuditStep.ts"
 import { Authorize } from "./Authorize.ts"
-import { budget } from "./Budget.ts"
+import { Budget } from "./Budget.ts"
 import type { Audited, Budgeted } from "./Call.ts"
 import { decode } from "./Decode.ts"
 import { envelope } from "./Envelope.ts"
@@ -25,6 +25,7 @@ export class Executor extends Effect.Service<Executor>()("brein/pipeline/Executo
   effect: Effect.gen(function* () {
     const registry = yield* Registry
     const authorize = yield* Authorize
+    const budget = yield* Budget
     const audit = auditStep(yield* AuditLog)
     const sql = yield* SqlClient.SqlClient
     const resolveTool = resolve(registry)
@@ -64,7 +65,7 @@ export class Executor extends Effect.Service<Executor>()("brein/pipeline/Executo
         const resolved = yield* resolveTool(request)
         const decoded = yield* decode(resolved)
         const authorized = yield* authorize.check(decoded)
-        const budgeted = yield* budget(authorized)
+        const budgeted = yield* budget.check(authorized)
         return yield* commit(budgeted)
       }).pipe(
         Effect.tapErrorCause((cause) => auditedAlready(cause) ? Effect.void : audit.failed(request, visibleTool(registry, request), cause)),
@@ -95,5 +96,5 @@ export class Executor extends Effect.Service<Executor>()("brein/pipeline/Executo
 
     return { call }
   }),
-  dependencies: [Authorize.Default, AuditLog.Default]
+  dependencies: [Authorize.Default, Budget.Default, AuditLog.Default]
 }) {}

@@ -1,7 +1,7 @@
 import { Effect, Ref, type Tracer } from "effect"
 import { ServiceUnavailable, ToolFailed } from "../../schema/Errors.ts"
 import type { EnvelopeExtras } from "../../schema/tools/Envelope.ts"
-import type { HandlerError } from "../../schema/tools/ToolError.ts"
+import type { BudgetError, HandlerError } from "../../schema/tools/ToolError.ts"
 import { isTransient } from "../Database.ts"
 import type { CallInfo } from "../tools/Tool.ts"
 import type { Budgeted, Ran, Request } from "./Call.ts"
@@ -50,4 +50,4 @@ export const run = leafWithSpan("Executor.run")(Effect.fnUntraced(function* (spa
   const guard = handled(call.toolId)
   const [ran, extras] = yield* collecting(call, span, {}, (info) => guard(call.bound.run(info)))
   return { ...call, data: ran.answer, afterCommit: ran.afterCommit, extras } satisfies Ran
-})) satisfies (call: Budgeted) => Effect.Effect<Ran, HandlerError | ServiceUnavailable>
+})) satisfies (call: Budgeted) => Effect.Effect<Ran, HandlerError | BudgetError | ServiceUnavailable>

@@ -50,6 +50,9 @@ const perTool = (entry: Entry): ReadonlyArray<Omit<Violation, "tool">> => {
   if (d.cost.kind === "credits" && (d.level !== 2 || !d.quoted)) {
     add("credits_gate", "a credits tool needs approval level 2 and a quote")
   }
+  if (d.cost.kind === "credits" && (d.hints.readOnly || entry.access !== "open")) {
+    add("credits_commit", "a credits tool writes its charge with its effects (not readOnly) and takes no connection")
+  }
   if (entry.source.kind === "connector") {
     if (!ToolIdShape.connector.test(d.id) || !d.id.startsWith(`${entry.source.id}.`)) {
       add("id_shape", `connector tool ids look like ${entry.source.id}.recurso.verbo`)

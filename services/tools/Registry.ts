@@ -67,8 +67,16 @@ const register = (source: Source, tool: AnyTool, context: Context.Context<never>
     })
   const bind = (prepared: Prepared<unknown>): Decoded => {
     switch (prepared.access) {
-      case "open":
-        return { policy: direct, prepared: { access: "open", run: (info) => provide(prepared.run(info), info, null) } }
+      case "open": {
+        const metered = prepared.metered
+        const run = (info: CallInfo) => provide(prepared.run(info), info, null)
+        return metered === undefined
+          ? { policy: direct, prepared: { access: "open", run } }
+          : {
+            policy: direct,
+            prepared: { access: "open", run, metered: { ...metered, quote: (info) => provide(metered.quote(info), info, null) } }
+          }
+      }
       case "connected":
         return { policy: direct, prepared: { access: "connected", run: (info, id) => provide(prepared.run(info, id), info, null) } }
       case "buffered":

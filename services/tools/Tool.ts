@@ -1,5 +1,6 @@
 import type { ParseResult } from "effect"
 import { Effect, Either, Option, Schema, SchemaAST, type Tracer } from "effect"
+import { BUDGET_FIELD_NAMES, BudgetFields, Quote, type QuoteItem, type QuoteItemStatus } from "../../schema/budget/Budget.ts"
 import { InvalidInput, ToolFailed } from "../../schema/Errors.ts"
 import type { ConnectionId } from "../../schema/Ids.ts"
 import { issuesOf, MAX_ISSUES, summary } from "../../schema/Issues.ts"
@@ -7,6 +8,7 @@ import type { CallContext, ProgressUpdate } from "../../schema/Principal.ts"
 import type { Cost, Hints, Level, Plan, Plane, Stage } from "../../schema/tools/Definition.ts"
 import type { EnvelopeExtras } from "../../schema/tools/Envelope.ts"
 import type { HandlerError } from "../../schema/tools/ToolError.ts"
+import { digestOf } from "../audit/Chain.ts"
 import type { Persist, PersistApi } from "./Persist.ts"
 
 export interface CallInfo extends Required<Pick<CallContext, "surface" | "principal">> {
@@ -62,9 +64,27 @@ export type ToolSpec = Omit<ToolFields<unknown, unknown, unknown, unknown>, "inp
   readonly quoted: boolean
 }
 
+/**
+ * What the budget step needs of a credits call: the budget fields it was sent, the digest of the rest
+ * of its input (what a quote and an idempotency key are bound to), how to quote it, and how many
+ * units its (encoded) answer delivered.
+ */
+export interface Metered<R> {
+  readonly confirm: boolean
+  readonly quoteToken: string | undefined
+  readonly idempotencyKey: string | undefined
+  readonly inputDigest: string
+  readonly quote: (info: CallInfo) => Effect.Effect<ReadonlyArray<QuoteItem>, HandlerError, R>
+  readonly delivered: (answer: unknown) => number
+}
+
 /** How a decoded call runs: what it needs from the executor is in its type. */
 export type Prepared<R> =
-  | { readonly access: "open"; readonly run: (info: CallInfo) => Effect.Effect<unknown, HandlerError, R> }
+  | {
+    readonly access: "open"
+    readonly run: (info: CallInfo) => Effect.Effect<unknown, HandlerError, R>
+    readonly metered?: Metered<R>
+  }
   | { readonly access: "connected"; readonly run: (info: CallInfo, connectionId: ConnectionId) => Effect.Effect<unknown, HandlerError, R> }
   | { readonly access: "buffered"; readonly run: (info: CallInfo, persist: PersistApi) => Effect.Effect<Committed<R>, HandlerError, R> }
 
@@ -277,4 +297,71 @@ export const read = <I, II, O, OI, E extends HandlerError, R, E2 extends Handler
   }
   // The guard is a type: at run time the registry never hands the after-commit part a Persist.
   return tool as AfterCommitGuard<R2, Tool<R | R2>>
+}
+
+/** An item a credits tool would deliver, as its quote lists it; the price comes from the tool's cost. */
+export interface QuoteDraftItem {
+  readonly id: string
+  readonly label: string
+  readonly status: typeof QuoteItemStatus.Type
+}
+
+const withoutBudgetFields = (raw: unknown): unknown => {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return raw
+  return Object.fromEntries(Object.entries(raw).filter(([key]) => !BUDGET_FIELD_NAMES.has(key)))
+}
+
+/**
+ * A tool that spends credits (approval level 2): called without `confirm` it answers a quote of
+ * `quoteItems` and changes nothing; with `confirm`, a live `quote_token` and an `idempotency_key` the
+ * budget step runs `handler` and charges the tool's unit price for each unit `delivered` counts in
+ * its answer, never more than the quote's chargeable items. Its input takes the budget fields besides
+ * its own; its output is the quote or the handler's answer.
+ */
+export const creditsAction = <const Id extends string, I extends object, II, O, OI, E extends HandlerError, R, RQ>(
+  definition:
+    & Omit<ToolFields<I, II, O, OI>, "quote" | "cost">
+    & {
+      readonly id: Id
+      readonly cost: { readonly kind: "credits"; readonly unit: string; readonly unitPrice: number }
+      readonly quoteItems: (input: I, ctx: ActionContext) => Effect.Effect<ReadonlyArray<QuoteDraftItem>, E, RQ>
+      readonly delivered: (answer: OI) => number
+      readonly handler: (input: I, ctx: ActionContext) => Effect.Effect<O, E, R>
+    }
+    & NoPersist<R | RQ>
+): Tool<R | RQ> => {
+  const input = Schema.extend(definition.input, Schema.Struct(BudgetFields))
+  const output = Schema.Union(Quote, definition.output)
+  const decode = decoderOf(input)
+  const encode = encoderOf(definition.id, definition.output)
+  const price = definition.cost.unitPrice
+  // the tool's own input: what its schema decoded, without the budget fields (a decoded I has no other keys)
+  const own = (decoded: typeof input.Type): I => {
+    const { confirm: _c, idempotency_key: _k, quote_token: _q, ...rest } = decoded
+    return rest as unknown as I
+  }
+  const ctxOf = (info: CallInfo): ActionContext => ({ ...info, connectionId: null, persist: null })
+  return {
+    spec: { ...specOf("action", definition), quoted: true },
+    access: "open",
+    input,
+    output,
+    prepare: (raw) =>
+      Either.map(decode(raw), (decoded): Prepared<R | RQ> => ({
+        access: "open",
+        run: (info) => Effect.flatMap(definition.handler(own(decoded), ctxOf(info)), encode),
+        metered: {
+          confirm: decoded.confirm === true,
+          quoteToken: decoded.quote_token,
+          idempotencyKey: decoded.idempotency_key,
+          inputDigest: digestOf(withoutBudgetFields(raw)),
+          quote: (info) =>
+            Effect.map(
+              definition.quoteItems(own(decoded), ctxOf(info)),
+              (items) => items.map((item) => ({ ...item, unit_cost: item.status === "chargeable" ? price : 0 }))
+            ),
+          delivered: (answer) => definition.delivered(answer as OI)
+        }
+      }))
+  }
 }

@@ -64,11 +64,18 @@ const errorMembers = (() => {
 
 const isGateError = Schema.is(GateError)
 
+const hasRetryAfter = (error: unknown): error is { readonly retryAfterSeconds: number } =>
+  typeof error === "object" && error !== null && "retryAfterSeconds" in error && typeof error.retryAfterSeconds === "number"
+
 /** An error the contract declares, encoded as the HttpApi encodes it; every 503 says when to retry. */
 const declared = (error: unknown): Effect.Effect<Reply> => {
   const member = errorMembers.find((m) => m.is(error))
   if (member === undefined) return Effect.die(error)
-  const headers = member.status === 503 ? { "retry-after": String(ServiceUnavailable.database.retryAfterSeconds) } : {}
+  const headers = hasRetryAfter(error)
+    ? { "retry-after": String(error.retryAfterSeconds) }
+    : member.status === 503
+    ? { "retry-after": String(ServiceUnavailable.database.retryAfterSeconds) }
+    : {}
   return Effect.succeed(jsonReply({ status: member.status, headers, body: member.encode(error) }))
 }
 

@@ -22,6 +22,8 @@ interface Overrides {
   readonly quote?: (input: object) => number
 }
 
+const writes = { readOnly: false, destructive: false, idempotent: true, openWorld: false }
+
 const fields = (id: string, overrides: Overrides) => ({
   id,
   family: id.split(/[._]/)[0] ?? id,
@@ -175,12 +177,19 @@ describe("Registry invariants", () => {
       family(
         act("people_reveal", { cost: { kind: "credits", unit: "contact", unitPrice: 2 }, level: 1, quote: () => 1 }),
         act("company_enrich", { cost: { kind: "credits", unit: "company", unitPrice: 1 }, level: 2 }),
-        act("people_bulk", { cost: { kind: "credits", unit: "contact", unitPrice: 2 }, level: 2, quote: () => 1 })
+        act("people_bulk", { cost: { kind: "credits", unit: "contact", unitPrice: 2 }, level: 2, quote: () => 1, hints: writes })
       )
     ], [
       ["people_reveal", "credits_gate"],
-      ["company_enrich", "credits_gate"]
+      ["people_reveal", "credits_commit"],
+      ["company_enrich", "credits_gate"],
+      ["company_enrich", "credits_commit"]
     ]))
+
+  it.effect("credits ⇒ not readOnly: the charge commits with what the call delivers", () =>
+    rejects([
+      family(act("people_peek", { cost: { kind: "credits", unit: "contact", unitPrice: 2 }, level: 2, quote: () => 1 }))
+    ], [["people_peek", "credits_commit"]]))
 
   it.effect("every stage belt shows at most 20 tools", () =>
     Effect.gen(function* () {

@@ -1,0 +1,109 @@
+import { Schema } from "effect"
+
+/** The fields a credits tool takes besides its own: without `confirm` it answers a quote and changes nothing. */
+export const BudgetFields = {
+  confirm: Schema.optional(Schema.Boolean).annotations({
+    description: "true to execute a quote; absent or false: answer a quote (items, cost, balance after, quote_token) and change nothing"
+  }),
+  quote_token: Schema.optional(Schema.String.pipe(Schema.maxLength(200))).annotations({
+    description: "The quote_token of a live quote for this same input (with confirm: true)"
+  }),
+  idempotency_key: Schema.optional(
+    Schema.String.pipe(Schema.minLength(8), Schema.maxLength(200), Schema.pattern(/^[A-Za-z0-9._:-]+$/))
+  ).annotations({
+    description: "A key of your choosing, 8–200 of A-Z a-z 0-9 . _ : - (with confirm: true): the same key with the same input " +
+      "answers the first result again at no cost"
+  })
+}
+export const BUDGET_FIELD_NAMES: ReadonlySet<string> = new Set(Object.keys(BudgetFields))
+
+export const QuoteItemStatus = Schema.Literal("chargeable", "already_owned", "not_found").annotations({
+  description: "chargeable: charged only if delivered; already_owned and not_found cost nothing"
+})
+
+export const QuoteItem = Schema.Struct({
+  id: Schema.String,
+  label: Schema.String,
+  status: QuoteItemStatus,
+  unit_cost: Schema.Int
+})
+export type QuoteItem = typeof QuoteItem.Type
+
+export const Quote = Schema.Struct({
+  kind: Schema.Literal("quote"),
+  ref: Schema.String,
+  quote_id: Schema.String,
+  quote_token: Schema.String.annotations({ description: "Send it back with confirm: true to execute; single use, bound to this input" }),
+  tool: Schema.String,
+  items: Schema.Array(QuoteItem),
+  unit: Schema.String,
+  unit_price: Schema.Int,
+  total: Schema.Int.annotations({ description: "The most this can charge: only delivered items are charged" }),
+  balance_before: Schema.Int,
+  balance_after: Schema.Int,
+  affordable: Schema.Boolean,
+  expires_at: Schema.String
+}).annotations({ identifier: "Quote", description: "What a credits call would cost; nothing was charged or changed" })
+export type Quote = typeof Quote.Type
+
+export const ReadSpent = Schema.Struct({
+  kind: Schema.Literal("read"),
+  reads: Schema.Int,
+  used: Schema.Int.annotations({ description: "Reads counted in the current hour, this one included" }),
+  limit: Schema.Int,
+  resets_at: Schema.String
+})
+
+export const CreditsSpent = Schema.Struct({
+  kind: Schema.Literal("credits"),
+  credits: Schema.Int.annotations({ description: "Credits charged by this call: only for what was delivered" }),
+  unit: Schema.String,
+  unit_price: Schema.Int,
+  delivered: Schema.Int,
+  balance_after: Schema.Int,
+  quote_id: Schema.String,
+  replayed: Schema.Boolean.annotations({ description: "true when an idempotency key answered a stored result at no cost" })
+})
+
+export const SpentCost = Schema.Union(ReadSpent, CreditsSpent).annotations({
+  identifier: "Cost",
+  description: "What this call spent (citable figures)"
+})
+export type SpentCost = typeof SpentCost.Type
+
+export const LedgerKind = Schema.Literal("opening", "grant", "charge")
+
+export const LedgerEntry = Schema.Struct({
+  id: Schema.Int,
+  at: Schema.String,
+  kind: LedgerKind,
+  delta: Schema.Int,
+  balance_after: Schema.Int,
+  reason: Schema.String,
+  tool_id: Schema.NullOr(Schema.String)
+})
+export type LedgerEntry = typeof LedgerEntry.Type
+
+export const ReadsUsage = Schema.Struct({
+  used: Schema.Int,
+  limit: Schema.Int,
+  remaining: Schema.Int,
+  window: Schema.Literal("1h"),
+  resets_at: Schema.NullOr(Schema.String).annotations({ description: "When the oldest read of the hour leaves it; null with none" })
+})
+
+export const Usage = Schema.Struct({
+  ref: Schema.String,
+  workspace: Schema.String,
+  plan: Schema.Literal("free", "paid"),
+  credits: Schema.Struct({
+    balance: Schema.Int,
+    granted_total: Schema.Int,
+    spent_total: Schema.Int,
+    charges: Schema.Int.annotations({ description: "How many charges the ledger holds" }),
+    average_charge: Schema.Number.annotations({ description: "spent_total / charges (0 without charges)" }),
+    recent: Schema.Array(LedgerEntry)
+  }),
+  reads: ReadsUsage
+}).annotations({ identifier: "Usage" })
+export type Usage = typeof Usage.Type
