@@ -6,6 +6,7 @@ import { Registry } from "../services/tools/Registry.ts"
 import type { Source } from "../services/tools/Source.ts"
 import { Workspaces } from "../services/workspace/Workspaces.ts"
 import { AuditKeyLive } from "./AuditKey.ts"
+import { CatalogLive } from "./Catalog.ts"
 import { ConnectedLive } from "./Connected.ts"
 import { DatabaseLive } from "./Database.ts"
 import { IndicadoresLive } from "./Indicadores.ts"
@@ -20,6 +21,7 @@ export const servicesOver = <const S extends ReadonlyArray<Source>, E>(
 ) =>
   Layer.mergeAll(Executor.Default, Workspaces.Default, AuditVerify.Default).pipe(
     Layer.provideMerge(Registry.layer(all)),
+    Layer.provideMerge(CatalogLive),
     Layer.provideMerge(connected),
     Layer.provide(Layer.mergeAll(AuditStoreSql, AuditKeyLive))
   )

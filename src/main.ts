@@ -5,6 +5,7 @@ import { LoggingLive } from "../layers/Logging.ts"
 import { TracingLive } from "../layers/Tracing.ts"
 import { audit } from "./cli/Audit.ts"
 import { connections } from "./cli/Connections.ts"
+import { credits } from "./cli/Credits.ts"
 import { reportFailure } from "./cli/Failure.ts"
 import { keys } from "./cli/Keys.ts"
 import { mcp } from "./cli/Mcp.ts"
@@ -15,7 +16,7 @@ import { workspaces } from "./cli/Workspaces.ts"
 
 const brein = Command.make("brein", serveOptions, runServe).pipe(
   Command.withDescription("A registry of tools served over HTTP and MCP. Without a command: serve."),
-  Command.withSubcommands([serveCommand, mcp, keys, workspaces, connections, audit])
+  Command.withSubcommands([serveCommand, mcp, keys, workspaces, connections, credits, audit])
 )
 
 Effect.flatMap(packageVersion, (version) => Command.run(brein, { name: "brein", version })(process.argv)).pipe(

@@ -19,6 +19,7 @@ import {
 import { ToolDocument } from "../tools/Definition.ts"
 import { ToolResponse } from "../tools/Response.ts"
 import { IndicadorValueNotFound, UpstreamUnavailable } from "../upstream/Errors.ts"
+import { AccountGroup } from "./Account.ts"
 import { ConnectionsGroup } from "./Connections.ts"
 import { Authentication } from "./Security.ts"
 
@@ -84,6 +85,7 @@ export class HealthGroup extends HttpApiGroup.make("health").add(
 export class BreinApi extends HttpApi.make("brein")
   .add(ToolsGroup)
   .add(ConnectionsGroup)
+  .add(AccountGroup)
   .add(HealthGroup)
   .addError(InvalidInput)
   .addError(PayloadTooLarge)

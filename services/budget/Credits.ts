@@ -19,27 +19,27 @@ const Balance = Schema.Struct({ balance: Schema.Int })
 const decodeBalance = Schema.decodeUnknown(Schema.Array(Balance))
 const QuoteRow = Schema.Struct({
   id: Schema.String,
-  workspace_id: Schema.String,
-  tool_id: Schema.String,
-  input_digest: Schema.String,
+  workspaceId: Schema.String,
+  toolId: Schema.String,
+  inputDigest: Schema.String,
   items: Schema.Array(Schema.Struct({ id: Schema.String, status: Schema.String })),
   unit: Schema.String,
-  unit_price: Schema.Int,
+  unitPrice: Schema.Int,
   total: Schema.Int,
-  expires_at: Schema.DateFromSelf,
-  used_at: Schema.NullOr(Schema.DateFromSelf)
+  expiresAt: Schema.DateFromSelf,
+  usedAt: Schema.NullOr(Schema.DateFromSelf)
 })
 const decodeQuote = Schema.decodeUnknown(Schema.Array(QuoteRow))
-const Claimed = Schema.Struct({ input_digest: Schema.String, answer: Schema.Unknown, cost: Schema.NullOr(SpentCost) })
+const Claimed = Schema.Struct({ inputDigest: Schema.String, answer: Schema.Unknown, cost: Schema.NullOr(SpentCost) })
 const decodeClaimed = Schema.decodeUnknown(Schema.Array(Claimed))
 const Ledger = Schema.Struct({
   id: Schema.NumberFromString,
   at: Schema.DateFromSelf,
   kind: LedgerKind,
   delta: Schema.Int,
-  balance_after: Schema.Int,
+  balanceAfter: Schema.Int,
   reason: Schema.String,
-  tool_id: Schema.NullOr(Schema.String)
+  toolId: Schema.NullOr(Schema.String)
 })
 const decodeLedger = Schema.decodeUnknown(Schema.Array(Ledger))
 const Totals = Schema.Struct({ granted: Schema.NumberFromString, spent: Schema.NumberFromString, charges: Schema.NumberFromString })
@@ -161,28 +161,28 @@ export class Credits extends Effect.Service<Credits>()("brein/budget/Credits", {
       function* (principal: Principal, toolId: string, token: string, inputDigest: string, requestId: string) {
         const [quote] = yield* sql`SELECT id, workspace_id, tool_id, input_digest, items, unit, unit_price, total, expires_at, used_at
         FROM quotes WHERE token_hash = ${sha256(token)} FOR UPDATE`.pipe(Effect.flatMap(decodeQuote), Effect.orDie)
-        if (quote === undefined || quote.workspace_id !== principal.workspaceId) {
+        if (quote === undefined || quote.workspaceId !== principal.workspaceId) {
           return yield* QuoteRefused.of("unknown", "no quote of this workspace has that quote_token", toolId)
         }
-        if (quote.tool_id !== toolId || quote.input_digest !== inputDigest) {
+        if (quote.toolId !== toolId || quote.inputDigest !== inputDigest) {
           return yield* QuoteRefused.of(
             "mismatch",
-            `that quote is for ${quote.tool_id} with another input: a quote executes only the input it was made for`,
+            `that quote is for ${quote.toolId} with another input: a quote executes only the input it was made for`,
             toolId
           )
         }
-        if (quote.used_at !== null) {
+        if (quote.usedAt !== null) {
           return yield* QuoteRefused.of("used", `quote ${quote.id} was already executed; a quote is single-use`, toolId)
         }
         const at = yield* now
-        if (quote.expires_at.getTime() <= at.getTime()) {
-          return yield* QuoteRefused.of("expired", `quote ${quote.id} expired at ${quote.expires_at.toISOString()}`, toolId)
+        if (quote.expiresAt.getTime() <= at.getTime()) {
+          return yield* QuoteRefused.of("expired", `quote ${quote.id} expired at ${quote.expiresAt.toISOString()}`, toolId)
         }
         yield* sql`UPDATE quotes SET used_at = ${at}, used_by = ${requestId} WHERE id = ${quote.id}`.pipe(Effect.orDie)
         return {
           id: quote.id,
           unit: quote.unit,
-          unitPrice: quote.unit_price,
+          unitPrice: quote.unitPrice,
           chargeable: quote.items.filter((item) => item.status === "chargeable").length
         } satisfies UsedQuote
       }
@@ -205,7 +205,7 @@ export class Credits extends Effect.Service<Credits>()("brein/budget/Credits", {
           Effect.flatMap(decodeClaimed),
           Effect.orDie
         )
-        if (claimed === undefined || claimed.input_digest !== inputDigest) {
+        if (claimed === undefined || claimed.inputDigest !== inputDigest) {
           return yield* new IdempotencyConflict({
             message:
               `idempotency_key ${key} was used with another input for ${toolId}; a key answers only the input it was first used with`,
@@ -238,7 +238,15 @@ export class Credits extends Effect.Service<Credits>()("brein/budget/Credits", {
         spent_total: spent,
         charges,
         average_charge: charges === 0 ? 0 : Math.round((spent / charges) * 100) / 100,
-        recent: rows.map((r) => ({ ...r, at: r.at.toISOString() }))
+        recent: rows.map((r) => ({
+          id: r.id,
+          at: r.at.toISOString(),
+          kind: r.kind,
+          delta: r.delta,
+          balance_after: r.balanceAfter,
+          reason: r.reason,
+          tool_id: r.toolId
+        }))
       }
     })
 

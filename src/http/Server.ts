@@ -4,6 +4,7 @@ import { Config, Effect, Either, Layer, Option } from "effect"
 import { createServer } from "node:http"
 import { BreinApi } from "../../schema/http/Api.ts"
 import { makeMcpRoute } from "../mcp/Http.ts"
+import { AccountLive } from "./Account.ts"
 import { AuthenticationLive } from "./Authentication.ts"
 import { ConnectionsLive } from "./Connections.ts"
 import { drainable, HttpDrain, shutdownGrace } from "./Drain.ts"
@@ -38,7 +39,7 @@ export const gateway = Effect.fn("HttpServer.gateway")(function*<E, R> (app: Eff
 
 export const ApiLive = HttpApiBuilder.api(BreinApi).pipe(
   Layer.provide([
-    Layer.mergeAll(ToolsLive, ConnectionsLive).pipe(Layer.provide(AuthenticationLive)),
+    Layer.mergeAll(ToolsLive, ConnectionsLive, AccountLive).pipe(Layer.provide(AuthenticationLive)),
     HealthLive
   ])
 )

@@ -1,0 +1,5 @@
+import { Layer } from "effect"
+import { Account } from "../services/budget/Account.ts"
+
+/** The services the Brein catalog's tools run on (workspace records, credits, reads). Needs SqlClient. */
+export const CatalogLive = Layer.mergeAll(Account.Default)

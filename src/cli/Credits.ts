@@ -1,0 +1,52 @@
+import { Args, Command, Options } from "@effect/cli"
+import { Console, Effect, Layer } from "effect"
+import { AdminLive } from "../../layers/Admin.ts"
+import { Credits } from "../../services/budget/Credits.ts"
+import { Workspaces } from "../../services/workspace/Workspaces.ts"
+import { CommandFailed } from "./Failure.ts"
+import { database, databaseSettings } from "./Settings.ts"
+
+const CreditsLive = Credits.Default.pipe(Layer.provideMerge(AdminLive))
+
+const workspace = (name: string) =>
+  Effect.flatMap(Workspaces, (workspaces) => workspaces.principalFor(name)).pipe(
+    Effect.catchTag("WorkspaceNotFound", () =>
+      new CommandFailed({ message: `no workspace named "${name}" (brein workspaces list shows them)`, exitCode: 1 }))
+  )
+
+const grant = Command.make("grant", {
+  ...database,
+  workspace: Options.text("workspace").pipe(Options.withDescription("The workspace's name")),
+  reason: Options.text("reason").pipe(
+    Options.withDescription("Why, as the ledger will say it"),
+    Options.withDefault("granted by an operator")
+  ),
+  amount: Args.integer({ name: "N" }).pipe(Args.withDescription("How many credits to add (1 to 1,000,000)"))
+}, (options) =>
+  Effect.gen(function* () {
+    if (options.amount < 1 || options.amount > 1_000_000) {
+      return yield* new CommandFailed({ message: `N must be between 1 and 1,000,000, not ${options.amount}`, exitCode: 2 })
+    }
+    const principal = yield* workspace(options.workspace)
+    const balance = yield* (yield* Credits).grant(principal.workspaceId, principal.plan, options.amount, options.reason)
+    yield* Console.log(`granted ${options.amount} credits to "${principal.workspaceName}": balance ${balance}`)
+  }).pipe(Effect.provide(CreditsLive), databaseSettings(options))).pipe(
+    Command.withDescription("Add credits to a workspace (an append-only ledger entry with its reason)")
+  )
+
+const balance = Command.make("balance", {
+  ...database,
+  workspace: Options.text("workspace").pipe(Options.withDescription("The workspace's name"))
+}, (options) =>
+  Effect.gen(function* () {
+    const principal = yield* workspace(options.workspace)
+    const usage = yield* (yield* Credits).usage(principal, 0)
+    yield* Console.log(
+      `"${principal.workspaceName}": ${usage.balance} credits (granted ${usage.granted_total}, spent ${usage.spent_total})`
+    )
+  }).pipe(Effect.provide(CreditsLive), databaseSettings(options))).pipe(Command.withDescription("A workspace's credits balance"))
+
+export const credits = Command.make("credits").pipe(
+  Command.withDescription("Workspace credits"),
+  Command.withSubcommands([grant, balance])
+)
