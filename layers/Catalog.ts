@@ -1,5 +1,6 @@
 import { Layer } from "effect"
 import { Account } from "../services/budget/Account.ts"
+import { Owned } from "../services/catalog/Owned.ts"
 
 /** The services the Brein catalog's tools run on (workspace records, credits, reads). Needs SqlClient. */
-export const CatalogLive = Layer.mergeAll(Account.Default)
+export const CatalogLive = Layer.mergeAll(Account.Default, Owned.Default)

@@ -1,4 +1,5 @@
 import { CuentaCatalog } from "../services/catalog/Cuenta.ts"
+import { EmpresasCreditsCatalog } from "../services/catalog/Reveal.ts"
 import { BancoConnector } from "../services/connectors/banco/Tools.ts"
 import { CoreConnector, EchoConnector } from "../services/connectors/Core.ts"
 import { IndicadoresConnector } from "../services/connectors/indicadores/Tools.ts"
@@ -11,5 +12,6 @@ export const sources = [
   IndicadoresConnector,
   SiiConnector,
   BancoConnector,
-  CuentaCatalog
+  CuentaCatalog,
+  EmpresasCreditsCatalog
 ] as const

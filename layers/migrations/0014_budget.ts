@@ -5,7 +5,7 @@ import { Effect } from "effect"
  * The money machinery: a credits balance per workspace beside an append-only ledger (every change of
  * the balance is a ledger row, in the same transaction; the balance never goes below zero), quotes
  * (single use, bound to their input, stored by the hash of their token), idempotency keys with the
- * result they answered, the reads of the hourly ceiling, and what a workspace already owns (revealed
+ * result they answered (as the text it was sent, so a replay answers the same bytes), the reads of the hourly ceiling, and what a workspace already owns (revealed
  * contacts, enriched companies: asked again, they cost nothing).
  */
 export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -55,8 +55,8 @@ export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
       key text NOT NULL,
       input_digest text NOT NULL,
       request_id text NOT NULL,
-      answer jsonb,
-      cost jsonb,
+      answer text,
+      cost text,
       created_at timestamptz NOT NULL,
       PRIMARY KEY (workspace_id, tool_id, key)
     );

@@ -22,7 +22,7 @@ const QuoteRow = Schema.Struct({
   workspaceId: Schema.String,
   toolId: Schema.String,
   inputDigest: Schema.String,
-  items: Schema.Array(Schema.Struct({ id: Schema.String, status: Schema.String })),
+  items: Schema.parseJson(Schema.Array(Schema.Struct({ id: Schema.String, status: Schema.String }))),
   unit: Schema.String,
   unitPrice: Schema.Int,
   total: Schema.Int,
@@ -30,7 +30,12 @@ const QuoteRow = Schema.Struct({
   usedAt: Schema.NullOr(Schema.DateFromSelf)
 })
 const decodeQuote = Schema.decodeUnknown(Schema.Array(QuoteRow))
-const Claimed = Schema.Struct({ inputDigest: Schema.String, answer: Schema.Unknown, cost: Schema.NullOr(SpentCost) })
+// JSON is kept and read as text: the client's snake_case → camelCase renaming reaches into JSON values.
+const Claimed = Schema.Struct({
+  inputDigest: Schema.String,
+  answer: Schema.NullOr(Schema.parseJson()),
+  cost: Schema.NullOr(Schema.parseJson(SpentCost))
+})
 const decodeClaimed = Schema.decodeUnknown(Schema.Array(Claimed))
 const Ledger = Schema.Struct({
   id: Schema.NumberFromString,
@@ -159,7 +164,8 @@ export class Credits extends Effect.Service<Credits>()("brein/budget/Credits", {
     /** Marks a live quote of this workspace, tool and input used; any other is refused, and nothing changes. */
     const useQuote = Effect.fn("Credits.useQuote")(
       function* (principal: Principal, toolId: string, token: string, inputDigest: string, requestId: string) {
-        const [quote] = yield* sql`SELECT id, workspace_id, tool_id, input_digest, items, unit, unit_price, total, expires_at, used_at
+        const [quote] =
+          yield* sql`SELECT id, workspace_id, tool_id, input_digest, items::text AS items, unit, unit_price, total, expires_at, used_at
         FROM quotes WHERE token_hash = ${sha256(token)} FOR UPDATE`.pipe(Effect.flatMap(decodeQuote), Effect.orDie)
         if (quote === undefined || quote.workspaceId !== principal.workspaceId) {
           return yield* QuoteRefused.of("unknown", "no quote of this workspace has that quote_token", toolId)
@@ -218,7 +224,7 @@ export class Credits extends Effect.Service<Credits>()("brein/budget/Credits", {
 
     const keepAnswer = Effect.fn("Credits.keepAnswer")(
       function* (principal: Principal, toolId: string, key: string, answer: unknown, cost: SpentCost) {
-        yield* sql`UPDATE idempotency_keys SET answer = ${JSON.stringify(answer)}::jsonb, cost = ${JSON.stringify(cost)}::jsonb
+        yield* sql`UPDATE idempotency_keys SET answer = ${JSON.stringify(answer)}, cost = ${JSON.stringify(cost)}
         WHERE workspace_id = ${principal.workspaceId} AND tool_id = ${toolId} AND key = ${key}`.pipe(Effect.orDie)
       }
     )
