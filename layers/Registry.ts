@@ -1,5 +1,6 @@
 import { CuentaCatalog } from "../services/catalog/Cuenta.ts"
 import { EmpresasCreditsCatalog } from "../services/catalog/Reveal.ts"
+import { SessionCatalog } from "../services/catalog/Session.ts"
 import { BancoConnector } from "../services/connectors/banco/Tools.ts"
 import { CoreConnector, EchoConnector } from "../services/connectors/Core.ts"
 import { IndicadoresConnector } from "../services/connectors/indicadores/Tools.ts"
@@ -13,5 +14,6 @@ export const sources = [
   SiiConnector,
   BancoConnector,
   CuentaCatalog,
-  EmpresasCreditsCatalog
+  EmpresasCreditsCatalog,
+  SessionCatalog
 ] as const

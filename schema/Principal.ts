@@ -24,6 +24,8 @@ export interface CallContext {
   readonly principal: Principal
   readonly connectionId?: ConnectionId | undefined
   readonly requestId?: RequestId | undefined
+  /** The chat session the call is made in (Luna, in process); the session tools read and write its board. */
+  readonly sessionId?: string | undefined
   /** Where a long call reports progress (MCP progress notifications); absent = nobody listens. */
   readonly onProgress?: ((update: ProgressUpdate) => Effect.Effect<void>) | undefined
 }

@@ -9,6 +9,7 @@ import sessionLeases from "./0008_session_leases.ts"
 import auditTrace from "./0009_audit_trace.ts"
 import directory from "./0010_directory.ts"
 import budget from "./0014_budget.ts"
+import sessionBoards from "./0015_session_boards.ts"
 
 export const migrations = {
   "0001_foundation": foundation,
@@ -21,5 +22,6 @@ export const migrations = {
   "0008_session_leases": sessionLeases,
   "0009_audit_trace": auditTrace,
   "0010_directory": directory,
-  "0014_budget": budget
+  "0014_budget": budget,
+  "0015_session_boards": sessionBoards
 }

@@ -34,6 +34,7 @@ export const collecting = <A, E>(
       requestId: request.requestId,
       surface: request.context.surface,
       principal: request.context.principal,
+      sessionId: request.context.sessionId ?? null,
       annotate: (more) => Ref.update(extras, (before) => ({ ...before, ...more })),
       progress: request.context.onProgress ?? (() => Effect.void),
       span

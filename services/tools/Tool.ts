@@ -13,6 +13,8 @@ import type { Persist, PersistApi } from "./Persist.ts"
 
 export interface CallInfo extends Required<Pick<CallContext, "surface" | "principal">> {
   readonly requestId: string
+  /** The chat session the call is made in, if any (Luna's calls). */
+  readonly sessionId: string | null
   /** Adds instructions next to the data (warnings, next actions, a hint); a later call replaces a field. */
   readonly annotate: (extras: EnvelopeExtras) => Effect.Effect<void>
   /** Reports progress of a long call to whoever listens (MCP progress notifications). */
