@@ -1,6 +1,7 @@
 import { Layer } from "effect"
 import { AuditStoreSql } from "../services/audit/AuditStoreSql.ts"
 import { AuditVerify } from "../services/audit/AuditVerify.ts"
+import { Topics } from "../services/cerebro/Topics.ts"
 import { Executor } from "../services/pipeline/Executor.ts"
 import { Registry } from "../services/tools/Registry.ts"
 import type { Source } from "../services/tools/Source.ts"
@@ -20,6 +21,7 @@ export const servicesOver = <const S extends ReadonlyArray<Source>, E>(
 ) =>
   Layer.mergeAll(Executor.Default, Workspaces.Default, AuditVerify.Default).pipe(
     Layer.provideMerge(Registry.layer(all)),
+    Layer.provideMerge(Topics.Default),
     Layer.provideMerge(connected),
     Layer.provide(Layer.mergeAll(AuditStoreSql, AuditKeyLive))
   )
