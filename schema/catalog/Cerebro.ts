@@ -43,14 +43,21 @@ export const Tags = Schema.Array(Tag).pipe(Schema.maxItems(TAGS_MAX)).annotation
   description: `Up to ${TAGS_MAX} lower-case tags`
 })
 
-export const Pattern = Schema.String.pipe(
-  Schema.filter((s) => Either.match(compilePattern(s), { onLeft: (problem) => problem, onRight: () => true }))
-).annotations({
-  description: "A structured fact the team reuses, such as an email subject or a naming convention: one line of text " +
-    `(at most ${PATTERN_MAX} characters) with 1–${PATTERN_MAX_VARIABLES} placeholders {{variable}}, each one of ` +
-    `${PATTERN_VARIABLES.join(", ")}; two placeholders are separated by some text and no brace stands outside a placeholder. ` +
-    "Example: \"{{empresa}} × Brein: propuesta para {{cargo}}\""
+const compiles = (s: string) => Either.match(compilePattern(s), { onLeft: (problem) => problem, onRight: () => true })
+
+const PATTERN_DESCRIPTION = "A structured fact the team reuses, such as an email subject or a naming convention: one line of text " +
+  `(at most ${PATTERN_MAX} characters) with 1–${PATTERN_MAX_VARIABLES} placeholders {{variable}}, each one of ` +
+  `${PATTERN_VARIABLES.join(", ")}; two placeholders are separated by some text and no brace stands outside a placeholder. ` +
+  "Example: \"{{empresa}} × Brein: propuesta para {{cargo}}\""
+
+export const Pattern = Schema.String.pipe(Schema.filter(compiles)).annotations({ description: PATTERN_DESCRIPTION })
+
+// One schema for "a pattern or null", so that a pattern that does not compile is one issue, not one per alternative.
+const PatternOrNull = Schema.NullOr(Schema.String).pipe(Schema.filter((s) => s === null || compiles(s))).annotations({
+  description: `${PATTERN_DESCRIPTION}; null removes the pattern`
 })
+
+const optional = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
 
 const Version = Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))
 
@@ -73,12 +80,12 @@ export type Topic = typeof Topic.Type
 const Ref = Schema.String.annotations({ description: "What to cite: topic:<id>@v<version>" })
 
 export const RetrieveInput = Schema.Struct({
-  query: Schema.optional(Schema.String.pipe(Schema.maxLength(200))).annotations({
+  query: optional(Schema.String.pipe(Schema.maxLength(200))).annotations({
     description: "Words to look for in titles, tags and bodies (ignoring case and accents); leave out to list the newest"
   }),
-  area: Schema.optional(Area),
-  tags: Schema.optional(Tags).annotations({ description: "Only topics carrying all of these tags" }),
-  limit: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 50)), { default: () => 10 }).annotations({
+  area: optional(Area),
+  tags: optional(Tags).annotations({ description: "Only topics carrying all of these tags" }),
+  limit: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 50)), { exact: true, default: () => 10 }).annotations({
     description: "At most this many results (1–50, 10 by default)"
   })
 })
@@ -103,7 +110,7 @@ export const RetrieveOutput = Schema.Struct({
 
 export const GetInput = Schema.Struct({
   id: TopicId,
-  version: Schema.optional(Version).annotations({ description: "A past version to read; the current one when left out" })
+  version: optional(Version).annotations({ description: "A past version to read; the current one when left out" })
 })
 
 export const GetOutput = Schema.Struct({
@@ -116,8 +123,8 @@ export const CreateInput = Schema.Struct({
   area: Area,
   title: Title,
   body: Body,
-  tags: Schema.optionalWith(Tags, { default: () => [] }),
-  pattern: Schema.optional(Pattern)
+  tags: Schema.optionalWith(Tags, { exact: true, default: () => [] }),
+  pattern: optional(Pattern)
 })
 export type CreateInput = typeof CreateInput.Type
 
@@ -126,11 +133,11 @@ export const CreateOutput = Schema.Struct({ ref: Ref, topic: Topic })
 export const UpdateInput = Schema.Struct({
   id: TopicId,
   version: Version.annotations({ description: "The version the change is based on (from context_get); a newer one refuses the change" }),
-  area: Schema.optional(Area),
-  title: Schema.optional(Title),
-  body: Schema.optional(Body),
-  tags: Schema.optional(Tags),
-  pattern: Schema.optional(Schema.NullOr(Pattern)).annotations({ description: "A new pattern, or null to remove it" })
+  area: optional(Area),
+  title: optional(Title),
+  body: optional(Body),
+  tags: optional(Tags),
+  pattern: optional(PatternOrNull)
 })
 export type UpdateInput = typeof UpdateInput.Type
 

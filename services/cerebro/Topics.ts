@@ -225,12 +225,11 @@ export class Topics extends Effect.Service<Topics>()("brein/cerebro/Topics", {
           ])
         ])
       ]
-      const score = terms.length === 0
-        ? sql`0`
-        : sql`(CASE WHEN strpos(title_key, ${q}) > 0 THEN 1 ELSE 0 END) + word_similarity(${q}, title_key) + word_similarity(${q}, search_text)`
+      const ranked = terms.length === 0 ? sql`` : sql`(CASE WHEN strpos(title_key, ${q}) > 0 THEN 1 ELSE 0 END)
+          + word_similarity(${q}, title_key) + word_similarity(${q}, search_text) DESC,`
       const rows = yield* sql`SELECT ${sql.literal(COLUMNS)}, (count(*) OVER ())::int AS total FROM topics
         WHERE ${sql.and(conditions)}
-        ORDER BY ${score} DESC, updated_at DESC, id LIMIT ${query.limit}`.pipe(Effect.flatMap(decodeHits), Effect.orDie)
+        ORDER BY ${ranked} updated_at DESC, id LIMIT ${query.limit}`.pipe(Effect.flatMap(decodeHits), Effect.orDie)
       return {
         total: rows[0]?.total ?? 0,
         terms,
