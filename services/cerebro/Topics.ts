@@ -1,5 +1,5 @@
 import { SqlClient, type SqlError, type Statement } from "@effect/sql"
-import { Array as Arr, Clock, Effect, Either, Option, Schema } from "effect"
+import { Array as Arr, Clock, Data, Effect, Either, Option, Schema } from "effect"
 import { Area, type Topic, TopicId } from "../../schema/catalog/Cerebro.ts"
 import { TopicConflict, TopicNotFound } from "../../schema/catalog/CerebroErrors.ts"
 import { compilePattern } from "../../schema/catalog/TopicPattern.ts"
@@ -7,6 +7,8 @@ import type { WorkspaceId } from "../../schema/Ids.ts"
 import { sqlState } from "../Database.ts"
 import { newId } from "../Ids.ts"
 import { checkCreate, checkUpdate } from "./WriteRules.ts"
+
+class TitleTaken extends Data.TaggedError("TitleTaken")<{ readonly area: Area; readonly title: string }> {}
 
 /** Who writes: the workspace, and the key (or in-process surface) the change is recorded under. */
 export interface Author {
@@ -90,15 +92,15 @@ export class Topics extends Effect.Service<Topics>()("brein/cerebro/Topics", {
     const tagArray = (tags: ReadonlyArray<string>) => sql`ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(tags)}::jsonb))`
     const folded = (text: string | Statement.Fragment) => sql`lower(unaccent(regexp_replace(btrim(${text}), '[[:space:]]+', ' ', 'g')))`
 
-    /** A race lost to another writer of the same title surfaces as the unique violation: the same conflict. */
-    const uniqueTitle = (area: Area, title: string, workspaceId: WorkspaceId) => (error: SqlError.SqlError) =>
-      sqlState(error) === "23505"
-        ? Effect.flatMap(sameTitle(workspaceId, area, title, null), (found) =>
-          Option.match(found, {
-            onNone: () => Effect.die(error),
-            onSome: (row) => Effect.fail(duplicate(row.id, row.version, title))
-          }))
-        : Effect.die(error)
+    /** A race lost to another writer of the same title: its unique violation, told once the write rolled back. */
+    const titleTaken = (area: Area, title: string) => (error: SqlError.SqlError) =>
+      sqlState(error) === "23505" ? Effect.fail(new TitleTaken({ area, title })) : Effect.die(error)
+
+    const taken = Effect.fn("Topics.taken")(function* (workspaceId: WorkspaceId, lost: TitleTaken) {
+      const found = yield* sameTitle(workspaceId, lost.area, lost.title, null)
+      if (Option.isNone(found)) return yield* Effect.dieMessage("a unique title was violated by a topic that cannot be found")
+      return yield* duplicate(found.value.id, found.value.version, lost.title)
+    })
 
     const sameTitle = Effect.fn("Topics.sameTitle")(
       function* (workspaceId: WorkspaceId, area: Area, title: string, except: string | null) {
@@ -132,13 +134,16 @@ export class Topics extends Effect.Service<Topics>()("brein/cerebro/Topics", {
             ${tagArray(input.tags)}, ${pattern}, ${searchText(input.title, input.body, input.tags, pattern)}, 1,
             ${now}, ${now}, ${author.by}, ${author.by})
           RETURNING ${sql.literal(COLUMNS)}`.pipe(
-          Effect.catchTag("SqlError", uniqueTitle(input.area, input.title, author.workspaceId)),
+          Effect.catchTag("SqlError", titleTaken(input.area, input.title)),
           Effect.flatMap((rows) => Effect.orDie(decodeRows(rows)))
         )
         const row = yield* Effect.orDie(Arr.head(rows))
         yield* record(author.workspaceId, row)
         return topicOf(row)
-      })).pipe(Effect.catchTag("SqlError", Effect.die))
+      })).pipe(
+        Effect.catchTag("SqlError", Effect.die),
+        Effect.catchTag("TitleTaken", (lost) => taken(author.workspaceId, lost))
+      )
     })
 
     const update = Effect.fn("Topics.update")(function* (author: Author, raw: unknown) {
@@ -178,13 +183,16 @@ export class Topics extends Effect.Service<Topics>()("brein/cerebro/Topics", {
             version = version + 1, updated_at = ${now}, updated_by = ${author.by}
           WHERE id = ${before.id} AND version = ${before.version}
           RETURNING ${sql.literal(COLUMNS)}`.pipe(
-          Effect.catchTag("SqlError", uniqueTitle(area, title, author.workspaceId)),
+          Effect.catchTag("SqlError", titleTaken(area, title)),
           Effect.flatMap((rows) => Effect.orDie(decodeRows(rows)))
         )
         const row = yield* Effect.orDie(Arr.head(rows))
         yield* record(author.workspaceId, row)
         return { topic: topicOf(row), previous: before.version }
-      })).pipe(Effect.catchTag("SqlError", Effect.die))
+      })).pipe(
+        Effect.catchTag("SqlError", Effect.die),
+        Effect.catchTag("TitleTaken", (lost) => taken(author.workspaceId, lost))
+      )
     })
 
     const get = Effect.fn("Topics.get")(function* (workspaceId: WorkspaceId, id: TopicId, version: number | undefined) {

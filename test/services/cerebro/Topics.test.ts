@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
-import { Effect } from "effect"
-import { ServicesTest } from "../../support/TestLayers.ts"
-import { issuePrincipal } from "../../support/TestLayers.ts"
+import { Deferred, Effect, Fiber } from "effect"
+import { waitUntil } from "../../support/Eventually.ts"
+import { issuePrincipal, ServicesTest } from "../../support/TestLayers.ts"
 import { call, create, dataOf, failure, topicOf } from "./Support.ts"
 
 const countRows = (table: "topics" | "topic_versions", id: string) =>
@@ -149,5 +149,63 @@ layer(ServicesTest)("Cerebro topics", (it) => {
       assert.strictEqual(rename._tag, "TopicConflict")
       assert.strictEqual(topicOf(yield* call(principal, "context_get", { id: other.id })).version, 1)
       assert.strictEqual(yield* countRows("topics", first.id), 1)
+    }))
+  it.effect("two writers at once: one update of a version wins and the other is stale; one of two equal titles is kept", () =>
+    Effect.gen(function* () {
+      const { principal } = yield* issuePrincipal("free")
+      const topic = yield* create(principal, { title: "Carrera de escritores", body: "Inicio." })
+      const updates = yield* Effect.all(
+        ["Primero.", "Segundo."].map((body) => Effect.either(call(principal, "context_update", { id: topic.id, version: 1, body }))),
+        { concurrency: "unbounded" }
+      )
+      assert.deepStrictEqual(updates.map((u) => u._tag).sort(), ["Left", "Right"])
+      for (const u of updates) if (u._tag === "Left") assert.strictEqual(u.left._tag, "TopicConflict")
+      assert.strictEqual(yield* countRows("topic_versions", topic.id), 2)
+
+      const creates = yield* Effect.all(
+        [1, 2].map(() => Effect.either(call(principal, "context_create", { area: "equipo", title: "Turnos de guardia", body: "Nota." }))),
+        { concurrency: "unbounded" }
+      )
+      assert.deepStrictEqual(creates.map((c) => c._tag).sort(), ["Left", "Right"])
+      for (const c of creates) {
+        if (c._tag === "Left") {
+          assert.strictEqual(c.left._tag, "TopicConflict")
+          if (c.left._tag === "TopicConflict") assert.strictEqual(c.left.reason, "duplicate_title")
+        }
+      }
+    }))
+})
+
+// A live clock: the test waits (by polls, not by time) for the second writer to block on the first one's title.
+layer(ServicesTest, { excludeTestServices: true })("Cerebro topics, racing", (it) => {
+  it.effect("a create that loses the race for a title to a writer not yet committed is the same duplicate_title conflict", () =>
+    Effect.gen(function* () {
+      const { principal } = yield* issuePrincipal("free")
+      const sql = yield* SqlClient.SqlClient
+      const held = yield* Deferred.make<void>()
+      const release = yield* Deferred.make<void>()
+      const holder = yield* sql.withTransaction(Effect.gen(function* () {
+        yield* sql`INSERT INTO topics (id, workspace_id, area, title, title_key, body, tags, pattern, search_text, version,
+            created_at, updated_at, created_by, updated_by)
+          VALUES ('tp_first', ${principal.workspaceId}, 'equipo', 'Turnos de guardia', 'turnos de guardia', 'Nota.', '{}', NULL,
+            'turnos de guardia nota.', 1, now(), now(), 'test', 'test')`
+        yield* Deferred.succeed(held, undefined)
+        yield* Deferred.await(release)
+      })).pipe(Effect.fork)
+      yield* Deferred.await(held)
+      const writer = yield* Effect.fork(
+        Effect.either(call(principal, "context_create", { area: "equipo", title: "Turnos de Guardia", body: "Otra." }))
+      )
+      yield* waitUntil(
+        sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        (rows) => (rows[0]?.n ?? 0) > 0,
+        { what: "the second writer waiting for the first one's title" }
+      )
+      yield* Deferred.succeed(release, undefined)
+      yield* Fiber.join(holder)
+      const lost = yield* Fiber.join(writer)
+      assert.strictEqual(lost._tag, "Left")
+      if (lost._tag !== "Left" || lost.left._tag !== "TopicConflict") return assert.fail(`expected a TopicConflict, got ${String(lost)}`)
+      assert.deepStrictEqual([lost.left.reason, lost.left.topicId], ["duplicate_title", "tp_first"])
     }))
 })
