@@ -1,6 +1,7 @@
 import { CuentaCatalog } from "../services/catalog/Cuenta.ts"
 import { EmpresasCreditsCatalog } from "../services/catalog/Reveal.ts"
 import { SessionCatalog } from "../services/catalog/Session.ts"
+import { CerebroCatalog } from "../services/cerebro/Tools.ts"
 import { BancoConnector } from "../services/connectors/banco/Tools.ts"
 import { CoreConnector, EchoConnector } from "../services/connectors/Core.ts"
 import { IndicadoresConnector } from "../services/connectors/indicadores/Tools.ts"
@@ -15,5 +16,6 @@ export const sources = [
   BancoConnector,
   CuentaCatalog,
   EmpresasCreditsCatalog,
-  SessionCatalog
+  SessionCatalog,
+  CerebroCatalog
 ] as const

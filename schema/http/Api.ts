@@ -1,5 +1,6 @@
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { TopicConflict, TopicNotFound } from "../catalog/CerebroErrors.ts"
 import {
   AuditUnavailable,
   BadRequest,
@@ -64,6 +65,8 @@ export class ToolsGroup extends HttpApiGroup.make("tools")
       .addError(ToolFailed)
       .addError(UpstreamUnavailable)
       .addError(IndicadorValueNotFound)
+      .addError(TopicNotFound)
+      .addError(TopicConflict)
       .addError(PayloadTooLarge)
       .addError(BadRequest)
       .addError(ServiceUnavailable)

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { TopicConflict, TopicNotFound } from "../catalog/CerebroErrors.ts"
 import {
   AuditUnavailable,
   Forbidden,
@@ -28,12 +29,22 @@ export const ToolError = Schema.Union(
   ReadCeilingReached,
   QuoteRefused,
   IdempotencyConflict,
-  InsufficientCredits
+  InsufficientCredits,
+  TopicNotFound,
+  TopicConflict
 )
 export type ToolError = typeof ToolError.Type
 
 /** What a handler itself may fail with (the executor adds the rest). */
-export type HandlerError = InvalidInput | Forbidden | RateLimited | ToolFailed | UpstreamUnavailable | IndicadorValueNotFound
+export type HandlerError =
+  | InvalidInput
+  | Forbidden
+  | RateLimited
+  | ToolFailed
+  | UpstreamUnavailable
+  | IndicadorValueNotFound
+  | TopicNotFound
+  | TopicConflict
 
 /** What the budget step may refuse a call with, before or while it is charged. */
 export type BudgetError = ReadCeilingReached | QuoteRefused | IdempotencyConflict | InsufficientCredits
