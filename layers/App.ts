@@ -8,6 +8,7 @@ import { Workspaces } from "../services/workspace/Workspaces.ts"
 import { AuditKeyLive } from "./AuditKey.ts"
 import { ConnectedLive } from "./Connected.ts"
 import { DatabaseLive } from "./Database.ts"
+import { DirectoryLive } from "./Directory.ts"
 import { IndicadoresLive } from "./Indicadores.ts"
 import { sources } from "./Registry.ts"
 
@@ -21,6 +22,7 @@ export const servicesOver = <const S extends ReadonlyArray<Source>, E>(
   Layer.mergeAll(Executor.Default, Workspaces.Default, AuditVerify.Default).pipe(
     Layer.provideMerge(Registry.layer(all)),
     Layer.provideMerge(connected),
+    Layer.provideMerge(DirectoryLive),
     Layer.provide(Layer.mergeAll(AuditStoreSql, AuditKeyLive))
   )
 

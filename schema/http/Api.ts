@@ -7,6 +7,7 @@ import {
   InvalidInput,
   PayloadTooLarge,
   RateLimited,
+  RecordNotFound,
   ServiceUnavailable,
   ToolFailed,
   ToolNotFound,
@@ -59,6 +60,7 @@ export class ToolsGroup extends HttpApiGroup.make("tools")
       .addError(ToolFailed)
       .addError(UpstreamUnavailable)
       .addError(IndicadorValueNotFound)
+      .addError(RecordNotFound)
       .addError(PayloadTooLarge)
       .addError(BadRequest)
       .addError(ServiceUnavailable)
