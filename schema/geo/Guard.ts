@@ -18,7 +18,9 @@ export interface Place<Code extends string> {
  */
 export const guardedPlace = <const Code extends string>(
   places: readonly [Place<Code>, ...ReadonlyArray<Place<Code>>],
-  what: string
+  what: string,
+  /** What the refusal says is accepted, when the whole list is too long for one message. */
+  short?: string
 ) => {
   const codes = places.map((p) => p.code) as unknown as readonly [Code, ...ReadonlyArray<Code>]
   const byKey = new Map<string, Code>()
@@ -35,7 +37,7 @@ export const guardedPlace = <const Code extends string>(
     decode: (text, _, ast) => {
       const code = byKey.get(fold(text))
       return code === undefined
-        ? ParseResult.fail(new ParseResult.Type(ast, text, `unknown ${accepted}`))
+        ? ParseResult.fail(new ParseResult.Type(ast, text, `unknown ${short ?? accepted}`))
         : ParseResult.succeed(code)
     },
     encode: ParseResult.succeed
