@@ -42,7 +42,7 @@ const when = <A>(value: A | undefined, clause: string): readonly [string, unknow
   value === undefined ? undefined : [clause, value]
 
 // A word is matched as a substring of the folded name: the trigram index answers it.
-const contains = (column: string, words: ReadonlyArray<string>) => words.map((w) => [`brein_fold(${column}) LIKE ?`, `%${w}%`] as const)
+const contains = (column: string, words: ReadonlyArray<string>) => words.map((w) => [`${column} LIKE ?`, `%${w}%`] as const)
 
 const companyClauses = (f: CompanyFilter) => [
   when(f.country, "country = ?"),
@@ -52,7 +52,7 @@ const companyClauses = (f: CompanyFilter) => [
   when(f.employeesMin, "employees >= ?"),
   when(f.employeesMax, "employees <= ?"),
   when(f.taxId, "tax_id = ?"),
-  ...contains("legal_name", f.words)
+  ...contains("name_folded", f.words)
 ]
 
 const personClauses = (f: PersonFilter) => [
@@ -61,8 +61,8 @@ const personClauses = (f: PersonFilter) => [
   when(f.region, "p.region = ?"),
   when(f.seniority, "p.seniority = ?"),
   when(f.department, "p.department = ?"),
-  ...contains("p.title", f.titleWords),
-  ...contains("p.full_name", f.nameWords)
+  ...contains("p.title_folded", f.titleWords),
+  ...contains("p.name_folded", f.nameWords)
 ]
 
 const COMPANY_COLUMNS = "id, country, tax_id, legal_name, trade_name, industry, size, employees, region, city, domain"
