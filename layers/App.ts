@@ -9,6 +9,7 @@ import { AuditKeyLive } from "./AuditKey.ts"
 import { CatalogLive } from "./Catalog.ts"
 import { ConnectedLive } from "./Connected.ts"
 import { DatabaseLive } from "./Database.ts"
+import { DirectoryLive } from "./Directory.ts"
 import { IndicadoresLive } from "./Indicadores.ts"
 import { sources } from "./Registry.ts"
 
@@ -23,6 +24,7 @@ export const servicesOver = <const S extends ReadonlyArray<Source>, E>(
     Layer.provideMerge(Registry.layer(all)),
     Layer.provideMerge(CatalogLive),
     Layer.provideMerge(connected),
+    Layer.provideMerge(DirectoryLive),
     Layer.provide(Layer.mergeAll(AuditStoreSql, AuditKeyLive))
   )
 

@@ -1,7 +1,7 @@
 import { Layer } from "effect"
 import { Account } from "../services/budget/Account.ts"
 import { Boards } from "../services/catalog/Boards.ts"
-import { Owned } from "../services/catalog/Owned.ts"
+import { Owned } from "../services/catalog/empresas/Owned.ts"
 import { Topics } from "../services/cerebro/Topics.ts"
 
 /** The services the Brein catalog's tools run on (workspace records, credits, reads). Needs SqlClient. */

@@ -1,5 +1,5 @@
 import { CuentaCatalog } from "../services/catalog/Cuenta.ts"
-import { EmpresasCreditsCatalog } from "../services/catalog/Reveal.ts"
+import { EmpresasCatalog } from "../services/catalog/empresas/Tools.ts"
 import { SessionCatalog } from "../services/catalog/Session.ts"
 import { CerebroCatalog } from "../services/cerebro/Tools.ts"
 import { BancoConnector } from "../services/connectors/banco/Tools.ts"
@@ -15,7 +15,7 @@ export const sources = [
   SiiConnector,
   BancoConnector,
   CuentaCatalog,
-  EmpresasCreditsCatalog,
   SessionCatalog,
-  CerebroCatalog
+  CerebroCatalog,
+  EmpresasCatalog
 ] as const

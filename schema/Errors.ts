@@ -177,6 +177,28 @@ export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()(
   HttpApiSchema.annotations({ status: 405 })
 ) {}
 
+export class RecordNotFound extends Schema.TaggedError<RecordNotFound>()(
+  "RecordNotFound",
+  {
+    kind: Schema.Literal("company", "person", "list").annotations({ description: "What was looked for" }),
+    ids: Schema.Array(Schema.String).annotations({ description: "The ids not found (at most 20 shown)" }),
+    message: Schema.String,
+    ...Guidance
+  },
+  HttpApiSchema.annotations({ status: 404 })
+) {
+  static of(kind: "company" | "person" | "list", ids: ReadonlyArray<string>, guidance: Guidance = {}) {
+    const shown = ids.slice(0, 20)
+    const more = ids.length > shown.length ? ` and ${ids.length - shown.length} more` : ""
+    return new RecordNotFound({
+      kind,
+      ids: shown,
+      message: `no ${kind} ${shown.map((id) => JSON.stringify(id)).join(", ")}${more}`,
+      ...guidance
+    })
+  }
+}
+
 export class InternalError extends Schema.TaggedError<InternalError>()(
   "InternalError",
   { message: Schema.String },

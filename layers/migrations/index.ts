@@ -8,6 +8,7 @@ import auditAppendOnly from "./0007_audit_append_only.ts"
 import sessionLeases from "./0008_session_leases.ts"
 import auditTrace from "./0009_audit_trace.ts"
 import directory from "./0010_directory.ts"
+import directorySearch from "./0011_directory_search.ts"
 import cerebro from "./0012_cerebro.ts"
 import budget from "./0014_budget.ts"
 import sessionBoards from "./0015_session_boards.ts"
@@ -23,6 +24,7 @@ export const migrations = {
   "0008_session_leases": sessionLeases,
   "0009_audit_trace": auditTrace,
   "0010_directory": directory,
+  "0011_directory_search": directorySearch,
   "0012_cerebro": cerebro,
   "0014_budget": budget,
   "0015_session_boards": sessionBoards

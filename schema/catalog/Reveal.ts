@@ -48,10 +48,7 @@ export const EnrichedCompany = Schema.Struct({
   company_id: Schema.String,
   status: EnrichStatus,
   legal_name: Schema.NullOr(Schema.String),
-  revenue_estimate: Schema.NullOr(Schema.Int).annotations({
-    description: "Yearly revenue estimate in the country's currency (CLP or MXN)"
-  }),
-  currency: Schema.NullOr(Schema.Literal("CLP", "MXN")),
+  revenue_estimate_usd: Schema.NullOr(Schema.Number).annotations({ description: "Estimated yearly revenue in US dollars" }),
   employees: Schema.NullOr(Schema.Int),
   phone: Schema.NullOr(Schema.String),
   linkedin_url: Schema.NullOr(Schema.String),
@@ -66,8 +63,6 @@ export const EnrichOutput = Schema.Struct({
   not_found: Schema.Int,
   credits_total: Schema.Int,
   credits_average: Schema.Number,
-  revenue_total: Schema.Int.annotations({
-    description: "Sum of the revenue estimates returned (companies of one currency only; 0 when mixed)"
-  }),
-  revenue_average: Schema.Number.annotations({ description: "revenue_total per company with an estimate" })
+  revenue_total_usd: Schema.Number.annotations({ description: "Sum of the revenue estimates returned, in US dollars" }),
+  revenue_average_usd: Schema.Number.annotations({ description: "revenue_total_usd per company with an estimate" })
 })

@@ -12,6 +12,7 @@ import {
   QuoteRefused,
   RateLimited,
   ReadCeilingReached,
+  RecordNotFound,
   ServiceUnavailable,
   ToolFailed,
   ToolNotFound,
@@ -67,6 +68,7 @@ export class ToolsGroup extends HttpApiGroup.make("tools")
       .addError(IndicadorValueNotFound)
       .addError(TopicNotFound)
       .addError(TopicConflict)
+      .addError(RecordNotFound)
       .addError(PayloadTooLarge)
       .addError(BadRequest)
       .addError(ServiceUnavailable)

@@ -9,6 +9,7 @@ import {
   QuoteRefused,
   RateLimited,
   ReadCeilingReached,
+  RecordNotFound,
   ServiceUnavailable,
   ToolFailed,
   ToolNotFound
@@ -31,7 +32,8 @@ export const ToolError = Schema.Union(
   IdempotencyConflict,
   InsufficientCredits,
   TopicNotFound,
-  TopicConflict
+  TopicConflict,
+  RecordNotFound
 )
 export type ToolError = typeof ToolError.Type
 
@@ -45,6 +47,7 @@ export type HandlerError =
   | IndicadorValueNotFound
   | TopicNotFound
   | TopicConflict
+  | RecordNotFound
 
 /** What the budget step may refuse a call with, before or while it is charged. */
 export type BudgetError = ReadCeilingReached | QuoteRefused | IdempotencyConflict | InsufficientCredits

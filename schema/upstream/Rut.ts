@@ -46,7 +46,7 @@ export const Rut = Schema.transform(Schema.String, RutCanonical, {
 })
 export type Rut = typeof Rut.Type
 
-export const rutFromBody = (body: number): Rut => RutCanonical.make(`${body}-${rutDv(body)}`)
+export const rutFromBody = (body: number): Rut => RutCanonical.make(`${body}-${rutDv(body)}`, { disableValidation: true })
 
 export const formatRut = (rut: string): string => {
   const [body = "", dv = ""] = normalize(rut).split("-")

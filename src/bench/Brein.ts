@@ -51,3 +51,16 @@ export const verifyAudit = Effect.fn("Bench.verifyAudit")(function* (options: Br
   const verdict = result.stdout.trim() || result.stderr.trim().split("\n").slice(-3).join("\n")
   return { intact: result.exitCode === 0, verdict }
 })
+
+/** `brein seed` against the bench database: replaces the directory; its one-line report (counts, load time). */
+export const seedDirectory = Effect.fn("Bench.seedDirectory")(
+  function* (options: BreinOptions & { readonly companies: number; readonly seed: string }) {
+    const result = yield* runToEnd({
+      name: "brein seed",
+      args: ["src/main.ts", "seed", "--companies", String(options.companies), "--seed", options.seed],
+      env: envFor(options)
+    })
+    if (result.exitCode !== 0) return yield* new BreinCommandFailed({ message: `seed exited ${result.exitCode}\n${result.stderr}` })
+    return result.stdout.trim()
+  }
+)

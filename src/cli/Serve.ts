@@ -1,6 +1,7 @@
 import { Command } from "@effect/cli"
 import { Config, Console, Effect, Layer, Option, Redacted } from "effect"
 import { AppLive } from "../../layers/App.ts"
+import { SeedDirectoryOnStart } from "../../layers/Directory.ts"
 import { SyncWorker } from "../../services/sync/SyncWorker.ts"
 import { DEMO_WORKSPACE, Workspaces } from "../../services/workspace/Workspaces.ts"
 import { HttpServerLive } from "../http/Server.ts"
@@ -61,7 +62,8 @@ export const announceDemo = (terminal: boolean) =>
 const stopWorkerOnShutdown = Layer.scopedDiscard(Effect.flatMap(SyncWorker, (worker) => Effect.addFinalizer(() => worker.stop)))
 
 export const serve = Layer.mergeAll(HttpServerLive, Layer.effectDiscard(Effect.flatMap(stderrIsTerminal, announceDemo))).pipe(
-  Layer.provideMerge(stopWorkerOnShutdown)
+  Layer.provideMerge(stopWorkerOnShutdown),
+  Layer.provideMerge(SeedDirectoryOnStart)
 )
 
 const options = { port, dataDir }

@@ -15,7 +15,13 @@ const serve = (grace: number) =>
   Effect.gen(function* () {
     const dataDir = yield* tempDataDir
     const port = yield* freePort
-    const env = { DATABASE_URL: "", BREIN_DATA_DIR: dataDir, PORT: String(port), BREIN_SHUTDOWN_GRACE_MS: String(grace) }
+    const env = {
+      DATABASE_URL: "",
+      BREIN_DATA_DIR: dataDir,
+      PORT: String(port),
+      BREIN_SHUTDOWN_GRACE_MS: String(grace),
+      BREIN_SEED_DIRECTORY: "false"
+    }
     const child = yield* Command.start(breinCommand("serve").pipe(Command.env(env)))
     const stderr: Array<string> = []
     yield* child.stderr.pipe(Stream.decodeText(), Stream.runForEach((text) => Effect.sync(() => void stderr.push(text))), Effect.forkScoped)

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Schema } from "effect"
-import type { Principal } from "../../schema/Principal.ts"
+import type { Principal } from "../../../schema/Principal.ts"
 
 const PersonRow = Schema.Struct({
   id: Schema.String,
@@ -15,7 +15,6 @@ const decodePeople = Schema.decodeUnknown(Schema.Array(PersonRow))
 const CompanyRow = Schema.Struct({
   id: Schema.String,
   legalName: Schema.String,
-  country: Schema.Literal("CL", "MX"),
   revenueEstimate: Schema.NumberFromString,
   employees: Schema.Int,
   phone: Schema.NullOr(Schema.String),
@@ -52,7 +51,7 @@ export class Owned extends Effect.Service<Owned>()("brein/catalog/Owned", {
     })
 
     const companies = Effect.fn("Owned.companies")(function* (principal: Principal, ids: ReadonlyArray<string>) {
-      return yield* sql`SELECT c.id, c.legal_name, c.country, c.revenue_estimate::text AS revenue_estimate, c.employees, c.phone,
+      return yield* sql`SELECT c.id, c.legal_name, c.revenue_estimate::text AS revenue_estimate, c.employees, c.phone,
           c.linkedin_url, (e.company_id IS NOT NULL) AS owned
         FROM companies c LEFT JOIN enriched_companies e ON e.workspace_id = ${principal.workspaceId} AND e.company_id = c.id
         WHERE c.id IN ${sql.in(ids)}`.pipe(Effect.flatMap(decodeCompanies), Effect.orDie)

@@ -1,7 +1,6 @@
 import { Effect } from "effect"
-import { EnrichInput, EnrichOutput, RevealInput, RevealOutput } from "../../schema/catalog/Reveal.ts"
-import { catalog } from "../tools/Source.ts"
-import { creditsAction } from "../tools/Tool.ts"
+import { EnrichInput, EnrichOutput, RevealInput, RevealOutput } from "../../../schema/catalog/Reveal.ts"
+import { creditsAction } from "../../tools/Tool.ts"
 import { Owned } from "./Owned.ts"
 
 const PER_CONTACT = 2
@@ -119,21 +118,16 @@ export const companyEnrich = creditsAction({
           company_id: id,
           status,
           legal_name: company?.legalName ?? null,
-          revenue_estimate: company?.revenueEstimate ?? null,
-          currency: company === undefined ? null : company.country === "CL" ? "CLP" as const : "MXN" as const,
+          revenue_estimate_usd: company?.revenueEstimate ?? null,
           employees: company?.employees ?? null,
           phone: company?.phone ?? null,
           linkedin_url: company?.linkedinUrl ?? null,
           credits: status === "enriched" ? PER_COMPANY : 0
         }
       })
-      const withRevenue = companies.filter((c) => c.revenue_estimate !== null)
-      const currencies = new Set(withRevenue.map((c) => c.currency))
-      const revenue = currencies.size === 1 ? withRevenue.reduce((sum, c) => sum + (c.revenue_estimate ?? 0), 0) : 0
+      const withRevenue = companies.filter((c) => c.revenue_estimate_usd !== null)
+      const revenue = withRevenue.reduce((sum, c) => sum + (c.revenue_estimate_usd ?? 0), 0)
       const total = companies.reduce((sum, c) => sum + c.credits, 0)
-      if (currencies.size > 1) {
-        yield* ctx.annotate({ warnings: ["revenue_total is 0: the companies report in CLP and MXN; add each currency's figures apart"] })
-      }
       return {
         ref: `company_enrich:${ctx.requestId}`,
         companies,
@@ -142,11 +136,8 @@ export const companyEnrich = creditsAction({
         not_found: count(companies, "not_found"),
         credits_total: total,
         credits_average: average(total, companies.length),
-        revenue_total: revenue,
-        revenue_average: currencies.size === 1 ? average(revenue, withRevenue.length) : 0
+        revenue_total_usd: revenue,
+        revenue_average_usd: average(revenue, withRevenue.length)
       }
     })
 })
-
-/** The two tools of the Empresas y personas family that spend credits (the searches and lists are free or reads). */
-export const EmpresasCreditsCatalog = catalog({ family: "empresas", tools: [companyEnrich, peopleReveal] })

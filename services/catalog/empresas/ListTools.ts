@@ -1,0 +1,101 @@
+import { Effect, Option } from "effect"
+import {
+  type CompanySummary,
+  ListGetInput,
+  ListGetOutput,
+  ListSaveInput,
+  ListSaveOutput,
+  type PersonSummary
+} from "../../../schema/catalog/Empresas.ts"
+import { RecordNotFound } from "../../../schema/Errors.ts"
+import { action } from "../../tools/Tool.ts"
+import { Directory } from "./Directory.ts"
+import { Lists } from "./Lists.ts"
+import { encodeCursor, readCursor } from "./SearchCursor.ts"
+import { FAMILY, STAGES } from "./SearchTools.ts"
+
+const common = { family: FAMILY, plan: "free", cost: { kind: "free" }, level: 0, stages: STAGES } as const
+
+export const listSave = action({
+  ...common,
+  id: "list_save",
+  label: "Guardar lista",
+  description:
+    "Create or replace one of the workspace's named lists of companies or people (up to 1,000 ids; duplicates dropped, order kept). Every id must exist; otherwise nothing is saved and the previous list stays as it was.",
+  hints: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
+  input: ListSaveInput,
+  output: ListSaveOutput,
+  handler: (input, ctx) =>
+    Effect.gen(function* () {
+      const ids = [...new Set(input.ids)]
+      const missing = yield* (yield* Directory).missing(input.kind, ids)
+      if (missing.length > 0) {
+        return yield* RecordNotFound.of(input.kind === "companies" ? "company" : "person", missing, {
+          hint: "Nothing was saved. Drop these ids or take them from a fresh search."
+        })
+      }
+      const saved = yield* (yield* Lists).save(ctx.principal.workspaceId, input.name, input.kind, ids)
+      yield* ctx.annotate({ next_actions: [{ tool: "list_get", reason: "read the list back", input: { list_id: saved.id } }] })
+      return {
+        list_id: saved.id,
+        ref: `list:${saved.id}@${saved.updatedAt.toISOString()}`,
+        name: input.name,
+        kind: input.kind,
+        items: ids.length,
+        duplicates_removed: input.ids.length - ids.length,
+        replaced: saved.replaced,
+        updated_at: saved.updatedAt.toISOString()
+      }
+    })
+})
+
+export const listGet = action({
+  ...common,
+  id: "list_get",
+  label: "Ver lista",
+  description: "One of the workspace's lists by name or list_id, its items resolved to companies or people (no contact data), in pages.",
+  hints: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  input: ListGetInput,
+  output: ListGetOutput,
+  handler: (input, ctx) =>
+    Effect.gen(function* () {
+      const lists = yield* Lists
+      const by = input.list_id === undefined ? { name: input.name ?? "" } : { id: input.list_id }
+      const found = yield* lists.find(ctx.principal.workspaceId, by)
+      if (Option.isNone(found)) {
+        return yield* RecordNotFound.of("list", [input.list_id ?? input.name ?? ""], {
+          hint: "Lists belong to a workspace: this one has no list by that name or id. Save one with list_save."
+        })
+      }
+      const list = found.value
+      const at = yield* readCursor(input.cursor, list.id)
+      const rows = yield* lists.items(list.id, at === undefined ? 0 : Number(at.a), input.limit)
+      const page = rows.slice(0, input.limit)
+      const directory = yield* Directory
+      const ids = page.map((r) => r.itemId)
+      const companies = list.kind === "companies" ? yield* directory.companiesById(ids) : new Map<string, CompanySummary>()
+      const people = list.kind === "people" ? yield* directory.peopleById(ids) : new Map<string, PersonSummary>()
+      const items = page.map((r) => {
+        const company = companies.get(r.itemId)
+        const person = people.get(r.itemId)
+        return {
+          position: r.position,
+          id: r.itemId,
+          found: company !== undefined || person !== undefined,
+          ...(company === undefined ? {} : { company }),
+          ...(person === undefined ? {} : { person })
+        }
+      })
+      const last = rows.length > input.limit ? page[page.length - 1]?.position : undefined
+      return {
+        list_id: list.id,
+        ref: `list:${list.id}@${list.updatedAt.toISOString()}`,
+        name: list.name,
+        kind: list.kind,
+        total: list.total,
+        updated_at: list.updatedAt.toISOString(),
+        items,
+        cursor: last === undefined ? null : encodeCursor({ s: list.id, a: last, t: list.total, l: false })
+      }
+    })
+})

@@ -1,0 +1,46 @@
+import { Effect, Either, Schema } from "effect"
+import { InvalidInput } from "../../../schema/Errors.ts"
+import { fold } from "../../../schema/geo/Guard.ts"
+import { sha256 } from "../../Crypto.ts"
+
+/** Where a page ends, and the total counted on the first page (a search counts once, not per page). */
+const Position = Schema.Struct({
+  s: Schema.String,
+  a: Schema.Union(Schema.String, Schema.Int),
+  t: Schema.Int,
+  l: Schema.Boolean
+})
+export type Position = typeof Position.Type
+
+const decodePosition = Schema.decodeUnknownEither(Schema.parseJson(Position))
+
+export const encodeCursor = (position: Position) => Buffer.from(JSON.stringify(position), "utf8").toString("base64url")
+
+const badCursor = (message: string) =>
+  new InvalidInput({ message: `input.cursor: ${message}`, issues: [{ path: "input.cursor", message }] })
+
+/** The position a cursor holds, when it was made by the same search (`searchId`). */
+export const readCursor = Effect.fn("Empresas.readCursor")(function* (cursor: string | undefined, searchId: string) {
+  if (cursor === undefined) return undefined
+  const decoded = decodePosition(Buffer.from(cursor, "base64url").toString("utf8"))
+  if (Either.isLeft(decoded)) return yield* badCursor("not a cursor of this tool")
+  if (decoded.right.s !== searchId) {
+    return yield* badCursor("this cursor belongs to another search: send the same filters as its first page")
+  }
+  return decoded.right
+})
+
+/** A deterministic id of a search: the tool and its normalized filters (not the page). */
+export const searchIdOf = (tool: string, filter: object) =>
+  sha256(`${tool}\n${JSON.stringify(filter, Object.keys(filter).sort())}`).slice(0, 16)
+
+/** The folded words of a name query long enough for the trigram index (3 characters or more). */
+export const wordsOf = Effect.fn("Empresas.wordsOf")(function* (text: string | undefined, field: string) {
+  if (text === undefined) return []
+  const words = [...new Set(fold(text).split(" ").filter((w) => w.length >= 3))].slice(0, 8)
+  if (words.length === 0) {
+    const message = "give at least one word of 3 or more letters"
+    return yield* new InvalidInput({ message: `input.${field}: ${message}`, issues: [{ path: `input.${field}`, message }] })
+  }
+  return words
+})

@@ -1,0 +1,151 @@
+import { FetchHttpClient, FileSystem } from "@effect/platform"
+import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import { Config, Console, Duration, Effect, Layer } from "effect"
+import http from "node:http"
+import { availableParallelism, loadavg } from "node:os"
+import pg from "pg"
+import { LoggingLive } from "../../layers/Logging.ts"
+import type { Industry } from "../../schema/catalog/Directory.ts"
+import { INDUSTRIES } from "../../schema/catalog/Directory.ts"
+import { fold } from "../../schema/geo/Guard.ts"
+import { companiesCount, companiesPage, type CompanyFilter } from "../../services/catalog/empresas/Queries.ts"
+import { makePrng, type NonEmpty } from "../../services/upstream/Prng.ts"
+import { createKey, seedDirectory, serveBrein } from "./Brein.ts"
+import { freePort } from "./Children.ts"
+import { sharedDatabase } from "./SharedDatabase.ts"
+
+/** The issue's goal: a search's p50 at most this many times the raw SQL of the same page. */
+const GOAL_RATIO = 3
+// --quick: 20 k then 100 k companies and 300 searches per size, for iterating; the goal is judged on the full run.
+const quick = process.argv.includes("--quick")
+const settings = Config.all({
+  sizes: Config.string("BENCH_COMPANIES").pipe(
+    Config.withDefault(quick ? "20000,100000" : "100000,1000000"),
+    Config.map((text) => text.split(",").map(Number))
+  ),
+  requests: Config.integer("BENCH_REQUESTS").pipe(Config.withDefault(quick ? 300 : 1_000)),
+  databaseUrl: Config.option(Config.redacted("DATABASE_URL"))
+})
+
+const WORDS: NonEmpty<string> = [
+  "constructora",
+  "andina",
+  "logística",
+  "robles",
+  "pacífico",
+  "soluciones",
+  "minera",
+  "comercial",
+  "compañía",
+  "sur"
+]
+const INDUSTRY_KEYS = Object.keys(INDUSTRIES) as unknown as NonEmpty<Industry>
+
+/** A search as the tool takes it, and the filter its SQL is built from. */
+const searches = (count: number) => {
+  const prng = makePrng("bench:companies")
+  return Array.from({ length: count }, () => {
+    const country = prng.pick(["CL", "MX"] as const)
+    const word = prng.pick(WORDS)
+    const industry = prng.chance(0.5) ? prng.pick(INDUSTRY_KEYS) : undefined
+    const input = { q: word, country, ...(industry === undefined ? {} : { industry }), limit: 25 }
+    const filter: CompanyFilter = { words: [fold(word)], country, ...(industry === undefined ? {} : { industry }) }
+    return { input, filter }
+  })
+}
+
+const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0
+const summary = (samples: ReadonlyArray<number>) => {
+  const sorted = [...samples].sort((a, b) => a - b)
+  return { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), mean: sorted.reduce((a, b) => a + b, 0) / sorted.length }
+}
+const row = (label: string, s: ReturnType<typeof summary>) =>
+  `  ${label.padEnd(48)} p50 ${s.p50.toFixed(2).padStart(7)} ms   p99 ${s.p99.toFixed(2).padStart(7)} ms   mean ${
+    s.mean.toFixed(2).padStart(7)
+  } ms`
+
+const program = Effect.gen(function* () {
+  const { databaseUrl, requests, sizes } = yield* settings
+  const database = yield* sharedDatabase(databaseUrl)
+  yield* Console.log(`bench:companies  companies_search (name query + filters, pages of 25) on ${database.label}`)
+  const dataDir = yield* (yield* FileSystem.FileSystem).makeTempDirectoryScoped({ prefix: "brein-bench-companies-" })
+  const key = yield* createKey({ databaseUrl: database.url, dataDir })
+  // Two connections, as the tool reads its page and its count side by side.
+  const clients = [new pg.Client({ connectionString: database.url }), new pg.Client({ connectionString: database.url })] as const
+  for (const client of clients) {
+    yield* Effect.acquireRelease(Effect.promise(() => client.connect()), () => Effect.promise(() => client.end()))
+  }
+  const port = yield* freePort
+  yield* serveBrein({ databaseUrl: database.url, dataDir, port, nodeFlags: ["--max-semi-space-size=64"] })
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+  yield* Effect.addFinalizer(() => Effect.sync(() => agent.destroy()))
+  const post = (body: string) =>
+    new Promise<string>((resolve, reject) => {
+      const request = http.request(`http://127.0.0.1:${port}/api/v1/tools/companies_search/execute`, {
+        method: "POST",
+        agent,
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), authorization: `Bearer ${key}` }
+      }, (response) => {
+        const chunks: Array<Buffer> = []
+        response.on("data", (chunk: Buffer) => chunks.push(chunk))
+        response.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8")
+          if (response.statusCode === 200 && text.includes("\"companies\"")) resolve(text)
+          else reject(new Error(`companies_search answered ${response.statusCode}: ${text.slice(0, 300)}`))
+        })
+        response.on("error", reject)
+      })
+      request.on("error", reject)
+      request.end(body)
+    })
+  const timed = (run: () => Promise<unknown>) => Effect.map(Effect.timed(Effect.promise(run)), ([d]) => Duration.toMillis(d))
+
+  const all = searches(requests)
+  for (const companies of sizes) {
+    yield* Console.log(
+      `\n  ${companies.toLocaleString("en-US")} companies: ${yield* seedDirectory({
+        databaseUrl: database.url,
+        dataDir,
+        companies,
+        seed: "bench"
+      })}`
+    )
+    const page = (s: (typeof all)[number]) => {
+      const q = companiesPage(s.filter, null, 25)
+      return clients[0].query(q.text, [...q.params])
+    }
+    const pageAndCount = (s: (typeof all)[number]) => {
+      const c = companiesCount(s.filter)
+      return Promise.all([page(s), clients[1].query(c.text, [...c.params])])
+    }
+    const call = (s: (typeof all)[number]) => post(JSON.stringify({ input: s.input }))
+    // Warm both sides over every search, then ask each search of all three in turn (a burst of load falls on all alike).
+    for (const s of all) yield* Effect.promise(() => pageAndCount(s))
+    for (const s of all.slice(0, 100)) yield* Effect.promise(() => call(s))
+    const breinMs: Array<number> = []
+    const rawMs: Array<number> = []
+    const pageMs: Array<number> = []
+    for (const s of all) {
+      breinMs.push(yield* timed(() => call(s)))
+      rawMs.push(yield* timed(() => pageAndCount(s)))
+      pageMs.push(yield* timed(() => page(s)))
+    }
+    const brein = summary(breinMs)
+    const raw = summary(rawMs)
+    const ratio = brein.p50 / raw.p50
+    yield* Console.log([
+      row("brein HTTP companies_search (+ auth, audit)", brein),
+      row("raw SQL: the same page and its capped count", raw),
+      row("raw SQL: the page alone", summary(pageMs)),
+      `  ratio brein/raw: p50 ${ratio.toFixed(1)}× (goal ≤ ${GOAL_RATIO}×: ${ratio <= GOAL_RATIO ? "met" : "MISSED"}), p99 ${
+        (brein.p99 / raw.p99).toFixed(1)
+      }×`,
+      `  load average: ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${availableParallelism()} CPUs`
+    ].join("\n"))
+  }
+}).pipe(Effect.scoped)
+
+program.pipe(
+  Effect.provide(Layer.mergeAll(NodeContext.layer, FetchHttpClient.layer, LoggingLive)),
+  NodeRuntime.runMain({ disablePrettyLogger: true })
+)

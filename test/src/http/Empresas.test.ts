@@ -1,0 +1,33 @@
+import { HttpClientRequest } from "@effect/platform"
+import { assert, layer } from "@effect/vitest"
+import { Effect, Layer, Option, Redacted } from "effect"
+import { DirectorySeed } from "../../../services/catalog/empresas/DirectorySeed.ts"
+import { apiClient, HttpTest, issueKey, rawRequest } from "./TestServer.ts"
+
+const Seeded = Layer.effectDiscard(Effect.flatMap(DirectorySeed, (seed) => seed.load({ seed: "http", companies: 200 }))).pipe(
+  Layer.provideMerge(HttpTest)
+)
+
+layer(Seeded, { timeout: 120_000 })("empresas over HTTP", (it) => {
+  it.effect("companies_search answers over POST /execute; an unknown company is a 404 RecordNotFound with guidance", () =>
+    Effect.gen(function* () {
+      const key = yield* issueKey("empresas-http", "free")
+      const client = yield* apiClient(Option.some(key))
+      const found = yield* client.tools.execute({
+        path: { id: "companies_search" },
+        payload: { input: { q: "Compañía", limit: 3 } },
+        headers: {}
+      })
+      assert.strictEqual(found.meta.tool_id, "companies_search")
+      assert.include(JSON.stringify(found.data), "search_id")
+      const missing = yield* rawRequest(
+        HttpClientRequest.post("/api/v1/tools/company_get/execute").pipe(
+          HttpClientRequest.bearerToken(Redacted.value(key)),
+          HttpClientRequest.bodyUnsafeJson({ input: { id: "co_nothere" } })
+        )
+      )
+      assert.strictEqual(missing.status, 404)
+      assert.include(missing.text, "\"_tag\":\"RecordNotFound\"")
+      assert.include(missing.text, "companies_search")
+    }))
+})
