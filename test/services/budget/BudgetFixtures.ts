@@ -1,13 +1,16 @@
 import { SqlClient } from "@effect/sql"
 import { ConfigProvider, Effect, Layer, Schema } from "effect"
+import { Quote } from "../../../schema/budget/Budget.ts"
 import type { WorkspaceId } from "../../../schema/Ids.ts"
+import type { Principal } from "../../../schema/Principal.ts"
 import type { Hints } from "../../../schema/tools/Definition.ts"
 import { Credits } from "../../../services/budget/Credits.ts"
+import { Executor } from "../../../services/pipeline/Executor.ts"
 import { Registry } from "../../../services/tools/Registry.ts"
 import { catalog } from "../../../services/tools/Source.ts"
 import { action, type ActionContext, creditsAction, type QuoteDraftItem } from "../../../services/tools/Tool.ts"
 import { TestDatabase } from "../../support/TestDatabase.ts"
-import { servicesWith } from "../../support/TestLayers.ts"
+import { callContext, servicesWith } from "../../support/TestLayers.ts"
 
 export const READS_PER_HOUR_FREE = 3
 export const READS_PER_HOUR_PAID = 5
@@ -54,7 +57,7 @@ const classify = (ids: ReadonlyArray<string>, ctx: ActionContext) =>
     }))
   }).pipe(Effect.orDie)
 
-const Revealed = Schema.Struct({
+export const Revealed = Schema.Struct({
   revealed: Schema.Array(Schema.Struct({ id: Schema.String, email: Schema.String })),
   not_found: Schema.Array(Schema.String),
   already_owned: Schema.Array(Schema.String)
@@ -170,3 +173,15 @@ export const failsWith = <A, E extends { readonly _tag: string }, R, const T ext
         ? Effect.succeed(error as Extract<E, { readonly _tag: T }>)
         : Effect.dieMessage(`expected ${tag}, the call failed with ${JSON.stringify(error)}`)
   })
+
+/** Calls a reveal tool through the executor, as the HTTP API would. */
+export const callReveal = (principal: Principal, input: Record<string, unknown>, tool: string = testReveal.spec.id) =>
+  Effect.flatMap(Executor, (executor) => executor.call(tool, input, callContext(principal, { surface: "http" })))
+
+/** Asks for a quote of these ids and answers it as the quote it must be. */
+export const quoteOf = (principal: Principal, ids: ReadonlyArray<string>, tool: string = testReveal.spec.id) =>
+  Effect.flatMap(callReveal(principal, { ids }, tool), (response) => Schema.decodeUnknown(Quote)(response.data)).pipe(Effect.orDie)
+
+/** Executes a quote of these ids under an idempotency key. */
+export const confirm = (principal: Principal, ids: ReadonlyArray<string>, quoteToken: string, key: string) =>
+  callReveal(principal, { ids, confirm: true, quote_token: quoteToken, idempotency_key: key })
