@@ -63,6 +63,20 @@ layer(BudgetServices)("quotes of a credits tool", (it) => {
       ]])
       assert.strictEqual(yield* balanceOf(principal.workspaceId), 160)
       assert.deepStrictEqual(yield* ownedBy(principal.workspaceId), ["per_owned"], "nothing delivered")
+      const quotedOnly = yield* callReveal(principal, {
+        ids: ["per_ana"],
+        quote_token: parsed.quote_token,
+        idempotency_key: "key-no-confirm"
+      })
+      assert.strictEqual(
+        quotedOnly.data && typeof quotedOnly.data === "object" && "kind" in quotedOnly.data ? quotedOnly.data.kind : null,
+        "quote"
+      )
+      assert.deepStrictEqual(quotedOnly.warnings, [
+        "quote_token and idempotency_key are read only with confirm: true; this call only quoted"
+      ])
+      assert.deepStrictEqual(yield* ownedBy(principal.workspaceId), ["per_owned"], "without confirm a token executes nothing")
+      assert.strictEqual(yield* balanceOf(principal.workspaceId), 160)
       const [stored] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM quotes WHERE token_hash = ${parsed.quote_token}`
       assert.strictEqual(stored?.n, 0, "the token itself is not stored")
     }))
