@@ -77,9 +77,7 @@ export interface Replay {
  */
 export class Credits extends Effect.Service<Credits>()("brein/budget/Credits", {
   effect: Effect.gen(function* () {
-    // Rows and stored answers come back under the names they were written with: a replayed answer is the
-    // first one byte for byte, and the row schemas below name the columns as the table does.
-    const sql = (yield* SqlClient.SqlClient).withoutTransforms()
+    const sql = yield* SqlClient.SqlClient
     const opening = yield* OpeningCredits
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
