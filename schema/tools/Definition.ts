@@ -67,7 +67,10 @@ export const Descriptor = Schema.Struct({
   scope: Schema.NullOr(Schema.String).annotations({
     description: "for .consultar tools: what persisted data the tool reads"
   }),
-  quoted: Schema.Boolean
+  quoted: Schema.Boolean,
+  aggregate: Schema.Boolean.annotations({
+    description: "its answer aggregates figures: it carries each total with its average and a ref to cite them"
+  })
 })
 export type Descriptor = typeof Descriptor.Type
 

@@ -9,6 +9,7 @@ const ALL_STAGES = ["buscando", "prospectando", "con_lista"] as const
 
 export const usage = action({
   id: "usage",
+  aggregate: true,
   family: "cuenta",
   label: "Uso y créditos",
   description:

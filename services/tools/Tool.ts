@@ -59,11 +59,14 @@ export interface ToolFields<I, II, O, OI> {
   readonly output: Schema.Schema<O, OI>
   /** Units a credits tool would deliver for this input (used to quote before spending). */
   readonly quote?: (input: I) => number
+  /** Its answer aggregates figures: every total comes with its average and a ref (checked by a test over the registry). */
+  readonly aggregate?: boolean
 }
 
-export type ToolSpec = Omit<ToolFields<unknown, unknown, unknown, unknown>, "input" | "output" | "quote"> & {
+export type ToolSpec = Omit<ToolFields<unknown, unknown, unknown, unknown>, "input" | "output" | "quote" | "aggregate"> & {
   readonly plane: Plane
   readonly quoted: boolean
+  readonly aggregate: boolean
 }
 
 /**
@@ -216,7 +219,8 @@ const specOf = <I, II, O, OI>(plane: Plane, d: ToolFields<I, II, O, OI>): ToolSp
   ...(d.external === undefined ? {} : { external: d.external }),
   ...(d.scope === undefined ? {} : { scope: d.scope }),
   plane,
-  quoted: d.quote !== undefined
+  quoted: d.quote !== undefined,
+  aggregate: d.aggregate ?? false
 })
 
 /** What an action tool's handler is given, by access kind: no connection, or the one the executor authorized. */

@@ -12,6 +12,7 @@ const count = <A extends { readonly status: string }>(items: ReadonlyArray<A>, s
 
 export const peopleReveal = creditsAction({
   id: "people_reveal",
+  aggregate: true,
   family: "empresas",
   label: "Revelar contactos",
   description: `Reveals the work email and phone of people from people_search: ${PER_CONTACT} credits per contact delivered. ` +
@@ -83,6 +84,7 @@ export const peopleReveal = creditsAction({
 
 export const companyEnrich = creditsAction({
   id: "company_enrich",
+  aggregate: true,
   family: "empresas",
   label: "Enriquecer empresas",
   description:

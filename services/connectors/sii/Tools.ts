@@ -112,6 +112,7 @@ const pick = (input: typeof RcvQueryInput.Type) => ({
 
 export const rcvResumenConsultar = connectedAction({
   id: "sii.rcv.resumen.consultar",
+  aggregate: true,
   family: "sii",
   label: "Resumen RCV",
   description:
