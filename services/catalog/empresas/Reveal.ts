@@ -22,7 +22,7 @@ export const peopleReveal = creditsAction({
   hints: spends,
   cost: { kind: "credits", unit: "contact", unitPrice: PER_CONTACT },
   level: 2,
-  stages: ["con_lista"],
+  stages: ["prospectando", "con_lista"],
   input: RevealInput,
   output: RevealOutput,
   quoteItems: (input, ctx) =>

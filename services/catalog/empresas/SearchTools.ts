@@ -20,7 +20,8 @@ import { encodeCursor, readCursor, searchIdOf, wordsOf } from "./SearchCursor.ts
 export const FAMILY = "empresas"
 export const STAGES = ["prospectando", "con_lista"] as const
 const readHints = { readOnly: true, destructive: false, idempotent: true, openWorld: false } as const
-const common = { family: FAMILY, plan: "free", hints: readHints, cost: { kind: "read" }, level: 0, stages: STAGES } as const
+// Searching is prospecting: once a list is saved the chat moves to con_lista, where the lists, reveal, enrich and CRM tools are.
+const common = { family: FAMILY, plan: "free", hints: readHints, cost: { kind: "read" }, level: 0, stages: ["prospectando"] } as const
 
 /** The fields given (under exactOptionalPropertyTypes an absent filter is left out, never undefined). */
 const given = <T extends Record<string, unknown>>(fields: T) =>

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { sources } from "../../../layers/Registry.ts"
 import { toJsonSchema } from "../../../schema/tools/JsonSchema.ts"
+import type { AnyTool } from "../../../services/tools/Tool.ts"
 
 type Json = Readonly<Record<string, unknown>>
 const isObject = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
@@ -27,7 +28,7 @@ const topLevel = (schema: unknown): ReadonlyArray<Set<string>> => {
   return isObject(schema["properties"]) ? [new Set(Object.keys(schema["properties"]))] : []
 }
 
-const tools = sources.flatMap((source) => source.tools)
+const tools = sources.flatMap((source): ReadonlyArray<AnyTool> => source.tools)
 const aggregates = tools.filter((tool) => tool.spec.aggregate)
 
 describe("aggregate tools", () => {
