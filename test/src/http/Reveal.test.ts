@@ -1,9 +1,11 @@
 import { HttpClientRequest } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Option, Redacted, Schema } from "effect"
 import { Quote } from "../../../schema/budget/Budget.ts"
 import { EnrichOutput, RevealOutput } from "../../../schema/catalog/Reveal.ts"
 import type { Plan } from "../../../schema/tools/Definition.ts"
+import { Credits } from "../../../services/budget/Credits.ts"
 import { Workspaces } from "../../../services/workspace/Workspaces.ts"
 import { enrichedBy, insertCompany, insertPerson, revealedBy } from "../../services/catalog/Directory.ts"
 import { uniqueName } from "../../support/TestLayers.ts"
@@ -183,6 +185,42 @@ layer(HttpTest, { excludeTestServices: true })("people_reveal and company_enrich
         assert.strictEqual(refused._tag, "Forbidden", id)
         if (refused._tag === "Forbidden") assert.strictEqual(refused.reason, "plan_required", id)
       }
+    }))
+
+  it.effect("a reveal the balance cannot pay is InsufficientCredits and reveals nothing; the same key answers once credits arrive", () =>
+    Effect.gen(function* () {
+      const company = yield* insertCompany()
+      const people = yield* Effect.forEach(
+        Array.from({ length: 81 }, (_, i) => i),
+        (i) => insertPerson(company.id, { email: `p${i}@example.cl`, phone: null })
+      )
+      const ids = people.map((p) => p.id)
+      const mine = yield* workspace("paid")
+      const quoted = yield* mine.execute("people_reveal", { person_ids: ids })
+      const quote = yield* decodeQuote(quoted.data)
+      assert.deepInclude(quote, { total: 162, balance_before: 160, affordable: false })
+      assert.include(quoted.hint ?? "", "has 160 credits and this needs up to 162")
+      const key = idempotencyKey()
+      const confirm = { person_ids: ids, confirm: true, quote_token: quote.quote_token, idempotency_key: key }
+      const refused = yield* Effect.flip(mine.execute("people_reveal", confirm))
+      assert.strictEqual(refused._tag, "InsufficientCredits")
+      assert.deepStrictEqual(yield* revealedBy(mine.principal.workspaceId), [], "the reveal rolled back with the charge")
+      assert.strictEqual((yield* mine.client.account.usage({ urlParams: {} })).credits.balance, 160)
+
+      // nothing was used up: with credits granted, the same quote and key execute
+      const sql = yield* SqlClient.SqlClient
+      yield* Effect.flatMap(Credits, (credits) => credits.grant(mine.principal.workspaceId, "paid", 10, "top up")).pipe(
+        Effect.provide(Credits.Default)
+      )
+      const paid = yield* mine.execute("people_reveal", confirm)
+      assert.strictEqual((yield* decodeReveal(paid.data)).revealed, 81)
+      assert.deepInclude(paid.cost, { credits: 162, balance_after: 8, replayed: false })
+      const replay = yield* mine.execute("people_reveal", confirm)
+      assert.deepStrictEqual(replay.data, paid.data, "the same key answers the first result")
+      assert.deepInclude(replay.cost, { credits: 0, balance_after: 8, replayed: true })
+      const [charges] = yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM credit_ledger
+        WHERE workspace_id = ${mine.principal.workspaceId} AND kind = 'charge'`
+      assert.strictEqual(charges?.n, "1")
     }))
 
   it.effect("company_enrich quotes, enriches and charges 1 per company enriched, with the revenue total and average", () =>
