@@ -1,12 +1,16 @@
 import { assert, layer } from "@effect/vitest"
 import { ProtocolError } from "@modelcontextprotocol/client"
-import { Effect, Option, Redacted } from "effect"
+import { Effect, Option, Redacted, Schema } from "effect"
+import { Quote } from "../../../schema/budget/Budget.ts"
+import { RevealOutput } from "../../../schema/catalog/Reveal.ts"
 import { ToolId } from "../../../schema/Ids.ts"
 import type { Stage } from "../../../schema/tools/Definition.ts"
+import { ToolResponse } from "../../../schema/tools/Response.ts"
 import { Registry } from "../../../services/tools/Registry.ts"
 import { Workspaces } from "../../../services/workspace/Workspaces.ts"
+import { insertCompany, insertPerson } from "../../services/catalog/Directory.ts"
 import { uniqueName } from "../../support/TestLayers.ts"
-import { bearer, callToolFailure, connect, ERAS, listTools } from "../mcp/McpTestServer.ts"
+import { bearer, callTool, callToolFailure, connect, ERAS, listTools } from "../mcp/McpTestServer.ts"
 import { apiClient, HttpTest } from "./TestServer.ts"
 
 const pure = { readOnly: true, destructive: false, idempotent: true, openWorld: false }
@@ -151,6 +155,28 @@ layer(HttpTest, { excludeTestServices: true })("the catalog tools in the registr
           assert.strictEqual(protocol?.code, -32602, id)
           assert.deepInclude(protocol?.data, { _tag: "ToolNotFound", toolId: id })
         }
+      }))
+
+    it.scoped(`${era}: people_reveal quotes and executes over MCP, its structured content the envelope with cost`, () =>
+      Effect.gen(function* () {
+        const company = yield* insertCompany()
+        const person = yield* insertPerson(company.id, { email: "mcp@example.cl", phone: null })
+        const client = yield* connect(era, bearer(Redacted.value(yield* paidKey)))
+        yield* listTools(client)
+        const quoted = yield* callTool(client, "people_reveal", { person_ids: [person.id] })
+        assert.notStrictEqual(quoted.isError, true)
+        const quote = yield* Schema.decodeUnknown(Quote)((yield* Schema.decodeUnknown(ToolResponse)(quoted.structuredContent)).data)
+        assert.strictEqual(quote.total, 2)
+        const done = yield* callTool(client, "people_reveal", {
+          person_ids: [person.id],
+          confirm: true,
+          quote_token: quote.quote_token,
+          idempotency_key: `mcp_${era}_${person.id}`
+        })
+        assert.notStrictEqual(done.isError, true)
+        const response = yield* Schema.decodeUnknown(ToolResponse)(done.structuredContent)
+        assert.deepInclude(response.cost, { kind: "credits", credits: 2, balance_after: 158, replayed: false })
+        assert.strictEqual((yield* Schema.decodeUnknown(RevealOutput)(response.data)).people[0]?.email, "mcp@example.cl")
       }))
   }
 })
