@@ -51,6 +51,9 @@ const workspace = (plan: Plan) =>
     return { name, client: yield* apiClient(Option.some(issued.key)) }
   })
 
+// Nothing listens on this port: a command that connects fails with a connection error.
+const CLOSED_DATABASE = "postgres://postgres@127.0.0.1:1/postgres"
+
 layer(CreditsTest, { excludeTestServices: true, timeout: "90 seconds" })("brein credits", (it) => {
   it.effect("grant adds credits with its reason, as GET /api/v1/usage shows; balance prints the totals", () =>
     Effect.gen(function* () {
@@ -106,4 +109,16 @@ layer(CreditsTest, { excludeTestServices: true, timeout: "90 seconds" })("brein 
       assert.deepStrictEqual(usage.credits.recent.map((e) => e.kind), ["opening"])
       assert.strictEqual(usage.credits.balance, 160)
     }), { timeout: 90_000 })
+
+  it.effect("an N out of range is a command-line error: exit 2 before any database connection", () =>
+    Effect.gen(function* () {
+      const dataDir = yield* tempDataDir
+      for (const n of ["0", "1000001"]) {
+        const run = yield* runBrein({ DATABASE_URL: CLOSED_DATABASE, BREIN_DATA_DIR: dataDir }, "credits", "grant", "--workspace", "w", n)
+        assert.strictEqual(run.exitCode, 2, run.stderr)
+        assert.strictEqual(run.stdout, "")
+        assert.include(run.stderr, `N must be between 1 and 1,000,000, not ${n}`)
+        assert.notMatch(run.stderr, /connect|ECONNREFUSED/i)
+      }
+    }).pipe(Effect.scoped), { timeout: 90_000 })
 })
