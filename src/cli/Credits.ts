@@ -1,4 +1,4 @@
-import { Args, Command, Options } from "@effect/cli"
+import { Args, Command, HelpDoc, Options } from "@effect/cli"
 import { Console, Effect, Layer } from "effect"
 import { AdminLive } from "../../layers/Admin.ts"
 import { Credits } from "../../services/budget/Credits.ts"
@@ -21,12 +21,15 @@ const grant = Command.make("grant", {
     Options.withDescription("Why, as the ledger will say it"),
     Options.withDefault("granted by an operator")
   ),
-  amount: Args.integer({ name: "N" }).pipe(Args.withDescription("How many credits to add (1 to 1,000,000)"))
+  amount: Args.integer({ name: "N" }).pipe(
+    Args.withDescription("How many credits to add (1 to 1,000,000)"),
+    // refused with the command line's other mistakes (exit 2), before any database is opened
+    Args.mapEffect((n) =>
+      n >= 1 && n <= 1_000_000 ? Effect.succeed(n) : Effect.fail(HelpDoc.p(`N must be between 1 and 1,000,000, not ${n}`))
+    )
+  )
 }, (options) =>
   Effect.gen(function* () {
-    if (options.amount < 1 || options.amount > 1_000_000) {
-      return yield* new CommandFailed({ message: `N must be between 1 and 1,000,000, not ${options.amount}`, exitCode: 2 })
-    }
     const principal = yield* workspace(options.workspace)
     const balance = yield* (yield* Credits).grant(principal.workspaceId, principal.plan, options.amount, options.reason)
     yield* Console.log(`granted ${options.amount} credits to "${principal.workspaceName}": balance ${balance}`)

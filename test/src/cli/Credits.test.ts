@@ -1,0 +1,124 @@
+import { HttpServer } from "@effect/platform"
+import { NodeContext, NodeHttpClient } from "@effect/platform-node"
+import { assert, layer } from "@effect/vitest"
+import type { Redacted } from "effect"
+import { ConfigProvider, Context, Effect, Layer, Option } from "effect"
+import { randomBytes } from "node:crypto"
+import { ServicesLive } from "../../../layers/App.ts"
+import { databaseFromUrl } from "../../../layers/Database.ts"
+import type { Plan } from "../../../schema/tools/Definition.ts"
+import { Workspaces } from "../../../services/workspace/Workspaces.ts"
+import { listen, serveOn } from "../../../src/http/Server.ts"
+import { freshDatabase } from "../../support/TestDatabase.ts"
+import { uniqueName } from "../../support/TestLayers.ts"
+import { apiClient } from "../http/TestServer.ts"
+import { databaseEnv, runBrein, tempDataDir } from "./Brein.ts"
+
+class CliDatabaseUrl extends Context.Tag("test/cli/CreditsDatabaseUrl")<CliDatabaseUrl, Redacted.Redacted<string>>() {}
+
+// The server here and the spawned CLI share one database and the audit checkpoint key, as processes of one deployment do.
+const AUDIT_KEY = randomBytes(32).toString("base64")
+const withAuditKey = Layer.setConfigProvider(
+  ConfigProvider.fromMap(new Map([["BREIN_AUDIT_KEY", AUDIT_KEY]])).pipe(ConfigProvider.orElse(() => ConfigProvider.fromEnv()))
+)
+
+const ListenTest = HttpServer.layerTestClient.pipe(
+  Layer.provide(NodeHttpClient.layerWithoutAgent),
+  Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: false })),
+  Layer.provideMerge(listen(0))
+)
+
+/** The app serving HTTP over a fresh database, and that database's URL for the CLI. */
+const CreditsTest = Layer.unwrapScoped(
+  Effect.map(freshDatabase, (url) =>
+    serveOn(ListenTest).pipe(
+      Layer.provideMerge(ServicesLive),
+      Layer.provideMerge(databaseFromUrl(url)),
+      Layer.merge(Layer.succeed(CliDatabaseUrl, url))
+    ))
+).pipe(Layer.provideMerge(NodeContext.layer), Layer.provide(withAuditKey))
+
+const brein = (...args: Array<string>) =>
+  Effect.gen(function* () {
+    const url = yield* CliDatabaseUrl
+    return yield* runBrein({ ...databaseEnv(url, yield* tempDataDir), BREIN_AUDIT_KEY: AUDIT_KEY }, ...args)
+  }).pipe(Effect.scoped)
+
+const workspace = (plan: Plan) =>
+  Effect.gen(function* () {
+    const name = uniqueName(plan)
+    const issued = yield* (yield* Workspaces).issueKey({ workspace: name, plan: Option.some(plan) })
+    return { name, client: yield* apiClient(Option.some(issued.key)) }
+  })
+
+// Nothing listens on this port: a command that connects fails with a connection error.
+const CLOSED_DATABASE = "postgres://postgres@127.0.0.1:1/postgres"
+
+layer(CreditsTest, { excludeTestServices: true, timeout: "90 seconds" })("brein credits", (it) => {
+  it.effect("grant adds credits with its reason, as GET /api/v1/usage shows; balance prints the totals", () =>
+    Effect.gen(function* () {
+      const { client, name } = yield* workspace("paid")
+      const granted = yield* brein("credits", "grant", "--workspace", name, "--reason", "pilot bonus", "40")
+      assert.strictEqual(granted.exitCode, 0, granted.stderr)
+      assert.strictEqual(granted.stdout.trim(), `granted 40 credits to "${name}": balance 200`)
+
+      const usage = yield* client.account.usage({ urlParams: {} })
+      assert.deepInclude(usage.credits, { balance: 200, granted_total: 200, spent_total: 0 })
+      assert.deepStrictEqual(usage.credits.recent.map((e) => [e.kind, e.delta, e.balance_after, e.reason]), [
+        ["grant", 40, 200, "pilot bonus"],
+        ["opening", 160, 160, "opening balance of the paid plan"]
+      ])
+
+      const plain = yield* brein("credits", "grant", "--workspace", name, "5")
+      assert.strictEqual(plain.exitCode, 0, plain.stderr)
+      assert.strictEqual((yield* client.account.usage({ urlParams: { recent: 1 } })).credits.recent[0]?.reason, "granted by an operator")
+
+      const balance = yield* brein("credits", "balance", "--workspace", name)
+      assert.strictEqual(balance.exitCode, 0, balance.stderr)
+      assert.strictEqual(balance.stdout.trim(), `"${name}": 205 credits (granted 205, spent 0)`)
+    }), { timeout: 90_000 })
+
+  it.effect("a free workspace opens at 0: grant gives it its first credits", () =>
+    Effect.gen(function* () {
+      const { client, name } = yield* workspace("free")
+      const before = yield* brein("credits", "balance", "--workspace", name)
+      assert.strictEqual(before.stdout.trim(), `"${name}": 0 credits (granted 0, spent 0)`)
+      const granted = yield* brein("credits", "grant", "--workspace", name, "--reason", "trial", "12")
+      assert.strictEqual(granted.exitCode, 0, granted.stderr)
+      assert.strictEqual((yield* client.account.usage({ urlParams: {} })).credits.balance, 12)
+    }), { timeout: 90_000 })
+
+  it.effect("an unknown workspace exits 1 and says so; N of 0 or less exits 2 and grants nothing", () =>
+    Effect.gen(function* () {
+      const unknown = yield* brein("credits", "grant", "--workspace", "no-such-workspace", "10")
+      assert.strictEqual(unknown.exitCode, 1)
+      assert.include(unknown.stderr, `no workspace named "no-such-workspace"`)
+      const unknownBalance = yield* brein("credits", "balance", "--workspace", "no-such-workspace")
+      assert.strictEqual(unknownBalance.exitCode, 1)
+      assert.include(unknownBalance.stderr, `no workspace named "no-such-workspace"`)
+
+      const { client, name } = yield* workspace("paid")
+      const zero = yield* brein("credits", "grant", "--workspace", name, "0")
+      assert.strictEqual(zero.exitCode, 2)
+      assert.include(zero.stderr, "N must be between 1 and 1,000,000, not 0")
+      const negative = yield* brein("credits", "grant", "--workspace", name, "--", "-3")
+      assert.strictEqual(negative.exitCode, 2, negative.stderr)
+      const tooMany = yield* brein("credits", "grant", "--workspace", name, "1000001")
+      assert.strictEqual(tooMany.exitCode, 2)
+      const usage = yield* client.account.usage({ urlParams: {} })
+      assert.deepStrictEqual(usage.credits.recent.map((e) => e.kind), ["opening"])
+      assert.strictEqual(usage.credits.balance, 160)
+    }), { timeout: 90_000 })
+
+  it.effect("an N out of range is a command-line error: exit 2 before any database connection", () =>
+    Effect.gen(function* () {
+      const dataDir = yield* tempDataDir
+      for (const n of ["0", "1000001"]) {
+        const run = yield* runBrein({ DATABASE_URL: CLOSED_DATABASE, BREIN_DATA_DIR: dataDir }, "credits", "grant", "--workspace", "w", n)
+        assert.strictEqual(run.exitCode, 2, run.stderr)
+        assert.strictEqual(run.stdout, "")
+        assert.include(run.stderr, `N must be between 1 and 1,000,000, not ${n}`)
+        assert.notMatch(run.stderr, /connect|ECONNREFUSED/i)
+      }
+    }).pipe(Effect.scoped), { timeout: 90_000 })
+})
