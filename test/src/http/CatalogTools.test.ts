@@ -26,7 +26,7 @@ const declared = {
     hints: spends,
     cost: { kind: "credits", unit: "contact", unitPrice: 2 },
     level: 2,
-    stages: ["con_lista"],
+    stages: ["prospectando", "con_lista"],
     external: true,
     quoted: true,
     policy: "writes"

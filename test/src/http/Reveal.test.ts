@@ -247,11 +247,11 @@ layer(HttpTest, { excludeTestServices: true })("people_reveal and company_enrich
       })
       const answer = yield* decodeEnrich(confirmed.data)
       assert.deepStrictEqual(
-        answer.companies.map((c) => [c.company_id, c.status, c.revenue_estimate, c.currency, c.employees, c.phone, c.credits]),
+        answer.companies.map((c) => [c.company_id, c.status, c.revenue_estimate_usd, c.employees, c.phone, c.credits]),
         [
-          [first.id, "enriched", 1_000_000, "CLP", 12, "+56 2 1111 1111", 1],
-          [second.id, "enriched", 3_000_001, "CLP", 80, null, 1],
-          [ghost, "not_found", null, null, null, null, 0]
+          [first.id, "enriched", 1_000_000, 12, "+56 2 1111 1111", 1],
+          [second.id, "enriched", 3_000_001, 80, null, 1],
+          [ghost, "not_found", null, null, null, 0]
         ]
       )
       assert.strictEqual(answer.companies[0]?.linkedin_url, first.linkedin)
@@ -261,8 +261,8 @@ layer(HttpTest, { excludeTestServices: true })("people_reveal and company_enrich
         not_found: 1,
         credits_total: 2,
         credits_average: 0.67,
-        revenue_total: 4_000_001,
-        revenue_average: 2_000_000.5
+        revenue_total_usd: 4_000_001,
+        revenue_average_usd: 2_000_000.5
       })
       assert.deepInclude(confirmed.cost, { kind: "credits", credits: 2, unit: "company", delivered: 2, balance_after: 158 })
       assert.deepStrictEqual((yield* enrichedBy(mine.principal.workspaceId)).map((r) => r.companyId), [first.id, second.id].sort())
@@ -277,11 +277,15 @@ layer(HttpTest, { excludeTestServices: true })("people_reveal and company_enrich
         idempotency_key: idempotencyKey()
       })
       const ownedAnswer = yield* decodeEnrich(owned.data)
-      assert.deepStrictEqual(ownedAnswer.companies.map((c) => [c.status, c.revenue_estimate, c.credits]), [["already_owned", 1_000_000, 0]])
+      assert.deepStrictEqual(ownedAnswer.companies.map((c) => [c.status, c.revenue_estimate_usd, c.credits]), [[
+        "already_owned",
+        1_000_000,
+        0
+      ]])
       assert.deepInclude(owned.cost, { credits: 0, balance_after: 158 })
     }))
 
-  it.effect("company_enrich across CLP and MXN answers revenue_total 0 and warns; bad company_ids are InvalidInput", () =>
+  it.effect("company_enrich sums revenue in US dollars across Chile and Mexico; bad company_ids are InvalidInput", () =>
     Effect.gen(function* () {
       const chile = yield* insertCompany({ country: "CL", revenue: 500 })
       const mexico = yield* insertCompany({ country: "MX", revenue: 700 })
@@ -295,11 +299,9 @@ layer(HttpTest, { excludeTestServices: true })("people_reveal and company_enrich
         idempotency_key: idempotencyKey()
       })
       const answer = yield* decodeEnrich(confirmed.data)
-      assert.deepStrictEqual(answer.companies.map((c) => [c.currency, c.revenue_estimate]), [["CLP", 500], ["MXN", 700]])
-      assert.deepInclude(answer, { revenue_total: 0, revenue_average: 0, credits_total: 2 })
-      assert.deepStrictEqual(confirmed.warnings, [
-        "revenue_total is 0: the companies report in CLP and MXN; add each currency's figures apart"
-      ])
+      assert.deepStrictEqual(answer.companies.map((c) => c.revenue_estimate_usd), [500, 700])
+      assert.deepInclude(answer, { revenue_total_usd: 1200, revenue_average_usd: 600, credits_total: 2 })
+      assert.isUndefined(confirmed.warnings)
 
       for (const company_ids of [[], [chile.id, chile.id], ["pe_notacompany"], Array.from({ length: 101 }, (_, i) => `co_n${i}`)]) {
         const refused = yield* Effect.flip(mine.execute("company_enrich", { company_ids }))
