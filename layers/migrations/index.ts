@@ -8,6 +8,7 @@ import auditAppendOnly from "./0007_audit_append_only.ts"
 import sessionLeases from "./0008_session_leases.ts"
 import auditTrace from "./0009_audit_trace.ts"
 import directory from "./0010_directory.ts"
+import crm from "./0013_crm.ts"
 
 export const migrations = {
   "0001_foundation": foundation,
@@ -19,5 +20,6 @@ export const migrations = {
   "0007_audit_append_only": auditAppendOnly,
   "0008_session_leases": sessionLeases,
   "0009_audit_trace": auditTrace,
-  "0010_directory": directory
+  "0010_directory": directory,
+  "0013_crm": crm
 }

@@ -1,5 +1,6 @@
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { CrmRejected, CrmUnavailable } from "../crm/Errors.ts"
 import {
   AuditUnavailable,
   BadRequest,
@@ -62,6 +63,8 @@ export class ToolsGroup extends HttpApiGroup.make("tools")
       .addError(PayloadTooLarge)
       .addError(BadRequest)
       .addError(ServiceUnavailable)
+      .addError(CrmUnavailable)
+      .addError(CrmRejected)
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "Run a tool through the executor; every call is audited")
   )

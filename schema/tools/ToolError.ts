@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { CrmRejected, CrmUnavailable } from "../crm/Errors.ts"
 import { AuditUnavailable, Forbidden, InvalidInput, RateLimited, ServiceUnavailable, ToolFailed, ToolNotFound } from "../Errors.ts"
 import { IndicadorValueNotFound, UpstreamUnavailable } from "../upstream/Errors.ts"
 
@@ -12,9 +13,19 @@ export const ToolError = Schema.Union(
   ToolFailed,
   UpstreamUnavailable,
   IndicadorValueNotFound,
-  ServiceUnavailable
+  ServiceUnavailable,
+  CrmUnavailable,
+  CrmRejected
 )
 export type ToolError = typeof ToolError.Type
 
 /** What a handler itself may fail with (the executor adds the rest). */
-export type HandlerError = InvalidInput | Forbidden | RateLimited | ToolFailed | UpstreamUnavailable | IndicadorValueNotFound
+export type HandlerError =
+  | InvalidInput
+  | Forbidden
+  | RateLimited
+  | ToolFailed
+  | UpstreamUnavailable
+  | IndicadorValueNotFound
+  | CrmUnavailable
+  | CrmRejected
