@@ -3,6 +3,7 @@ import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
 import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
+import { CrmDirectory } from "../services/catalog/crm/CrmDirectory.ts"
 import { CrmClient, type CrmRetryOptions, CrmSettings } from "../services/crm/CrmClient.ts"
 import {
   CRM_SIMULATOR_DEFAULTS,
@@ -78,3 +79,6 @@ export const CrmLive = Layer.unwrapEffect(
     return Layer.effectContext(Effect.map(Effect.context<CrmClient>(), Context.pick(CrmClient))).pipe(Layer.provide(simulated))
   })
 )
+
+/** What the crm tools need: the CRM client (configured as above) and the directory they read. */
+export const CrmToolsLive = Layer.merge(CrmLive, CrmDirectory.Default)

@@ -1,7 +1,8 @@
+import { CrmCatalog } from "../services/catalog/crm/Tools.ts"
 import { BancoConnector } from "../services/connectors/banco/Tools.ts"
 import { CoreConnector, EchoConnector } from "../services/connectors/Core.ts"
 import { IndicadoresConnector } from "../services/connectors/indicadores/Tools.ts"
 import { SiiConnector } from "../services/connectors/sii/Tools.ts"
 
 /** Every connector and catalog family the service hosts. */
-export const sources = [CoreConnector, EchoConnector, IndicadoresConnector, SiiConnector, BancoConnector] as const
+export const sources = [CoreConnector, EchoConnector, IndicadoresConnector, SiiConnector, BancoConnector, CrmCatalog] as const
