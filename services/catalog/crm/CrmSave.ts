@@ -97,6 +97,12 @@ export const crmSave = Effect.fn("CrmTools.save")(function* (input: CrmRecordsIn
   const count = (status: SaveItem["status"]) => all.filter((item) => item.status === status).length
   const withoutEmail = records.people.filter((p) => !records.emails.has(p.id)).map((p) => p.id)
   const unassociated = records.people.filter((p) => companyCrmId(p.companyId) === undefined).map((p) => p.companyId)
+  const warnings = [
+    ...(withoutEmail.length > 0
+      ? [`${withoutEmail.length} people were saved without email: only revealed contacts are sent with their email.`]
+      : []),
+    ...(unassociated.length > 0 ? [`${unassociated.length} people were saved without their company: save the company too.`] : [])
+  ]
   yield* ctx.annotate({
     ...(count("failed") > 0
       ? {
@@ -104,12 +110,7 @@ export const crmSave = Effect.fn("CrmTools.save")(function* (input: CrmRecordsIn
           "Some records were refused by the CRM (see error per record); the rest were saved. Fix the data and save the failed ones again."
       }
       : {}),
-    warnings: [
-      ...(withoutEmail.length > 0
-        ? [`${withoutEmail.length} people were saved without email: only revealed contacts are sent with their email.`]
-        : []),
-      ...(unassociated.length > 0 ? [`${unassociated.length} people were saved without their company: save the company too.`] : [])
-    ],
+    ...(warnings.length > 0 ? { warnings } : {}),
     ...(unassociated.length > 0
       ? {
         next_actions: [{
