@@ -1,5 +1,5 @@
 import { type HttpApiEndpoint, HttpApiError, type HttpApiGroup, HttpApiSchema } from "@effect/platform"
-import { Effect, Either, Option, ParseResult, Schema } from "effect"
+import { Effect, Either, Option, ParseResult, Predicate, Schema } from "effect"
 import type { IncomingMessage } from "node:http"
 import { MAX_DEPTH } from "../../schema/Depth.ts"
 import { BadRequest, InvalidInput, ServiceUnavailable, ToolNotFound } from "../../schema/Errors.ts"
@@ -64,11 +64,17 @@ const errorMembers = (() => {
 
 const isGateError = Schema.is(GateError)
 
+/** The error's own wait when it says one (an upstream's Retry-After), else the database's. */
+const retryAfterOf = (error: unknown): number =>
+  Predicate.hasProperty(error, "retryAfterSeconds") && typeof error.retryAfterSeconds === "number"
+    ? error.retryAfterSeconds
+    : ServiceUnavailable.database.retryAfterSeconds
+
 /** An error the contract declares, encoded as the HttpApi encodes it; every 503 says when to retry. */
 const declared = (error: unknown): Effect.Effect<Reply> => {
   const member = errorMembers.find((m) => m.is(error))
   if (member === undefined) return Effect.die(error)
-  const headers = member.status === 503 ? { "retry-after": String(ServiceUnavailable.database.retryAfterSeconds) } : {}
+  const headers = member.status === 503 ? { "retry-after": String(retryAfterOf(error)) } : {}
   return Effect.succeed(jsonReply({ status: member.status, headers, body: member.encode(error) }))
 }
 
