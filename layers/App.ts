@@ -8,6 +8,7 @@ import { Workspaces } from "../services/workspace/Workspaces.ts"
 import { AuditKeyLive } from "./AuditKey.ts"
 import { CatalogLive } from "./Catalog.ts"
 import { ConnectedLive } from "./Connected.ts"
+import { CrmToolsLive } from "./Crm.ts"
 import { DatabaseLive } from "./Database.ts"
 import { DirectoryLive } from "./Directory.ts"
 import { IndicadoresLive } from "./Indicadores.ts"
@@ -31,8 +32,8 @@ export const servicesOver = <const S extends ReadonlyArray<Source>, E>(
 /** The services over a registry of the given sources; the database is provided by the caller. */
 export const servicesWith = <const S extends ReadonlyArray<Source>>(all: S) => servicesOver(all, ConnectedLive)
 
-/** Everything the surfaces need, over a given database (indicators from INDICADORES_URL or the simulator). */
-export const ServicesLive = servicesWith(sources).pipe(Layer.provide(IndicadoresLive))
+/** Everything the surfaces need, over a given database (indicators from INDICADORES_URL, the CRM from CRM_BASE_URL, or their simulators). */
+export const ServicesLive = servicesWith(sources).pipe(Layer.provide(IndicadoresLive), Layer.provide(CrmToolsLive))
 
 /** The one service graph of the program: services over the configured PostgreSQL. */
 export const AppLive = ServicesLive.pipe(Layer.provideMerge(DatabaseLive))

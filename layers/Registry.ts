@@ -1,3 +1,4 @@
+import { CrmCatalog } from "../services/catalog/crm/Tools.ts"
 import { CuentaCatalog } from "../services/catalog/Cuenta.ts"
 import { EmpresasCatalog } from "../services/catalog/empresas/Tools.ts"
 import { SessionCatalog } from "../services/catalog/Session.ts"
@@ -17,5 +18,6 @@ export const sources = [
   CuentaCatalog,
   SessionCatalog,
   CerebroCatalog,
-  EmpresasCatalog
+  EmpresasCatalog,
+  CrmCatalog
 ] as const

@@ -1,5 +1,6 @@
 import { Layer } from "effect"
 import { AppLive, servicesWith } from "../layers/App.ts"
+import { CrmToolsLive } from "../layers/Crm.ts"
 import { DatabaseLive } from "../layers/Database.ts"
 import { IndicadoresLive } from "../layers/Indicadores.ts"
 import { sources as builtIn } from "../layers/Registry.ts"
@@ -27,4 +28,4 @@ export const Tool = { action, connectedAction, read, connector, catalog } as con
  * embedded server under BREIN_DATA_DIR). Provide it to a program that uses Executor, Workspaces…
  */
 export const layer = <const S extends ReadonlyArray<Source>>(extra: S) =>
-  servicesWith([...builtIn, ...extra]).pipe(Layer.provide(IndicadoresLive), Layer.provideMerge(DatabaseLive))
+  servicesWith([...builtIn, ...extra]).pipe(Layer.provide(IndicadoresLive), Layer.provide(CrmToolsLive), Layer.provideMerge(DatabaseLive))

@@ -10,6 +10,7 @@ import auditTrace from "./0009_audit_trace.ts"
 import directory from "./0010_directory.ts"
 import directorySearch from "./0011_directory_search.ts"
 import cerebro from "./0012_cerebro.ts"
+import crm from "./0013_crm.ts"
 import budget from "./0014_budget.ts"
 import sessionBoards from "./0015_session_boards.ts"
 
@@ -26,6 +27,7 @@ export const migrations = {
   "0010_directory": directory,
   "0011_directory_search": directorySearch,
   "0012_cerebro": cerebro,
+  "0013_crm": crm,
   "0014_budget": budget,
   "0015_session_boards": sessionBoards
 }

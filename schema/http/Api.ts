@@ -1,6 +1,7 @@
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { TopicConflict, TopicNotFound } from "../catalog/CerebroErrors.ts"
+import { CrmRejected, CrmUnavailable } from "../crm/Errors.ts"
 import {
   AuditUnavailable,
   BadRequest,
@@ -76,6 +77,8 @@ export class ToolsGroup extends HttpApiGroup.make("tools")
       .addError(QuoteRefused)
       .addError(IdempotencyConflict)
       .addError(InsufficientCredits)
+      .addError(CrmUnavailable)
+      .addError(CrmRejected)
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "Run a tool through the executor; every call is audited")
   )

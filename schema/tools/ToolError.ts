@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { TopicConflict, TopicNotFound } from "../catalog/CerebroErrors.ts"
+import { CrmRejected, CrmUnavailable } from "../crm/Errors.ts"
 import {
   AuditUnavailable,
   Forbidden,
@@ -33,7 +34,9 @@ export const ToolError = Schema.Union(
   InsufficientCredits,
   TopicNotFound,
   TopicConflict,
-  RecordNotFound
+  RecordNotFound,
+  CrmUnavailable,
+  CrmRejected
 )
 export type ToolError = typeof ToolError.Type
 
@@ -48,6 +51,8 @@ export type HandlerError =
   | TopicNotFound
   | TopicConflict
   | RecordNotFound
+  | CrmUnavailable
+  | CrmRejected
 
 /** What the budget step may refuse a call with, before or while it is charged. */
 export type BudgetError = ReadCeilingReached | QuoteRefused | IdempotencyConflict | InsufficientCredits

@@ -4,6 +4,7 @@ import { Clock, Config, ConfigProvider, Console, Effect, Layer, Option, Redacted
 import { Schema } from "effect"
 import { servicesOver } from "../../layers/App.ts"
 import { connectedWith } from "../../layers/Connected.ts"
+import { CrmToolsLive } from "../../layers/Crm.ts"
 import { databaseFromUrl } from "../../layers/Database.ts"
 import { LoggingLive } from "../../layers/Logging.ts"
 import { sources } from "../../layers/Registry.ts"
@@ -68,6 +69,7 @@ const program = Effect.gen(function* () {
   )
   const app = servicesOver(sources, connectedWith(upstreams)).pipe(
     Layer.provide(IndicadoresSimulator.layerWith({ timeScale: 0 })),
+    Layer.provide(CrmToolsLive),
     Layer.provideMerge(databaseFromUrl(Redacted.make(database.url))),
     Layer.provide(Layer.setConfigProvider(config))
   )

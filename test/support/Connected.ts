@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { ConfigProvider, Duration, Effect, Layer, Schema } from "effect"
 import { ServicesLive, servicesOver } from "../../layers/App.ts"
 import { connectedWith } from "../../layers/Connected.ts"
+import { CrmToolsLive } from "../../layers/Crm.ts"
 import { sources } from "../../layers/Registry.ts"
 import type { UpstreamsLive } from "../../layers/Upstreams.ts"
 import { CreateConnection } from "../../schema/connections/Connection.ts"
@@ -53,6 +54,7 @@ export const servicesWithUpstreams = <E>(
 ) =>
   servicesOver(sources, connectedWith(upstreams)).pipe(
     Layer.provide(IndicadoresSimulator.layerWith({ timeScale: 0 })),
+    Layer.provide(CrmToolsLive),
     Layer.provide(syncSettings(overrides))
   )
 

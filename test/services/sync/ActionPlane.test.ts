@@ -10,12 +10,15 @@ import { issuePrincipal } from "../../support/TestLayers.ts"
 
 const Live = simulatedServices().pipe(Layer.provideMerge(TestDatabase))
 
-/** Every table but the audit log, one digest each: any row written, changed or deleted changes it. */
+/**
+ * Every table but the executor's own records (the audit log, and the reads of the hourly ceiling the
+ * budget step takes), one digest each: any row written, changed or deleted changes it.
+ */
 const businessTables = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const tables = yield* sql<{ name: string }>`
     SELECT table_name AS name FROM information_schema.tables
-    WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' AND table_name NOT IN ('audit_log', 'audit_checkpoint') ORDER BY 1`
+    WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' AND table_name NOT IN ('audit_log', 'audit_checkpoint', 'read_usage') ORDER BY 1`
   const digests: Record<string, string> = {}
   for (const { name } of tables) {
     const [row] = yield* sql.unsafe<{ digest: string }>(
@@ -25,6 +28,10 @@ const businessTables = Effect.gen(function* () {
   }
   return digests
 })
+
+const readsTaken = Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ n: number }>`SELECT count(*)::int AS n FROM read_usage`).pipe(
+  Effect.map((rows) => rows[0]?.n ?? 0)
+)
 
 const auditRows = Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ n: number }>`SELECT count(*)::int AS n FROM audit_log`).pipe(
   Effect.map((rows) => rows[0]?.n ?? 0)
@@ -46,6 +53,7 @@ layer(Live, { excludeTestServices: true })("the action plane", (it) => {
       const sessionsBefore = yield* sessionCount
       const tablesBefore = yield* businessTables
       const auditBefore = yield* auditRows
+      const readsBefore = yield* readsTaken
       const calls: ReadonlyArray<readonly [string, unknown, ConnectionId | undefined]> = [
         ["sii.rcv.consultar", { periodo: "2026-10", perspectiva: "compras", limit: 5, incluirHistorial: true }, sii.id],
         ["sii.rcv.consultar", { periodo: "2026-10", perspectiva: "compras", tipoDte: 33, estado: "registro" }, sii.id],
@@ -64,6 +72,8 @@ layer(Live, { excludeTestServices: true })("the action plane", (it) => {
       }
       assert.deepStrictEqual(yield* businessTables, tablesBefore)
       assert.strictEqual(yield* auditRows, auditBefore + calls.length, "one audit row per call, and nothing else")
+      // the seven .consultar calls cost a read of the hour each; indicadores, core and echo are free
+      assert.strictEqual(yield* readsTaken, readsBefore + 7, "one read of the hour per read-cost call")
       assert.strictEqual(yield* sessionCount, sessionsBefore, "no login to SII or the bank")
     }))
 
