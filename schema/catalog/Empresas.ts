@@ -12,7 +12,7 @@ const Limit = (fallback: number) =>
   Schema.optionalWith(
     Schema.Int.pipe(Schema.between(1, MAX_LIMIT)).annotations({
       description: `Results per page, 1–${MAX_LIMIT} (default ${fallback})`,
-      message: () => ({ message: `limit must be an integer from 1 to ${MAX_LIMIT}`, override: true })
+      message: () => ({ message: `must be an integer from 1 to ${MAX_LIMIT}`, override: true })
     }),
     { default: () => fallback }
   )

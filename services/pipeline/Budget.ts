@@ -69,7 +69,9 @@ export class Budget extends Effect.Service<Budget>()("brein/pipeline/Budget", {
           toolId: call.toolId,
           quoteId: quote.id,
           requestId: call.requestId,
-          reason: `${call.toolId}: ${delivered} ${quote.unit} delivered`
+          reason: `${call.toolId}: delivered ${delivered} × ${quote.unit}, ${quote.unitPrice} credit${
+            quote.unitPrice === 1 ? "" : "s"
+          } each`
         })
         const cost: SpentCost = {
           kind: "credits",

@@ -52,7 +52,7 @@ layer(BudgetServices)("charging a credits call", (it) => {
         kind: "charge",
         delta: -3 * UNIT_PRICE,
         balanceAfter: 160 - 3 * UNIT_PRICE,
-        reason: "test_reveal: 3 contact delivered",
+        reason: `test_reveal: delivered 3 × contact, ${UNIT_PRICE} credits each`,
         toolId: "test_reveal",
         quoteId: quote.quote_id
       }])

@@ -50,7 +50,7 @@ layer(BudgetServices)("the credits ledger", (it) => {
         ["opening", 0, 0, "opening balance of the free plan"],
         ["grant", 25, 25, "pilot: first month"],
         ["grant", 5, 30, "support: apology"],
-        ["charge", -UNIT_PRICE, 30 - UNIT_PRICE, "test_reveal: 1 contact delivered"]
+        ["charge", -UNIT_PRICE, 30 - UNIT_PRICE, `test_reveal: delivered 1 × contact, ${UNIT_PRICE} credits each`]
       ])
       const usage = yield* credits.usage(principal, 2)
       assert.deepInclude(usage, {

@@ -87,8 +87,8 @@ layer(HttpTest, { excludeTestServices: true })("usage, account_get and GET /api/
       const usage = yield* mine.client.account.usage({ urlParams: { recent: 2 } })
       assert.deepInclude(usage.credits, { balance: 155, granted_total: 160, spent_total: 5, charges: 2, average_charge: 2.5 })
       assert.deepStrictEqual(usage.credits.recent.map((e) => [e.kind, e.delta, e.balance_after, e.tool_id, e.reason]), [
-        ["charge", -2, 155, "people_reveal", "people_reveal: 1 contact delivered"],
-        ["charge", -3, 157, "company_enrich", "company_enrich: 3 company delivered"]
+        ["charge", -2, 155, "people_reveal", "people_reveal: delivered 1 × contact, 2 credits each"],
+        ["charge", -3, 157, "company_enrich", "company_enrich: delivered 3 × company, 1 credit each"]
       ])
       const all = yield* mine.client.account.usage({ urlParams: {} })
       assert.deepStrictEqual(all.credits.recent.map((e) => e.kind), ["charge", "charge", "opening"])
