@@ -94,8 +94,10 @@ describe("a database outage", () => {
         assert.isAbove(logs.filter((l) => l.includes("database unavailable")).length, 0, "each 503 is logged")
         // The probe's own read may still meet the outage's aftermath (a cancel sent for a statement
         // that an interrupted fiber left can reach the next statement on that connection, and a cancel
-        // waits for a pooled connection of its own, so it can land seconds later): read again.
+        // waits for a pooled connection of its own, so it can land seconds later): read again. The
+        // service dies on a failed read (its callers answer 503), so the probe retries that defect.
         const probe = jobsOf(connection.id).pipe(
+          Effect.catchAllDefect((defect) => Effect.fail(defect)),
           Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.intersect(Schedule.recurs(100)))),
           Effect.provide(app)
         )
