@@ -13,6 +13,10 @@ import cerebro from "./0012_cerebro.ts"
 import crm from "./0013_crm.ts"
 import budget from "./0014_budget.ts"
 import sessionBoards from "./0015_session_boards.ts"
+import mercado from "./0016_mercado.ts"
+import sequences from "./0017_sequences.ts"
+import users from "./0018_users.ts"
+import sequenceAuthorizations from "./0019_sequence_authorizations.ts"
 
 export const migrations = {
   "0001_foundation": foundation,
@@ -29,5 +33,9 @@ export const migrations = {
   "0012_cerebro": cerebro,
   "0013_crm": crm,
   "0014_budget": budget,
-  "0015_session_boards": sessionBoards
+  "0015_session_boards": sessionBoards,
+  "0016_mercado": mercado,
+  "0017_sequences": sequences,
+  "0018_users": users,
+  "0019_sequence_authorizations": sequenceAuthorizations
 }
