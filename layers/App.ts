@@ -1,6 +1,7 @@
 import { Layer } from "effect"
 import { AuditStoreSql } from "../services/audit/AuditStoreSql.ts"
 import { AuditVerify } from "../services/audit/AuditVerify.ts"
+import { MarketAggregates } from "../services/catalog/mercado/Aggregates.ts"
 import { Executor } from "../services/pipeline/Executor.ts"
 import { Registry } from "../services/tools/Registry.ts"
 import type { Source } from "../services/tools/Source.ts"
@@ -26,6 +27,7 @@ export const servicesOver = <const S extends ReadonlyArray<Source>, E>(
     Layer.provideMerge(CatalogLive),
     Layer.provideMerge(connected),
     Layer.provideMerge(DirectoryLive),
+    Layer.provideMerge(MarketAggregates.Default),
     Layer.provide(Layer.mergeAll(AuditStoreSql, AuditKeyLive))
   )
 

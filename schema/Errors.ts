@@ -180,14 +180,14 @@ export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()(
 export class RecordNotFound extends Schema.TaggedError<RecordNotFound>()(
   "RecordNotFound",
   {
-    kind: Schema.Literal("company", "person", "list").annotations({ description: "What was looked for" }),
+    kind: Schema.Literal("company", "person", "list", "supplier").annotations({ description: "What was looked for" }),
     ids: Schema.Array(Schema.String).annotations({ description: "The ids not found (at most 20 shown)" }),
     message: Schema.String,
     ...Guidance
   },
   HttpApiSchema.annotations({ status: 404 })
 ) {
-  static of(kind: "company" | "person" | "list", ids: ReadonlyArray<string>, guidance: Guidance = {}) {
+  static of(kind: "company" | "person" | "list" | "supplier", ids: ReadonlyArray<string>, guidance: Guidance = {}) {
     const shown = ids.slice(0, 20)
     const more = ids.length > shown.length ? ` and ${ids.length - shown.length} more` : ""
     return new RecordNotFound({

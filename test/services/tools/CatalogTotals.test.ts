@@ -25,10 +25,17 @@ const CORE = [
   "account_get"
 ]
 const SESSION = ["board_read", "selection_update"]
+const MERCADO = [
+  "market_count_suppliers",
+  "market_compare_segments",
+  "market_aggregate_awards",
+  "market_get_supplier_history",
+  "market_screen_risks"
+]
 
 describe("the Brein catalog", () => {
-  it("holds the 16 core tools and the 2 session tools, and only the session tools are internal", () => {
-    assert.deepStrictEqual(ids(catalogTools), [...CORE, ...SESSION].sort())
+  it("holds the 16 core tools, the 5 Mercado aggregates and the 2 session tools, and only the session tools are internal", () => {
+    assert.deepStrictEqual(ids(catalogTools), [...CORE, ...MERCADO, ...SESSION].sort())
     assert.deepStrictEqual(ids(catalogTools.filter((t) => t.spec.external === false)), [...SESSION].sort())
   })
 
@@ -45,8 +52,22 @@ describe("the Brein catalog", () => {
       assert.isAtMost(belt.length, MAX_VISIBLE_TOOLS, stage)
     }
     const onBelt = (stage: (typeof STAGES)[number]) => ids(catalogTools.filter((t) => t.spec.stages.includes(stage)))
-    assert.deepStrictEqual(onBelt("buscando"), ["board_read", "context_get", "context_retrieve", "selection_update", "usage"])
+    // buscando: the 5 base tools (market_count_suppliers among them), the Mercado aggregates and the selection
+    assert.deepStrictEqual(onBelt("buscando"), [
+      "board_read",
+      "context_get",
+      "context_retrieve",
+      "market_aggregate_awards",
+      "market_compare_segments",
+      "market_count_suppliers",
+      "market_get_supplier_history",
+      "market_screen_risks",
+      "selection_update",
+      "usage"
+    ])
     // con_lista: the base tools, lists, reveal, enrich, CRM and the selection; the six sequence tools join it next (18 in all)
-    assert.strictEqual(onBelt("con_lista").length, 11)
+    assert.strictEqual(onBelt("con_lista").length, 12)
+    assert.include(onBelt("con_lista"), "market_count_suppliers")
+    assert.include(onBelt("prospectando"), "market_count_suppliers")
   })
 })

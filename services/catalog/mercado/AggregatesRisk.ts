@@ -1,0 +1,39 @@
+import type { RiskList, RiskStatus, Severity } from "../../../schema/catalog/MercadoAggregates.ts"
+
+/** Statuses that clear a taxpayer: the finding stays on record, worth knowing, not a risk. */
+export const CLEARING_STATUSES = ["desvirtuado", "sentencia_favorable"] as const
+
+const SEVERITY_RANK: Record<Severity, number> = { critical: 3, high: 2, medium: 1, info: 0 }
+
+/**
+ * 69-B definitivo is critical (the issuer's invoices have no tax effect), presunto high; an
+ * inhabilitación bars contracts (high), a multa does not (medium); every SAT 69 supuesto is medium.
+ * A finding whose end date passed is history: info.
+ */
+export const severityOf = (
+  list: typeof RiskList.Type,
+  status: typeof RiskStatus.Type,
+  endsOn: string | null,
+  today: string
+): Severity => {
+  if ((CLEARING_STATUSES as ReadonlyArray<string>).includes(status)) return "info"
+  if (endsOn !== null && endsOn < today) return "info"
+  if (list === "sat_69b") return status === "definitivo" ? "critical" : "high"
+  if (list === "sancion") return status === "inhabilitacion" ? "high" : "medium"
+  return "medium"
+}
+
+export const highestOf = (severities: ReadonlyArray<Severity>): Severity | null =>
+  severities.reduce<Severity | null>((top, s) => (top === null || SEVERITY_RANK[s] > SEVERITY_RANK[top] ? s : top), null)
+
+export const isFlagging = (severity: Severity | null) => severity !== null && severity !== "info"
+
+export const countBySeverity = (severities: ReadonlyArray<Severity>) => {
+  const counts = { critical: 0, high: 0, medium: 0, info: 0 }
+  for (const s of severities) counts[s]++
+  return counts
+}
+
+/** The SQL twin of a finding above info for risk rows `r`, as of the date in parameter `today`. */
+export const inForceSql = (today: string) =>
+  `r.status NOT IN (${CLEARING_STATUSES.map((s) => `'${s}'`).join(", ")}) AND (r.ends_on IS NULL OR r.ends_on >= ${today}::date)`
