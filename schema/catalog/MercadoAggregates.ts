@@ -1,6 +1,5 @@
 import { Schema } from "effect"
-import { MexicoState, MexicoStateCode } from "../geo/MexicoStates.ts"
-import { Rfc } from "../tax/Rfc.ts"
+import { MexicoState } from "../geo/MexicoStates.ts"
 
 /** The enumerations of the Mercado tables (the CHECKs of migration 0016). */
 export const SupplierSize = Schema.Literal("micro", "pequena", "mediana", "no_mipyme")
@@ -30,14 +29,14 @@ export const MAX_SCREENED = 100
 export const FIRST_YEAR = 1990
 export const LAST_YEAR = 2100
 
-const Year = Schema.Int.pipe(Schema.between(FIRST_YEAR, LAST_YEAR)).annotations({
+export const Year = Schema.Int.pipe(Schema.between(FIRST_YEAR, LAST_YEAR)).annotations({
   message: () => ({ message: `must be a year from ${FIRST_YEAR} to ${LAST_YEAR}`, override: true })
 })
 
-const optional = <A, I>(schema: Schema.Schema<A, I>, description: string) =>
+export const optional = <A, I>(schema: Schema.Schema<A, I>, description: string) =>
   Schema.optionalWith(schema, { exact: true }).annotations({ description })
 
-const between = <A, I>(array: Schema.Schema<ReadonlyArray<A>, ReadonlyArray<I>>, min: number, max: number, what: string) => {
+export const between = <A, I>(array: Schema.Schema<ReadonlyArray<A>, ReadonlyArray<I>>, min: number, max: number, what: string) => {
   const message = { message: () => `expected ${min} to ${max} ${what}` }
   return array.pipe(Schema.minItems(min, message), Schema.maxItems(max, message))
 }
@@ -56,7 +55,7 @@ const Sector = Schema.Trim.pipe(Schema.minLength(2), Schema.maxLength(80)).annot
   message: () => ({ message: "expected 2 to 80 characters", override: true })
 })
 
-const Top = (max: number, fallback: number, what: string) =>
+export const Top = (max: number, fallback: number, what: string) =>
   Schema.optionalWith(
     Schema.Int.pipe(Schema.between(1, max)).annotations({
       description: `How many ${what} to list, 1–${max} (default ${fallback}); the rest are summed in "other"`,
@@ -76,22 +75,23 @@ export const AwardFilterFields = {
   sector: optional(Sector, "Only awards to suppliers of this sector (exactly as the supplier records name it)")
 }
 
-const yearRange = (input: { readonly year_from?: number; readonly year_to?: number }) =>
+export const yearRange = (input: { readonly year_from?: number; readonly year_to?: number }) =>
   input.year_from === undefined || input.year_to === undefined || input.year_from <= input.year_to ||
   { path: ["year_to"], message: "year_to must not be before year_from" }
 
 export const AwardFilter = Schema.Struct(AwardFilterFields).pipe(Schema.filter(yearRange))
 export type AwardFilter = typeof AwardFilter.Type
 
-const Ref = Schema.String.annotations({ description: "Cite every figure of this answer with this ref" })
-const Money = Schema.Number.annotations({ description: "MXN, rounded to 2 decimals" })
-const Average = (description: string) => Schema.NullOr(Money).annotations({ description: `${description}; null when nothing was counted` })
-const Share = (description: string) =>
+export const Ref = Schema.String.annotations({ description: "Cite every figure of this answer with this ref" })
+export const Money = Schema.Number.annotations({ description: "MXN, rounded to 2 decimals" })
+export const Average = (description: string) =>
+  Schema.NullOr(Money).annotations({ description: `${description}; null when nothing was counted` })
+export const Share = (description: string) =>
   Schema.NullOr(Schema.Number).annotations({ description: `${description}, in percent rounded to 1 decimal; null when the whole is 0` })
-const Count = (description: string) => Schema.Int.annotations({ description })
+export const Count = (description: string) => Schema.Int.annotations({ description })
 
 /** Awards counted, their amount summed and averaged. */
-const AwardFigures = {
+export const AwardFigures = {
   n: Count("Awards counted"),
   total: Schema.Number.annotations({ description: "Sum of the awards' amounts, MXN rounded to 2 decimals" }),
   average: Average("total / n: the average award, MXN")
@@ -203,132 +203,3 @@ export const AggregateAwardsOutput = Schema.Struct({
   })
 }).annotations({ identifier: "MarketAggregateAwards" })
 export type AggregateAwardsOutput = typeof AggregateAwardsOutput.Type
-
-export const SupplierHistoryInput = Schema.Struct({
-  supplier_id: optional(SupplierId, "The supplier's id"),
-  rfc: optional(Rfc, "Or the supplier's RFC"),
-  year_from: optional(Year, "Only awards signed in this year or later"),
-  year_to: optional(Year, "Only awards signed in this year or earlier"),
-  top_units: Top(20, 5, "buying units")
-}).pipe(
-  Schema.filter((input) => [
-    (input.supplier_id === undefined) !== (input.rfc === undefined) ||
-    { path: ["supplier_id"], message: "give the supplier_id or the rfc (one of them)" },
-    yearRange(input)
-  ])
-)
-export type SupplierHistoryInput = typeof SupplierHistoryInput.Type
-
-export const Finding = Schema.Struct({
-  id: Schema.String,
-  list: RiskList,
-  status: RiskStatus,
-  severity: Severity.annotations({
-    description:
-      "69-B definitivo critical; 69-B presunto and inhabilitación high; multa and SAT 69 medium; desvirtuado, sentencia favorable or ended info"
-  }),
-  in_force: Schema.Boolean.annotations({ description: "false once its end date passed" }),
-  rfc: Schema.String,
-  name: Schema.String,
-  authority: Schema.String,
-  published_on: Schema.String,
-  ends_on: Schema.NullOr(Schema.String),
-  amount: Schema.NullOr(Money),
-  detail: Schema.String
-})
-export type Finding = typeof Finding.Type
-
-const SeverityCounts = Schema.Struct({
-  critical: Schema.Int,
-  high: Schema.Int,
-  medium: Schema.Int,
-  info: Schema.Int
-})
-
-export const SupplierHistoryOutput = Schema.Struct({
-  ref: Ref,
-  supplier: Schema.Struct({
-    id: Schema.String,
-    rfc: Schema.String,
-    name: Schema.String,
-    persona: Persona,
-    state: MexicoStateCode,
-    state_name: Schema.String,
-    size: SupplierSize,
-    status: SupplierStatus,
-    sector: Schema.String
-  }),
-  ...AwardFigures,
-  years_active: Count("Years with awards"),
-  average_per_year: Average("total / years_active, MXN"),
-  years: Schema.Array(Schema.Struct({ year: Schema.Int, ...AwardFigures, share: Share("This year's total of the supplier's total") }))
-    .annotations({ description: "Years with awards, oldest first" }),
-  top_units: Schema.Array(Schema.Struct({
-    unit_id: Schema.String,
-    name: Schema.String,
-    agency: Schema.String,
-    ...AwardFigures,
-    share: Share("This unit's total of the supplier's total")
-  })).annotations({ description: "The buying units that awarded the most, by total" }),
-  procedures: Schema.Array(Schema.Struct({
-    procedure_type: ProcedureType,
-    ...AwardFigures,
-    share_n: Share("This procedure's awards of the supplier's awards"),
-    share: Share("This procedure's total of the supplier's total")
-  })),
-  risks: Schema.Struct({
-    findings_total: Count("Risk records of this supplier"),
-    highest_severity: Schema.NullOr(Severity),
-    by_severity: SeverityCounts,
-    findings: Schema.Array(Finding).annotations({ description: "Newest first" })
-  })
-}).annotations({ identifier: "MarketSupplierHistory" })
-export type SupplierHistoryOutput = typeof SupplierHistoryOutput.Type
-
-export const ScreenRisksInput = Schema.Struct({
-  rfcs: optional(
-    between(Schema.Array(Rfc), 1, MAX_SCREENED, "RFCs"),
-    `RFCs to screen (up to ${MAX_SCREENED} with supplier_ids)`
-  ),
-  supplier_ids: optional(
-    between(Schema.Array(SupplierId), 1, MAX_SCREENED, "supplier ids"),
-    `Supplier ids to screen (up to ${MAX_SCREENED} with rfcs)`
-  )
-}).pipe(
-  Schema.filter((input) => {
-    const count = (input.rfcs?.length ?? 0) + (input.supplier_ids?.length ?? 0)
-    return count === 0 ?
-      { path: ["rfcs"], message: "give rfcs or supplier_ids to screen" }
-      : count > MAX_SCREENED ?
-      { path: ["rfcs"], message: `screen at most ${MAX_SCREENED} RFCs and supplier ids together` }
-      : true
-  })
-)
-export type ScreenRisksInput = typeof ScreenRisksInput.Type
-
-export const ScreenRisksOutput = Schema.Struct({
-  ref: Ref,
-  screened: Count("Distinct RFCs and suppliers screened"),
-  flagged: Count("Of those, with a finding above info"),
-  share_flagged: Share("flagged of screened"),
-  by_severity: Schema.Struct({ ...SeverityCounts.fields, none: Schema.Int }).annotations({
-    description: "Screened entries by their highest severity (none: no finding)"
-  }),
-  findings_total: Count("Findings of every entry"),
-  flagged_awards_total: Count("Awards of the flagged suppliers"),
-  flagged_amount_total: Money.annotations({ description: "Amount contracted with the flagged suppliers, MXN" }),
-  flagged_amount_average: Average("flagged_amount_total per flagged entry"),
-  results: Schema.Array(Schema.Struct({
-    input: Schema.String.annotations({ description: "The RFC or supplier id as screened" }),
-    rfc: Schema.NullOr(Schema.String),
-    supplier_id: Schema.NullOr(Schema.String),
-    name: Schema.NullOr(Schema.String),
-    known_supplier: Schema.Boolean.annotations({ description: "Whether the RFC or id is a supplier of the data set" }),
-    flagged: Schema.Boolean,
-    highest_severity: Schema.NullOr(Severity),
-    findings: Schema.Array(Finding),
-    awards_total: Count("This supplier's awards"),
-    amount_total: Money.annotations({ description: "Amount contracted with this supplier, MXN" })
-  })).annotations({ description: "In the order given, each RFC or supplier once" })
-}).annotations({ identifier: "MarketScreenRisks" })
-export type ScreenRisksOutput = typeof ScreenRisksOutput.Type

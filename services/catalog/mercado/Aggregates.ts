@@ -5,6 +5,7 @@ import {
   type CountSuppliersInput,
   type GroupBy,
   Persona,
+  ProcedureType,
   RiskList,
   RiskStatus,
   SupplierSize,
@@ -35,6 +36,7 @@ const GroupedRow = Schema.Struct({ ...SummedRow.fields, groups: Schema.Int, allN
 const SegmentRow = Schema.Struct({ n: Schema.Int, amount: Cents, suppliers: Schema.Int })
 const CountRow = Schema.Struct({ key: Schema.String, suppliers: Schema.Int, n: Schema.Int, amount: Cents })
 const LabelRow = Schema.Struct({ key: Schema.String, label: Schema.String })
+const ProcedureRow = Schema.Struct({ ...SummedRow.fields, key: ProcedureType })
 const UnitRow = Schema.Struct({ ...SummedRow.fields, name: Schema.String, agency: Schema.String })
 
 export const SupplierRow = Schema.Struct({
@@ -123,7 +125,8 @@ export class MarketAggregates extends Effect.Service<MarketAggregates>()("brein/
 
     const supplierProcedures = Effect.fn("MarketAggregates.supplierProcedures")(
       function* (supplierId: string, from: number | undefined, to: number | undefined) {
-        return (yield* run(SummedRow, supplierAwardsBy("procedure_type", supplierId, from, to, 0))).map(keyed)
+        const rows = yield* run(ProcedureRow, supplierAwardsBy("procedure_type", supplierId, from, to, 0))
+        return rows.map((r) => ({ procedureType: r.key, ...keyed(r) }))
       }
     )
 

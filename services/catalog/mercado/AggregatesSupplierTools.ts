@@ -5,7 +5,7 @@ import {
   ScreenRisksOutput,
   SupplierHistoryInput,
   SupplierHistoryOutput
-} from "../../../schema/catalog/MercadoAggregates.ts"
+} from "../../../schema/catalog/MercadoAggregatesSupplier.ts"
 import { RecordNotFound } from "../../../schema/Errors.ts"
 import { action } from "../../tools/Tool.ts"
 import { MarketAggregates, type RiskRow, type SupplierRow } from "./Aggregates.ts"
@@ -74,7 +74,8 @@ export const marketGetSupplierHistory = action({
       const findings = risks.map((r) => findingOf(r, day))
       if (overall.n === 0) yield* ctx.annotate({ hint: "This supplier has no awards in these years." })
       return {
-        ref: refOf("market_get_supplier_history", { ...input, supplier_id: supplier.id, rfc: undefined }),
+        // by id or by RFC, the same supplier and years: the same ref
+        ref: refOf("market_get_supplier_history", [supplier.id, input.year_from, input.year_to, input.top_units]),
         supplier: supplierOf(supplier),
         ...figuresOf(overall),
         years_active: years.length,
@@ -88,7 +89,7 @@ export const marketGetSupplierHistory = action({
           share: shareOf(u.cents, overall.cents)
         })),
         procedures: procedures.map((p) => ({
-          procedure_type: p.key as (typeof SupplierHistoryOutput.Type)["procedures"][number]["procedure_type"],
+          procedure_type: p.procedureType,
           ...figuresOf(p),
           share_n: shareOf(p.n, overall.n),
           share: shareOf(p.cents, overall.cents)
