@@ -150,12 +150,12 @@ export const marketScreenRisks = action({
       const entries = entriesOf(rfcs, ids, new Map(byRfc.map((s) => [s.rfc, s])), new Map(byId.map((s) => [s.id, s])))
       const known = entries.flatMap((e) => (e.supplier === undefined ? [] : [e.supplier.id]))
       const [risks, awards] = yield* Effect.all([
-        aggregates.risks(entries.flatMap((e) => (e.rfc === null ? [] : [e.rfc])), [...known, ...ids]),
+        aggregates.risks(entries.flatMap((e) => (e.rfc === null ? [] : [e.rfc])), known),
         aggregates.awardsBySupplier(known)
       ], { concurrency: 2 })
       const results = entries.map((e) => {
         const findings = risks
-          .filter((r) => r.rfc === e.rfc || (e.supplier !== undefined && r.supplierId === e.supplier.id) || r.supplierId === e.input)
+          .filter((r) => r.rfc === e.rfc || (e.supplier !== undefined && r.supplierId === e.supplier.id))
           .map((r) => findingOf(r, day))
         const highest = highestOf(findings.map((f) => f.severity))
         const contracted = e.supplier === undefined ? undefined : awards.get(e.supplier.id)
