@@ -1,12 +1,12 @@
 import { HttpApiBuilder, HttpApiSecurity } from "@effect/platform"
-import { Clock, Duration, Effect, type Redacted } from "effect"
+import { Duration, Effect, type Redacted } from "effect"
 import { BreinApi } from "../../schema/http/Api.ts"
 import { SESSION_COOKIE, type SessionInfo } from "../../schema/http/Humans.ts"
 import { CurrentPrincipal } from "../../schema/http/Security.ts"
 import { CurrentHuman, type Human } from "../../schema/humans/Human.ts"
 import { Activation } from "../../services/humans/Activation.ts"
 import { Csrf } from "../../services/humans/Csrf.ts"
-import { Users } from "../../services/humans/Users.ts"
+import { SESSION_TTL, Users } from "../../services/humans/Users.ts"
 
 const cookie = HttpApiSecurity.apiKey({ in: "cookie", key: SESSION_COOKIE })
 
@@ -23,20 +23,19 @@ export const HumansLive = HttpApiBuilder.group(BreinApi, "humans", (handlers) =>
     const users = yield* Users
     const csrf = yield* Csrf
     const secure = users.publicUrl.protocol === "https:"
-    const setCookie = (value: string | Redacted.Redacted<string>, maxAgeMillis: number) =>
+    const setCookie = (value: string | Redacted.Redacted<string>, maxAge: Duration.Duration) =>
       HttpApiBuilder.securitySetCookie(cookie, value, {
         httpOnly: true,
         secure,
         sameSite: "strict",
         path: "/",
-        maxAge: Duration.seconds(Math.max(0, Math.floor(maxAgeMillis / 1000)))
+        maxAge
       })
     return handlers
       .handle("signIn", ({ urlParams }) =>
         Effect.gen(function* () {
           const opened = yield* users.signIn(urlParams.token)
-          const now = yield* Clock.currentTimeMillis
-          yield* setCookie(opened.token, opened.human.sessionExpiresAt.getTime() - now)
+          yield* setCookie(opened.token, SESSION_TTL)
           return yield* infoOf(csrf, opened.human)
         }))
       .handle("me", () => Effect.flatMap(CurrentHuman, (human) => infoOf(csrf, human)))
@@ -44,7 +43,7 @@ export const HumansLive = HttpApiBuilder.group(BreinApi, "humans", (handlers) =>
         Effect.gen(function* () {
           const human = yield* CurrentHuman
           yield* users.signOut(human.sessionId)
-          yield* setCookie("", 0)
+          yield* setCookie("", Duration.zero)
           return { signed_out: true } as const
         }))
   }))
