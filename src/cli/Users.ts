@@ -1,6 +1,8 @@
 import { Command, Options } from "@effect/cli"
 import { Console, Effect } from "effect"
 import { AdminLive } from "../../layers/Admin.ts"
+import type { User } from "../../schema/humans/Human.ts"
+import { ChangeAudit } from "../../services/audit/ChangeAudit.ts"
 import { Users } from "../../services/humans/Users.ts"
 import { CommandFailed } from "./Failure.ts"
 import { database, databaseSettings } from "./Settings.ts"
@@ -11,9 +13,20 @@ const failed = (error: { readonly message: string }) => new CommandFailed({ mess
 const workspace = Options.text("workspace").pipe(Options.withDescription("The user's workspace (it must exist)"))
 const email = Options.text("email").pipe(Options.withDescription("The person's email address"))
 
-const printLink = (users: Users, user: Parameters<Users["issueLink"]>[0]) =>
+/** Who changed people from the command line: the operator, with the database's rights. */
+const OPERATOR = "operator:cli"
+
+const printLink = (users: Users, user: User) =>
   Effect.gen(function* () {
-    const link = yield* users.issueLink(user)
+    const link = yield* (yield* ChangeAudit).audited(users.issueLink(user), (issued) => ({
+      workspaceId: user.workspaceId,
+      principal: OPERATOR,
+      surface: "library",
+      toolId: "users.link",
+      connectionId: null,
+      input: { user: user.id },
+      output: { expires_at: issued.expiresAt.toISOString() }
+    }))
     yield* Console.error(`one-time sign-in link for ${user.email}, valid until ${link.expiresAt.toISOString()} (opening it signs in once):`)
     yield* Console.log(link.url)
   })
@@ -21,7 +34,21 @@ const printLink = (users: Users, user: Parameters<Users["issueLink"]>[0]) =>
 const create = Command.make("create", { ...database, workspace, email }, (options) =>
   Effect.gen(function* () {
     const users = yield* Users
-    const { created, user } = yield* users.create(options.workspace, options.email).pipe(Effect.mapError(failed))
+    const { created, user } = yield* (yield* ChangeAudit).audited(
+      users.create(options.workspace, options.email).pipe(Effect.mapError(failed)),
+      (made) =>
+        made.created
+          ? {
+            workspaceId: made.user.workspaceId,
+            principal: OPERATOR,
+            surface: "library",
+            toolId: "users.create",
+            connectionId: null,
+            input: { workspace: options.workspace, email: made.user.email },
+            output: { user: made.user.id }
+          }
+          : null
+    )
     yield* Console.error(created ? `created user ${user.email} in "${options.workspace}"` : `user ${user.email} already exists`)
     yield* printLink(users, user)
   }).pipe(Effect.provide(AdminLive), databaseSettings(options))).pipe(
