@@ -146,6 +146,11 @@ layer(HttpTest, { excludeTestServices: true })("people over HTTP: sign-in, sessi
         assert.deepInclude(refused.body, { _tag: "HumanRequired" })
         assert.include(String(refused.body["message"]), "needs a signed-in person")
       }
+      const notJson = yield* send(withCredentials(
+        HttpClientRequest.post(path).pipe(HttpClientRequest.bodyText("version=3", "text/plain")),
+        { cookie: me.cookie, csrf: me.csrf }
+      ))
+      assert.strictEqual(notJson.status, 415, "the gate's admission checks come first")
       const noCsrf = yield* post(path, body, { cookie: me.cookie })
       assert.deepInclude(noCsrf.body, { _tag: "CsrfRejected" })
       assert.strictEqual((yield* post(path, body)).status, 401)
