@@ -2,11 +2,12 @@ import { SqlClient, type Statement } from "@effect/sql"
 import { Array as Arr, Clock, Duration, Effect, Option, ParseResult, Redacted, Schema } from "effect"
 import { InvalidInput, SessionRequired, SignInLinkRefused } from "../../schema/Errors.ts"
 import { Email, Human, User, UserId, UserSessionId } from "../../schema/humans/Human.ts"
+import { WorkspaceId } from "../../schema/Ids.ts"
 import { readableIssues } from "../../schema/Issues.ts"
 import { Principal } from "../../schema/Principal.ts"
+import { Plan } from "../../schema/tools/Definition.ts"
 import { randomToken, sha256 } from "../Crypto.ts"
 import { newId } from "../Ids.ts"
-import type { WorkspaceNotFound } from "../workspace/Workspaces.ts"
 import { Workspaces } from "../workspace/Workspaces.ts"
 import { PublicUrl } from "./PublicUrl.ts"
 
@@ -48,12 +49,11 @@ const decodeSessionRow = Schema.decodeUnknown(
     email: Schema.String,
     sessionId: UserSessionId,
     expiresAt: Schema.DateFromSelf,
-    workspaceId: Schema.String,
+    workspaceId: WorkspaceId,
     workspaceName: Schema.String,
-    plan: Schema.String
+    plan: Plan
   })
 )
-const decodePrincipal = Schema.decodeUnknown(Principal)
 const LinkState = Schema.Struct({
   usedAt: Schema.NullOr(Schema.DateFromSelf),
   expiresAt: Schema.DateFromSelf,
@@ -143,9 +143,12 @@ export class Users extends Effect.Service<Users>()("brein/humans/Users", {
       const row = Arr.head(rows)
       if (Option.isNone(row)) return Option.none<Human>()
       const decoded = yield* Effect.orDie(decodeSessionRow(row.value))
-      const principal = yield* Effect.orDie(
-        decodePrincipal({ workspaceId: decoded.workspaceId, workspaceName: decoded.workspaceName, plan: decoded.plan, keyId: null })
-      )
+      const principal = new Principal({
+        workspaceId: decoded.workspaceId,
+        workspaceName: decoded.workspaceName,
+        plan: decoded.plan,
+        keyId: null
+      })
       return Option.some(
         new Human({
           userId: decoded.userId,
@@ -213,5 +216,3 @@ export class Users extends Effect.Service<Users>()("brein/humans/Users", {
   }),
   dependencies: [Workspaces.Default]
 }) {}
-
-export type { WorkspaceNotFound }
