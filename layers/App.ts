@@ -12,6 +12,7 @@ import { ConnectedLive } from "./Connected.ts"
 import { CrmToolsLive } from "./Crm.ts"
 import { DatabaseLive } from "./Database.ts"
 import { DirectoryLive } from "./Directory.ts"
+import { HumansLive } from "./Humans.ts"
 import { IndicadoresLive } from "./Indicadores.ts"
 import { sources } from "./Registry.ts"
 
@@ -22,7 +23,7 @@ export const servicesOver = <const S extends ReadonlyArray<Source>, E>(
   all: S,
   connected: Layer.Layer<Layer.Layer.Success<Connected>, E, Layer.Layer.Context<Connected>>
 ) =>
-  Layer.mergeAll(Executor.Default, Workspaces.Default, AuditVerify.Default).pipe(
+  Layer.mergeAll(Executor.Default, Workspaces.Default, AuditVerify.Default, HumansLive).pipe(
     Layer.provideMerge(Registry.layer(all)),
     Layer.provideMerge(CatalogLive),
     Layer.provideMerge(connected),

@@ -281,3 +281,91 @@ export class InsufficientCredits extends Schema.TaggedError<InsufficientCredits>
     })
   }
 }
+
+const SIGN_IN_HINT = "Ask an operator for a new sign-in link: brein users link --workspace NAME --email EMAIL"
+
+export const SignInRefusal = Schema.Literal("unknown", "used", "expired", "disabled")
+
+export class SignInLinkRefused extends Schema.TaggedError<SignInLinkRefused>()(
+  "SignInLinkRefused",
+  { reason: SignInRefusal, message: Schema.String, ...Guidance },
+  HttpApiSchema.annotations({ status: 401 })
+) {
+  static of(reason: typeof SignInRefusal.Type) {
+    const messages = {
+      unknown: "this sign-in link is not valid; no session was opened",
+      used: "this sign-in link was already used (a link signs in once); no session was opened",
+      expired: "this sign-in link has expired (a link lasts 15 minutes); no session was opened",
+      disabled: "this user is disabled; no session was opened"
+    } as const
+    return new SignInLinkRefused({ reason, message: messages[reason], hint: SIGN_IN_HINT })
+  }
+}
+
+export class HumanRequired extends Schema.TaggedError<HumanRequired>()(
+  "HumanRequired",
+  { message: Schema.String, ...Guidance },
+  HttpApiSchema.annotations({ status: 403 })
+) {
+  static readonly keyPresent = new HumanRequired({
+    message:
+      "this action needs a signed-in person: the request carries an Authorization header, and an API key, an agent or an MCP client is never a person",
+    hint:
+      `Send the request from a signed-in browser session (the brein_session cookie and X-CSRF-Token) without an Authorization header. ${SIGN_IN_HINT}`
+  })
+}
+
+export class SessionRequired extends Schema.TaggedError<SessionRequired>()(
+  "SessionRequired",
+  { message: Schema.String, ...Guidance },
+  HttpApiSchema.annotations({ status: 401 })
+) {
+  static of(message: string) {
+    return new SessionRequired({ message, hint: `Open a sign-in link to get a brein_session cookie. ${SIGN_IN_HINT}` })
+  }
+}
+
+export class CsrfRejected extends Schema.TaggedError<CsrfRejected>()(
+  "CsrfRejected",
+  { message: Schema.String, ...Guidance },
+  HttpApiSchema.annotations({ status: 403 })
+) {
+  static of(missing: boolean) {
+    return new CsrfRejected({
+      message: missing
+        ? "a request that changes something with the session cookie needs the X-CSRF-Token header"
+        : "the X-CSRF-Token header does not match this session",
+      hint: "Read csrf_token from GET /api/v1/me (or the sign-in answer) and send it as X-CSRF-Token",
+      next_actions: [{ method: "GET", path: "/api/v1/me", reason: "read this session's CSRF token" }]
+    })
+  }
+}
+
+export class SequenceNotFound extends Schema.TaggedError<SequenceNotFound>()(
+  "SequenceNotFound",
+  { sequenceId: Schema.String, message: Schema.String },
+  HttpApiSchema.annotations({ status: 404 })
+) {
+  static of(sequenceId: string) {
+    const shown = sequenceId.slice(0, MAX_ID_SHOWN)
+    return new SequenceNotFound({ sequenceId: shown, message: `no sequence ${JSON.stringify(shown)} in this workspace` })
+  }
+}
+
+export const ActivationRefusal = Schema.Literal("not_draft", "version_mismatch", "no_preflight", "preflight_stale", "preflight_blocked")
+
+export class ActivationRefused extends Schema.TaggedError<ActivationRefused>()(
+  "ActivationRefused",
+  {
+    reason: ActivationRefusal,
+    message: Schema.String,
+    sequenceId: Schema.String,
+    version: Schema.Int.annotations({ description: "The sequence's current version" }),
+    preflightId: Schema.optionalWith(Schema.String, { exact: true }),
+    blockers: Schema.optionalWith(Schema.Array(Schema.Unknown), { exact: true }).annotations({
+      description: "The blockers of the latest preflight, as it reported them"
+    }),
+    ...Guidance
+  },
+  HttpApiSchema.annotations({ status: 409 })
+) {}

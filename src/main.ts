@@ -12,12 +12,13 @@ import { mcp } from "./cli/Mcp.ts"
 import { plainWhenPiped } from "./cli/PlainOutput.ts"
 import { seedCommand } from "./cli/Seed.ts"
 import { runServe, serveCommand, serveOptions } from "./cli/Serve.ts"
+import { users } from "./cli/Users.ts"
 import { packageVersion } from "./cli/Version.ts"
 import { workspaces } from "./cli/Workspaces.ts"
 
 const brein = Command.make("brein", serveOptions, runServe).pipe(
   Command.withDescription("A registry of tools served over HTTP and MCP. Without a command: serve."),
-  Command.withSubcommands([serveCommand, mcp, keys, workspaces, connections, credits, seedCommand, audit])
+  Command.withSubcommands([serveCommand, mcp, keys, workspaces, connections, credits, seedCommand, audit, users])
 )
 
 Effect.flatMap(packageVersion, (version) => Command.run(brein, { name: "brein", version })(process.argv)).pipe(

@@ -24,6 +24,7 @@ import { ToolResponse } from "../tools/Response.ts"
 import { IndicadorValueNotFound, UpstreamUnavailable } from "../upstream/Errors.ts"
 import { AccountGroup } from "./Account.ts"
 import { ConnectionsGroup } from "./Connections.ts"
+import { HumansGroup, SequenceAuthorizationsGroup } from "./Humans.ts"
 import { Authentication } from "./Security.ts"
 
 export const ExecuteBody = Schema.Struct({
@@ -94,6 +95,8 @@ export class BreinApi extends HttpApi.make("brein")
   .add(ToolsGroup)
   .add(ConnectionsGroup)
   .add(AccountGroup)
+  .add(HumansGroup)
+  .add(SequenceAuthorizationsGroup)
   .add(HealthGroup)
   .addError(InvalidInput)
   .addError(PayloadTooLarge)

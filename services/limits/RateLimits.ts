@@ -1,5 +1,5 @@
 import { Config, ConfigError, Effect, Either, Option, Schema } from "effect"
-import { RateLimited, Unauthorized } from "../../schema/Errors.ts"
+import { RateLimited, SessionRequired, Unauthorized } from "../../schema/Errors.ts"
 import type { Principal } from "../../schema/Principal.ts"
 import { type Limit, SlidingWindows } from "./SlidingWindows.ts"
 import { sourceOf } from "./Source.ts"
@@ -34,6 +34,7 @@ const describe = ({ limit, windowMs }: Limit) =>
   `${limit.toLocaleString("en-US")} requests in ${windowMs % 1000 === 0 ? `${windowMs / 1000} s` : `${windowMs} ms`}`
 
 const isUnauthorized = Schema.is(Unauthorized)
+const isSessionRequired = Schema.is(SessionRequired)
 
 /**
  * The abuse limits beneath the hourly read ceiling: requests per API key, and failed authentications
@@ -55,26 +56,31 @@ export class RateLimits extends Effect.Service<RateLimits>()("brein/limits/RateL
 
     // only a refused key counts: a lookup that failed for another reason (the database) says nothing of the sender
     const countFailure = (source: string) => (error: unknown) =>
-      isUnauthorized(error) ? Effect.sync(() => failures?.add(source, clock.unsafeCurrentTimeMillis())) : Effect.void
+      isUnauthorized(error) || isSessionRequired(error)
+        ? Effect.sync(() => failures?.add(source, clock.unsafeCurrentTimeMillis()))
+        : Effect.void
 
-    const charge = (principal: Principal): Effect.Effect<Principal, RateLimited> => {
-      if (keys === null) return Effect.succeed(principal)
-      const wait = keys.take(principal.keyId ?? principal.workspaceId, clock.unsafeCurrentTimeMillis())
+    const charge = <A>(what: string, keyOf: (a: A) => string) => (a: A): Effect.Effect<A, RateLimited> => {
+      if (keys === null) return Effect.succeed(a)
+      const wait = keys.take(keyOf(a), clock.unsafeCurrentTimeMillis())
       return wait === 0
-        ? Effect.succeed(principal)
-        : Effect.fail(limited(wait, (after) => `this API key sent more than ${describe(keys.limit)}; retry in ${after} s`))
+        ? Effect.succeed(a)
+        : Effect.fail(limited(wait, (after) => `${what} sent more than ${describe(keys.limit)}; retry in ${after} s`))
     }
 
     /**
-     * `attempt` (a key lookup) within the limits. An address over its failures is refused before the
-     * lookup, so a flood of bad keys costs no database work. A plain function rather than Effect.fn:
-     * it runs on every request, where a span costs more than the check.
+     * `attempt` (a lookup of a credential) within the limits, counted per what it finds (`keyOf`). An
+     * address over its failures is refused before the lookup, so a flood of bad credentials costs no
+     * database work. A plain function rather than Effect.fn: it runs on every request, where a span costs
+     * more than the check.
      */
-    const authenticate = <E>(
+    const within = <A, E>(
       address: string | undefined,
-      attempt: Effect.Effect<Principal, E>
-    ): Effect.Effect<Principal, E | RateLimited> => {
-      if (failures === null) return Effect.flatMap(attempt, charge)
+      attempt: Effect.Effect<A, E>,
+      what: string,
+      keyOf: (a: A) => string
+    ): Effect.Effect<A, E | RateLimited> => {
+      if (failures === null) return Effect.flatMap(attempt, charge(what, keyOf))
       const source = sourceOf(address)
       const wait = failures.wait(source, clock.unsafeCurrentTimeMillis())
       if (wait > 0) {
@@ -86,9 +92,17 @@ export class RateLimits extends Effect.Service<RateLimits>()("brein/limits/RateL
           )
         )
       }
-      return attempt.pipe(Effect.tapError(countFailure(source)), Effect.flatMap(charge))
+      return attempt.pipe(Effect.tapError(countFailure(source)), Effect.flatMap(charge(what, keyOf)))
     }
 
-    return { authenticate, perKey, perSource } as const
+    /** An API key lookup within the per-key and per-address limits. */
+    const authenticate = <E>(address: string | undefined, attempt: Effect.Effect<Principal, E>) =>
+      within(address, attempt, "this API key", (principal) => principal.keyId ?? principal.workspaceId)
+
+    /** A session lookup within the same limits, counted per session. */
+    const authenticateSession = <A extends { readonly sessionId: string }, E>(address: string | undefined, attempt: Effect.Effect<A, E>) =>
+      within(address, attempt, "this session", (human) => `session:${human.sessionId}`)
+
+    return { authenticate, authenticateSession, perKey, perSource } as const
   })
 }) {}

@@ -152,6 +152,10 @@ export class Gate extends Effect.Service<Gate>()("brein/http/Gate", {
     /** The key of a request from `address` (the socket's peer), within the per-key and per-address limits. */
     const authenticateFrom = (address: string | undefined, headers: RequestHeaders) => limits.authenticate(address, authenticate(headers))
 
+    /** A session lookup from `address`, within the per-session and per-address limits. */
+    const sessionFrom = <A extends { readonly sessionId: string }, E>(address: string | undefined, lookup: Effect.Effect<A, E>) =>
+      limits.authenticateSession(address, lookup)
+
     const admit = (headers: RequestHeaders): Effect.Effect<void, PayloadTooLarge | UnsupportedMediaType> => {
       if (Number(header(headers, "content-length") ?? "0") > MAX_BODY_BYTES) return Effect.fail(tooLarge)
       const type = header(headers, "content-type")
@@ -203,6 +207,7 @@ export class Gate extends Effect.Service<Gate>()("brein/http/Gate", {
 
     return {
       authenticateFrom,
+      sessionFrom,
       admit,
       sameSite,
       readBody,

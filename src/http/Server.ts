@@ -11,6 +11,8 @@ import { drainable, HttpDrain, shutdownGrace } from "./Drain.ts"
 import { makeExecuteRoute } from "./Execute.ts"
 import { Gate, isChunked, MAX_BODY_BYTES } from "./Gate.ts"
 import { HealthLive } from "./Health.ts"
+import { HumansLive, SequenceAuthorizationsLive } from "./Humans.ts"
+import { HumanSessionLive, KeyOrSessionLive } from "./HumanSession.ts"
 import { makeNodeBridge } from "./NodeBridge.ts"
 import { OpenApiLive } from "./OpenApi.ts"
 import { RefusalsLive, refuse } from "./Refusals.ts"
@@ -40,6 +42,7 @@ export const gateway = Effect.fn("HttpServer.gateway")(function*<E, R> (app: Eff
 export const ApiLive = HttpApiBuilder.api(BreinApi).pipe(
   Layer.provide([
     Layer.mergeAll(ToolsLive, ConnectionsLive, AccountLive).pipe(Layer.provide(AuthenticationLive)),
+    Layer.mergeAll(HumansLive, SequenceAuthorizationsLive).pipe(Layer.provide([HumanSessionLive, KeyOrSessionLive])),
     HealthLive
   ])
 )

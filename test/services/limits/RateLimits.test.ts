@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Either, Option, TestClock } from "effect"
-import { InternalError, RateLimited, Unauthorized } from "../../../schema/Errors.ts"
+import { InternalError, RateLimited, SessionRequired, Unauthorized } from "../../../schema/Errors.ts"
 import { ApiKeyId, WorkspaceId } from "../../../schema/Ids.ts"
 import { Principal } from "../../../schema/Principal.ts"
 import { parseLimit, RateLimits } from "../../../services/limits/RateLimits.ts"
@@ -56,6 +56,23 @@ describe("RateLimits", () => {
       yield* TestClock.adjust("120 seconds")
       assert.strictEqual((yield* Effect.flip(rl.authenticate("10.0.0.1", failing)))._tag, "Unauthorized")
       assert.strictEqual(lookups.count, 6)
+    }))
+
+  it.effect("a session is counted on its own, and a refused session counts against its address like a refused key", () =>
+    Effect.gen(function* () {
+      const rl = yield* limits({ BREIN_RATE_LIMIT_KEY: "2/60s", BREIN_RATE_LIMIT_FAILURES: "2/60s" })
+      const session = (sessionId: string) => Effect.succeed({ sessionId })
+      yield* rl.authenticateSession("10.0.0.1", session("sess_a"))
+      yield* rl.authenticateSession("10.0.0.1", session("sess_a"))
+      const over = yield* Effect.flip(rl.authenticateSession("10.0.0.1", session("sess_a")))
+      assert.include(over.message, "this session sent more than 2 requests in 60 s")
+      yield* rl.authenticateSession("10.0.0.1", session("sess_b"))
+      yield* rl.authenticate("10.0.0.1", Effect.succeed(principal("key_a")))
+
+      const noSession = SessionRequired.of("sign in first")
+      for (let i = 0; i < 2; i++) yield* Effect.flip(rl.authenticateSession("10.0.0.9", Effect.fail(noSession)))
+      const flooded = yield* Effect.flip(rl.authenticate("10.0.0.9", Effect.succeed(principal("key_b"))))
+      assert.strictEqual(flooded._tag, "RateLimited")
     }))
 
   it.effect("0 or off turns a limit off", () =>

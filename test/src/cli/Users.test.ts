@@ -1,0 +1,83 @@
+import { NodeContext } from "@effect/platform-node"
+import { assert, layer } from "@effect/vitest"
+import type { Redacted } from "effect"
+import { ConfigProvider, Context, Effect, Layer, String as Str } from "effect"
+import { randomBytes } from "node:crypto"
+import { ServicesLive } from "../../../layers/App.ts"
+import { databaseFromUrl } from "../../../layers/Database.ts"
+import { Users } from "../../../services/humans/Users.ts"
+import { Workspaces } from "../../../services/workspace/Workspaces.ts"
+import { freshDatabase } from "../../support/TestDatabase.ts"
+import { databaseEnv, runBrein, tempDataDir } from "./Brein.ts"
+
+class CliDatabaseUrl extends Context.Tag("test/cli/UsersDatabaseUrl")<CliDatabaseUrl, Redacted.Redacted<string>>() {}
+
+const AUDIT_KEY = randomBytes(32).toString("base64")
+const withAuditKey = Layer.setConfigProvider(
+  ConfigProvider.fromMap(new Map([["BREIN_AUDIT_KEY", AUDIT_KEY]])).pipe(ConfigProvider.orElse(() => ConfigProvider.fromEnv()))
+)
+
+const CliTest = Layer.unwrapScoped(
+  Effect.map(
+    freshDatabase,
+    (url) => ServicesLive.pipe(Layer.provideMerge(databaseFromUrl(url)), Layer.merge(Layer.succeed(CliDatabaseUrl, url)))
+  )
+).pipe(Layer.provideMerge(NodeContext.layer), Layer.provide(withAuditKey))
+
+const PUBLIC_URL = "https://brein.acme.test"
+
+const brein = (...args: Array<string>) =>
+  Effect.gen(function* () {
+    const url = yield* CliDatabaseUrl
+    const env = { ...databaseEnv(url, yield* tempDataDir), BREIN_AUDIT_KEY: AUDIT_KEY, BREIN_PUBLIC_URL: PUBLIC_URL }
+    return yield* runBrein(env, ...args)
+  }).pipe(Effect.scoped)
+
+layer(CliTest, { excludeTestServices: true })("brein users", (it) => {
+  it.effect(
+    "create prints one sign-in link that opens one session; link prints a new one; list shows the person",
+    () =>
+      Effect.gen(function* () {
+        yield* Effect.orDie((yield* Workspaces).create("acme", "paid"))
+        const created = yield* brein("users", "create", "--workspace", "acme", "--email", "Ana@Acme.cl")
+        assert.strictEqual(created.exitCode, 0, created.stderr)
+        const lines = [...Str.linesIterator(created.stdout)]
+        assert.lengthOf(lines, 1)
+        assert.match(lines[0] ?? "", /^https:\/\/brein\.acme\.test\/auth\/sign-in\?token=[A-Za-z0-9_-]{43}$/)
+        assert.include(created.stderr, "created user ana@acme.cl")
+
+        const users = yield* Users
+        const token = new URL(lines[0] ?? "").searchParams.get("token") ?? ""
+        const opened = yield* users.signIn(token)
+        assert.strictEqual(opened.human.email, "ana@acme.cl")
+        assert.strictEqual((yield* Effect.flip(users.signIn(token)))._tag, "SignInLinkRefused")
+
+        const again = yield* brein("users", "create", "--workspace", "acme", "--email", "ana@acme.cl")
+        assert.include(again.stderr, "already exists")
+        const link = yield* brein("users", "link", "--workspace", "acme", "--email", "ana@acme.cl")
+        assert.strictEqual(link.exitCode, 0, link.stderr)
+        assert.notStrictEqual(link.stdout.trim(), lines[0])
+        yield* users.signIn(new URL(link.stdout.trim()).searchParams.get("token") ?? "")
+
+        const list = yield* brein("users", "list", "--workspace", "acme")
+        assert.match(list.stdout, /ana@acme\.cl\s+\S+ \S+\s+2\s/)
+      }),
+    { timeout: 90_000 }
+  )
+
+  it.effect("a bad email, an unknown person or workspace: exit 1 with one line saying why", () =>
+    Effect.gen(function* () {
+      yield* Effect.orDie((yield* Workspaces).create("beta", "free"))
+      const cases = [
+        [["users", "create", "--workspace", "beta", "--email", "not-an-email"], "email must be an email address"],
+        [["users", "link", "--workspace", "beta", "--email", "nadie@beta.cl"], "no user nadie@beta.cl"],
+        [["users", "create", "--workspace", "nowhere", "--email", "ana@acme.cl"], "no workspace named \"nowhere\""]
+      ] as const
+      for (const [args, why] of cases) {
+        const run = yield* brein(...args)
+        assert.strictEqual(run.exitCode, 1, run.stderr)
+        assert.strictEqual(run.stdout, "")
+        assert.include(run.stderr, why)
+      }
+    }), { timeout: 90_000 })
+})
