@@ -2,14 +2,20 @@ import type { AwardRow, MarketBatch, OpportunityRow, PermitRow, RiskRow, Supplie
 
 type Column<R> = readonly [string, string, (row: R) => unknown]
 
-type Statement = readonly [string, ReadonlyArray<ReadonlyArray<unknown>>]
+interface Part {
+  /** The INSERT with its parameters numbered from `first`. */
+  readonly text: (first: number) => string
+  readonly params: ReadonlyArray<ReadonlyArray<unknown>>
+}
 
-/** An INSERT of many rows as one array per column: a batch is one statement, whatever its length. */
+/** An INSERT of many rows as one array per column, whatever their number. */
 const insert = <R>(table: string, columns: ReadonlyArray<Column<R>>) => {
-  const text = `INSERT INTO ${table} (${columns.map(([c]) => c).join(", ")}) SELECT * FROM unnest(${
-    columns.map(([, t], i) => `$${i + 1}::${t}[]`).join(", ")
-  })`
-  return (rows: ReadonlyArray<R>): ReadonlyArray<Statement> => rows.length === 0 ? [] : [[text, columns.map(([, , get]) => rows.map(get))]]
+  const text = (first: number) =>
+    `INSERT INTO ${table} (${columns.map(([c]) => c).join(", ")}) SELECT * FROM unnest(${
+      columns.map(([, t], i) => `$${first + i}::${t}[]`).join(", ")
+    })`
+  return (rows: ReadonlyArray<R>): ReadonlyArray<Part> =>
+    rows.length === 0 ? [] : [{ text, params: columns.map(([, , get]) => rows.map(get)) }]
 }
 
 const units = insert<UnitRow>("market_units", [
@@ -101,15 +107,30 @@ const awards = insert<AwardRow>("market_awards", [
   ["supplier_size", "text", (r) => r.supplierSize]
 ])
 
-/** The INSERT statements of one batch with their array parameters, in foreign-key order; empty parts are left out. */
-export const batchInserts = (batch: MarketBatch): ReadonlyArray<Statement> => [
-  ...units(batch.units),
-  ...suppliers(batch.suppliers),
-  ...permits(batch.permits),
-  ...risks(batch.risks),
-  ...opportunities(batch.opportunities),
-  ...awards(batch.awards)
-]
+/**
+ * One batch as one statement (the inserts but the last in CTEs, parents first): PostgreSQL works on it
+ * while the next batch is generated. Undefined for an empty batch.
+ */
+export const batchStatement = (batch: MarketBatch): readonly [string, ReadonlyArray<unknown>] | undefined => {
+  const parts = [
+    ...units(batch.units),
+    ...suppliers(batch.suppliers),
+    ...permits(batch.permits),
+    ...risks(batch.risks),
+    ...opportunities(batch.opportunities),
+    ...awards(batch.awards)
+  ]
+  let first = 1
+  const texts = parts.map((part) => {
+    const text = part.text(first)
+    first += part.params.length
+    return text
+  })
+  const last = texts.pop()
+  if (last === undefined) return undefined
+  const ctes = texts.map((text, k) => `p${k} AS (${text})`)
+  return [ctes.length === 0 ? last : `WITH ${ctes.join(", ")} ${last}`, parts.flatMap((part) => part.params)]
+}
 
 /** Every table of the data set: a load empties them all. */
 export const MARKET_TABLES = [

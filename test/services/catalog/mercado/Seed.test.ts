@@ -48,6 +48,15 @@ layer(MarketSeededDatabase, { timeout: 120_000 })("Mercado loader", (it) => {
       assert.isAbove(seeded.opportunities, 2_000)
       assert.isAbove(seeded.permits, 0)
       assert.isAbove(seeded.risks, 0)
+      // the foreign keys dropped for the load are back, and hold
+      const sql = yield* SqlClient.SqlClient
+      const keys = yield* sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM pg_constraint WHERE contype = 'f' AND conrelid::regclass::text LIKE 'market_%'`
+      assert.strictEqual(keys[0]?.n, 6)
+      const orphan = yield* Effect.flip(
+        sql`UPDATE market_awards SET supplier_id = 'sup_nobody' WHERE id = (SELECT min(id) FROM market_awards)`
+      )
+      assert.include(String(orphan.cause), "foreign key")
     }))
 
   it.effect("every rollup group holds the sums of the same GROUP BY over the awards", () =>
