@@ -1,7 +1,6 @@
 import { Layer } from "effect"
 import { AuditStoreSql } from "../services/audit/AuditStoreSql.ts"
 import { AuditVerify } from "../services/audit/AuditVerify.ts"
-import { MarketAggregates } from "../services/catalog/mercado/Aggregates.ts"
 import { Executor } from "../services/pipeline/Executor.ts"
 import { Registry } from "../services/tools/Registry.ts"
 import type { Source } from "../services/tools/Source.ts"
@@ -14,6 +13,7 @@ import { DatabaseLive } from "./Database.ts"
 import { DirectoryLive } from "./Directory.ts"
 import { HumansLive } from "./Humans.ts"
 import { IndicadoresLive } from "./Indicadores.ts"
+import { MarketLive } from "./Mercado.ts"
 import { sources } from "./Registry.ts"
 
 type Connected = typeof ConnectedLive
@@ -28,7 +28,7 @@ export const servicesOver = <const S extends ReadonlyArray<Source>, E>(
     Layer.provideMerge(CatalogLive),
     Layer.provideMerge(connected),
     Layer.provideMerge(DirectoryLive),
-    Layer.provideMerge(MarketAggregates.Default),
+    Layer.provideMerge(MarketLive),
     Layer.provide(Layer.mergeAll(AuditStoreSql, AuditKeyLive))
   )
 

@@ -48,18 +48,43 @@ export const isMoral = (rfc: string) => rfc.length === 12
 
 const HOMOCLAVE = "123456789ABCDEFGHIJKLMNPQRSTUVWXYZ"
 
-/** A persona moral RFC from its three letters, incorporation date and homoclave number (0 … 1,155). */
-export const rfcMoral = (
-  letters: string,
-  date: { readonly year: number; readonly month: number; readonly day: number },
-  homoclave: number
-): Rfc => {
+interface RfcDate {
+  readonly year: number
+  readonly month: number
+  readonly day: number
+}
+
+const rfcOf = (letters: string, date: RfcDate, homoclave: number): Rfc => {
   const two = (n: number) => String(n).padStart(2, "0")
   const clave = `${HOMOCLAVE[Math.floor(homoclave / HOMOCLAVE.length) % HOMOCLAVE.length] ?? "1"}${
     HOMOCLAVE[homoclave % HOMOCLAVE.length] ?? "1"
   }`
   const head = `${letters}${two(date.year % 100)}${two(date.month)}${two(date.day)}${clave}`
   return RfcCanonical.make(`${head}${rfcCheck(head)}`, { disableValidation: true })
+}
+
+/** A persona moral RFC from its three letters, incorporation date and homoclave number (0 … 1,155). */
+export const rfcMoral = (letters: string, date: RfcDate, homoclave: number): Rfc => rfcOf(letters.slice(0, 3), date, homoclave)
+
+/** A persona física RFC from its four letters, birth date and homoclave number (0 … 1,155). */
+export const rfcFisica = (letters: string, date: RfcDate, homoclave: number): Rfc => rfcOf(letters.slice(0, 4), date, homoclave)
+
+// SAT replaces the last letter of a física's four letters by X when they spell one of these.
+const INCONVENIENT = new Set(
+  ("BACA BAKA BUEI BUEY CACA CACO CAGA CAGO CAKA CAKO COGE COGI COJA COJE COJI COJO COLA CULO FALO FETO GETA GUEI GUEY JETA " +
+    "JOTO KACA KACO KAGA KAGO KAKA KAKO KOGE KOGI KOJA KOJE KOJI KOJO KOLA KULO LILO LOCA LOCO LOKA LOKO MAME MAMO MEAR MEAS " +
+    "MEON MIAR MION MOCO MOKO MULA MULO NACA NACO PEDA PEDO PENE PIPI PITO POPO PUTA PUTO QULO RATA ROBA ROBE ROBO RUIN SENO " +
+    "TETA VACA VAGA VAGO VAKA VUEI VUEY WUEI WUEY").split(" ")
+)
+
+const letters = (word: string) => word.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toUpperCase().replace(/[^A-Z]/g, "")
+
+/** The four letters of a física's RFC: paternal surname's initial and first inner vowel, maternal initial, first name's initial. */
+export const fisicaLetters = (paternal: string, maternal: string, given: string): string => {
+  const p = letters(paternal)
+  const vowel = /[AEIOU]/.exec(p.slice(1))?.[0] ?? "X"
+  const raw = `${p[0] ?? "X"}${vowel}${letters(maternal)[0] ?? "X"}${letters(given)[0] ?? "X"}`
+  return INCONVENIENT.has(raw) ? `${raw.slice(0, 3)}X` : raw
 }
 
 export const HOMOCLAVES = HOMOCLAVE.length * HOMOCLAVE.length

@@ -1,9 +1,15 @@
 import { Command, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { Console, Effect } from "effect"
-import { SeedLive } from "../../layers/Directory.ts"
+import { SeedAllLive } from "../../layers/Mercado.ts"
 import { DirectorySeed } from "../../services/catalog/empresas/DirectorySeed.ts"
 import { DEFAULT_COMPANIES, DEFAULT_SEED, MAX_COMPANIES } from "../../services/catalog/empresas/Generator.ts"
+import { DEFAULT_AWARDS, MarketSeed, MAX_AWARDS } from "../../services/catalog/mercado/MarketSeed.ts"
 import { database, databaseSettings } from "./Settings.ts"
+
+const between = (flag: string, max: number) => (n: number) =>
+  n >= 1 && n <= max
+    ? Effect.succeed(n)
+    : Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--${flag} must be from 1 to ${max}, not ${n}`)))
 
 const companies = Options.integer("companies").pipe(
   Options.withDescription(
@@ -12,29 +18,59 @@ const companies = Options.integer("companies").pipe(
     }); each has 1–6 people`
   ),
   Options.withDefault(DEFAULT_COMPANIES),
-  Options.mapEffect((n) =>
-    n >= 1 && n <= MAX_COMPANIES
-      ? Effect.succeed(n)
-      : Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--companies must be from 1 to ${MAX_COMPANIES}, not ${n}`)))
-  )
+  Options.mapEffect(between("companies", MAX_COMPANIES))
+)
+
+const awards = Options.integer("awards").pipe(
+  Options.withDescription(
+    `Mercado contracts (awards) to generate, 1 to ${MAX_AWARDS.toLocaleString("en-US")} (default ${
+      DEFAULT_AWARDS.toLocaleString("en-US")
+    }); suppliers, buying units and procedures scale with it`
+  ),
+  Options.withDefault(DEFAULT_AWARDS),
+  Options.mapEffect(between("awards", MAX_AWARDS))
+)
+
+const only = Options.choice("only", ["directory", "mercado"]).pipe(
+  Options.withDescription("Load only the directory of companies and people, or only the Mercado data set (default: both)"),
+  Options.optional
 )
 
 const seed = Options.text("seed").pipe(
-  Options.withDescription(`The generator's seed: the same seed gives the same directory, ids included (default "${DEFAULT_SEED}")`),
+  Options.withDescription(`The generators' seed: the same seed gives the same data, ids included (default "${DEFAULT_SEED}")`),
   Options.withDefault(DEFAULT_SEED)
 )
 
-export const seedCommand = Command.make("seed", { ...database, companies, seed }, (options) =>
+const seconds = (millis: number) => `${(millis / 1000).toFixed(1)} s`
+const n = (count: number) => count.toLocaleString("en-US")
+
+const loadDirectory = (options: { readonly seed: string; readonly companies: number }) =>
   Effect.gen(function* () {
-    yield* Console.error(
-      `loading the directory: ${options.companies.toLocaleString("en-US")} companies, seed "${options.seed}" (one transaction)…`
-    )
-    const seeded = yield* (yield* DirectorySeed).load({ seed: options.seed, companies: options.companies })
+    yield* Console.error(`loading the directory: ${n(options.companies)} companies, seed "${options.seed}" (one transaction)…`)
+    const seeded = yield* (yield* DirectorySeed).load(options)
     yield* Console.log(
-      `loaded ${seeded.companies.toLocaleString("en-US")} companies and ${
-        seeded.people.toLocaleString("en-US")
-      } people (seed "${seeded.seed}") in ${(seeded.millis / 1000).toFixed(1)} s`
+      `loaded ${n(seeded.companies)} companies and ${n(seeded.people)} people (seed "${seeded.seed}") in ${seconds(seeded.millis)}`
     )
-  }).pipe(Effect.provide(SeedLive), databaseSettings(options))).pipe(
-    Command.withDescription("Replace the directory of companies and people with a generated one (deterministic from --seed)")
+  })
+
+const loadMercado = (options: { readonly seed: string; readonly awards: number }) =>
+  Effect.gen(function* () {
+    yield* Console.error(`loading Mercado: ${n(options.awards)} awards, seed "${options.seed}" (one transaction)…`)
+    const seeded = yield* (yield* MarketSeed).load(options)
+    yield* Console.log(
+      `loaded Mercado: ${n(seeded.awards)} awards, ${n(seeded.opportunities)} procedures, ${n(seeded.suppliers)} suppliers, ${
+        n(seeded.units)
+      } buying units, ${n(seeded.permits)} permits, ${n(seeded.risks)} risk records (seed "${seeded.seed}") in ${seconds(seeded.millis)}`
+    )
+  })
+
+export const seedCommand = Command.make("seed", { ...database, companies, awards, only, seed }, (options) =>
+  Effect.gen(function* () {
+    const which = options.only._tag === "Some" ? options.only.value : "both"
+    if (which !== "mercado") yield* loadDirectory({ seed: options.seed, companies: options.companies })
+    if (which !== "directory") yield* loadMercado({ seed: options.seed, awards: options.awards })
+  }).pipe(Effect.provide(SeedAllLive), databaseSettings(options))).pipe(
+    Command.withDescription(
+      "Replace the directory of companies and people and the Mercado procurement data set with generated ones (deterministic from --seed)"
+    )
   )

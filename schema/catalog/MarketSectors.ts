@@ -1,0 +1,26 @@
+import { Schema } from "effect"
+
+/** The closed list of supplier sectors of the Mercado data set, with the Spanish label answered beside each. */
+export const MARKET_SECTORS = {
+  medicamentos: "Medicamentos y material de curación",
+  equipo_medico: "Equipo e instrumental médico",
+  construccion: "Construcción y obra pública",
+  mantenimiento: "Mantenimiento y conservación",
+  tecnologia: "Tecnologías de la información",
+  limpieza: "Limpieza e higiene",
+  alimentos: "Alimentos y víveres",
+  papeleria: "Papelería y artículos de oficina",
+  vehiculos: "Vehículos y refacciones",
+  combustibles: "Combustibles y lubricantes",
+  seguridad: "Seguridad y vigilancia",
+  consultoria: "Consultoría y servicios profesionales"
+} as const
+
+export type MarketSector = keyof typeof MARKET_SECTORS
+
+export const MARKET_SECTOR_KEYS = Object.keys(MARKET_SECTORS) as unknown as readonly [MarketSector, ...ReadonlyArray<MarketSector>]
+
+export const MarketSector = Schema.Literal(...MARKET_SECTOR_KEYS).annotations({
+  identifier: "MarketSector",
+  description: `A supplier sector: ${MARKET_SECTOR_KEYS.join(", ")}`
+})
