@@ -72,10 +72,12 @@ export class SequenceStore extends Effect.Service<SequenceStore>()("brein/catalo
       ).pipe(Effect.flatMap(decodeRows), Effect.orDie)
       const created = rows[0]
       if (created === undefined) {
+        const holder = yield* sql<{ id: string; status: string }>`SELECT id, status FROM sequences
+          WHERE workspace_id = ${workspaceId} AND name = ${definition.name}`.pipe(Effect.orDie)
         return yield* new SequenceConflict({
           reason: "duplicate_name",
-          sequenceId: "",
-          status: "draft",
+          sequenceId: holder[0]?.id ?? "",
+          status: holder[0]?.status ?? "draft",
           message: `the workspace already has a sequence named ${JSON.stringify(definition.name)}`,
           hint: "Pick another name, or edit that sequence with sequence_update while it is a draft"
         })

@@ -36,13 +36,18 @@ layer(Seeded, { timeout: 120_000 })("secuencias tools", (it) => {
       yield* sql`UPDATE sequences SET status = 'active' WHERE id = ${first.sequence_id}`
       const refused = yield* failure(principal, "sequence_update", { sequence_id: first.sequence_id, name: "otra" })
       assert.deepStrictEqual([refused.tag, refused.reason], ["SequenceConflict", "not_draft"])
-      const recipients = yield* failure(principal, "sequence_recipients_set", { sequence_id: first.sequence_id, person_ids: ["pe_x"] })
-      assert.strictEqual(recipients.tag, "RecordNotFound")
+      const someone = yield* peopleWithEmail("CL", 1)
+      const recipients = yield* failure(principal, "sequence_recipients_set", {
+        sequence_id: first.sequence_id,
+        person_ids: someone.map((p) => p.id)
+      })
+      assert.deepStrictEqual([recipients.tag, recipients.reason], ["SequenceConflict", "not_draft"])
       const after = as(SequenceGetOutput)(yield* call(principal, "sequence_get", { sequence_id: first.sequence_id }))
       assert.deepStrictEqual([after.version, after.definition.name], [2, "Prospección Q4 v2"])
 
       const duplicate = yield* failure(principal, "sequence_create", definitionFor(mailbox.id, "Prospección Q4 v2"))
       assert.deepStrictEqual([duplicate.tag, duplicate.reason], ["SequenceConflict", "duplicate_name"])
+      assert.include(duplicate.message, "Prospección Q4 v2")
     }))
 
   it.effect("bad input is refused with a typed error and nothing is written", () =>
