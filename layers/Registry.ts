@@ -2,6 +2,7 @@ import { CrmCatalog } from "../services/catalog/crm/Tools.ts"
 import { CuentaCatalog } from "../services/catalog/Cuenta.ts"
 import { EmpresasCatalog } from "../services/catalog/empresas/Tools.ts"
 import { MercadoAggregatesCatalog } from "../services/catalog/mercado/AggregateCatalog.ts"
+import { SecuenciasCatalog } from "../services/catalog/sequences/Tools.ts"
 import { SessionCatalog } from "../services/catalog/Session.ts"
 import { CerebroCatalog } from "../services/cerebro/Tools.ts"
 import { BancoConnector } from "../services/connectors/banco/Tools.ts"
@@ -21,5 +22,6 @@ export const sources = [
   CerebroCatalog,
   EmpresasCatalog,
   CrmCatalog,
-  MercadoAggregatesCatalog
+  MercadoAggregatesCatalog,
+  SecuenciasCatalog
 ] as const
