@@ -341,17 +341,6 @@ export class CsrfRejected extends Schema.TaggedError<CsrfRejected>()(
   }
 }
 
-export class SequenceNotFound extends Schema.TaggedError<SequenceNotFound>()(
-  "SequenceNotFound",
-  { sequenceId: Schema.String, message: Schema.String },
-  HttpApiSchema.annotations({ status: 404 })
-) {
-  static of(sequenceId: string) {
-    const shown = sequenceId.slice(0, MAX_ID_SHOWN)
-    return new SequenceNotFound({ sequenceId: shown, message: `no sequence ${JSON.stringify(shown)} in this workspace` })
-  }
-}
-
 export const ActivationRefusal = Schema.Literal("not_draft", "version_mismatch", "no_preflight", "preflight_stale", "preflight_blocked")
 
 export class ActivationRefused extends Schema.TaggedError<ActivationRefused>()(

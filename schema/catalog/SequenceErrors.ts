@@ -12,7 +12,18 @@ export class SequenceNotFound extends Schema.TaggedError<SequenceNotFound>()(
     ...Guidance
   },
   HttpApiSchema.annotations({ status: 404 })
-) {}
+) {
+  /** No sequence by that id in this workspace (the id shown is cut to 64 characters). */
+  static of(sequenceId: string) {
+    const shown = sequenceId.slice(0, 64)
+    return new SequenceNotFound({
+      kind: "sequence",
+      id: shown,
+      message: `no sequence ${JSON.stringify(shown)} in this workspace`,
+      hint: "Sequences belong to a workspace: create one with sequence_create"
+    })
+  }
+}
 
 export const SequenceConflictReason = Schema.Literal("not_draft", "duplicate_name").annotations({
   description: "not_draft: only a draft sequence is edited; duplicate_name: the workspace has a sequence of this name"

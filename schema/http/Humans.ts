@@ -1,15 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import {
-  ActivationRefused,
-  CsrfRejected,
-  HumanRequired,
-  RateLimited,
-  SequenceNotFound,
-  SessionRequired,
-  SignInLinkRefused,
-  Unauthorized
-} from "../Errors.ts"
+import { SequenceNotFound } from "../catalog/SequenceErrors.ts"
+import { ActivationRefused, CsrfRejected, HumanRequired, RateLimited, SessionRequired, SignInLinkRefused, Unauthorized } from "../Errors.ts"
 import { ActivateBody, SequenceAuthorization } from "../humans/Authorization.ts"
 import { CurrentHuman } from "../humans/Human.ts"
 import { CurrentPrincipal } from "./Security.ts"

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Array as Arr, Clock, Effect, Option, Schema } from "effect"
-import { ActivationRefused, SequenceNotFound } from "../../schema/Errors.ts"
+import { SequenceNotFound } from "../../schema/catalog/SequenceErrors.ts"
+import { ActivationRefused } from "../../schema/Errors.ts"
 import type { SequenceAuthorization } from "../../schema/humans/Authorization.ts"
 import { CurrentHuman } from "../../schema/humans/Human.ts"
 import type { WorkspaceId } from "../../schema/Ids.ts"
