@@ -133,7 +133,12 @@ export class DispatchStore extends Effect.Service<DispatchStore>()("brein/sequen
       return rows.map((r) => r.mailboxId)
     }, Effect.orDie)
 
-    const finish = (key: { readonly sequenceId: string; readonly version: number; readonly personId: string }, state: string, now: Date, from: ReadonlyArray<string>) =>
+    const finish = (
+      key: { readonly sequenceId: string; readonly version: number; readonly personId: string },
+      state: string,
+      now: Date,
+      from: ReadonlyArray<string>
+    ) =>
       Effect.zipRight(
         sql`UPDATE sequence_enrollments SET state = ${state}, finished_at = ${now}
           WHERE sequence_id = ${key.sequenceId} AND version = ${key.version} AND person_id = ${key.personId} AND state IN ${sql.in(from)}`,
@@ -320,7 +325,9 @@ export class DispatchStore extends Effect.Service<DispatchStore>()("brein/sequen
           JOIN sequences s ON s.id = x.sequence_id
           WHERE x.message_id = ${messageId} LIMIT 1`.pipe(Effect.flatMap(Rows(Stoppable)))
         if (found === undefined) return "unknown" as const
-        const stopOnReply = decodeDefinition(found.definition).pipe(Option.match({ onNone: () => true, onSome: (d) => d.settings.stop_on_reply }))
+        const stopOnReply = decodeDefinition(found.definition).pipe(
+          Option.match({ onNone: () => true, onSome: (d) => d.settings.stop_on_reply })
+        )
         if (kind !== "replied" || stopOnReply) yield* finish(found, kind, now, ["active", "completed"])
         if (kind !== "replied") {
           yield* sql`INSERT INTO suppressions (workspace_id, address, reason, source, at)

@@ -33,7 +33,9 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("brein/sequences/Di
     const enroll = Effect.fn("Dispatcher.enroll")(function* (now: number) {
       for (const sequence of yield* store.toEnroll()) {
         const enrolled = yield* store.enroll(sequence, new Date(now))
-        yield* Effect.logInfo("sequence enrolled").pipe(Effect.annotateLogs({ sequenceId: sequence.id, version: sequence.version, enrolled }))
+        yield* Effect.logInfo("sequence enrolled").pipe(
+          Effect.annotateLogs({ sequenceId: sequence.id, version: sequence.version, enrolled })
+        )
       }
     })
 
@@ -104,7 +106,9 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("brein/sequences/Di
           const until = new Date(after + error.retryAfterMillis)
           yield* store.hold(send.mailbox.id, until, error.detail)
           yield* store.release(send.sendKey, until, error.message)
-          return yield* Effect.logInfo("provider asked to wait").pipe(Effect.annotateLogs({ mailboxId: send.mailbox.id, until: until.toISOString() }))
+          return yield* Effect.logInfo("provider asked to wait").pipe(
+            Effect.annotateLogs({ mailboxId: send.mailbox.id, until: until.toISOString() })
+          )
         }
         case "rejected":
           return yield* store.fail(send.sendKey, error.message, new Date(after))

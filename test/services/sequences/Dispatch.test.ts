@@ -66,7 +66,12 @@ layer(TestDatabase)("Dispatcher", (it) => {
         assert.isBelow((second?.date ?? 0) - (first?.date ?? 0), 2 * 86_400 + 600, "not later than the spacing makes it")
         assert.isTrue(steps.every((m) => m.thread_id === first?.thread_id), "follow-ups stay in the first message's thread")
       }
-      assert.deepStrictEqual(Object.values(yield* enrollmentStates(seeded.sequenceId)), ["completed", "completed", "completed", "completed"])
+      assert.deepStrictEqual(Object.values(yield* enrollmentStates(seeded.sequenceId)), [
+        "completed",
+        "completed",
+        "completed",
+        "completed"
+      ])
     }).pipe(Effect.provide(dispatching())))
 
   it.effect("the sending window: nothing goes outside it; the first send waits for the window to open", () =>
@@ -78,7 +83,11 @@ layer(TestDatabase)("Dispatcher", (it) => {
       })
       yield* driveUntil(Date.parse("2026-11-25T00:00:00Z"))
       const all = yield* sentMessages(seeded.grantId)
-      assert.deepStrictEqual(all.map((m) => new Date(m.date * 1000).toISOString()), ["2026-11-23T12:00:00.000Z"], "Monday 09:00 in Santiago")
+      assert.deepStrictEqual(
+        all.map((m) => new Date(m.date * 1000).toISOString()),
+        ["2026-11-23T12:00:00.000Z"],
+        "Monday 09:00 in Santiago"
+      )
     }).pipe(Effect.provide(dispatching())))
 
   it.effect("a 429 with Retry-After is waited out, then the send goes (once)", () =>
@@ -156,7 +165,13 @@ layer(TestDatabase)("Dispatcher", (it) => {
       const digests = yield* digestsOf(seeded.sequenceId)
       const ledger = { workspaceId: seeded.workspaceId, sequenceId: seeded.sequenceId, version: 2, count: 2 }
       const tampered = yield* seedSequence({ recipients: emails(1), authorize: null })
-      yield* authorize({ ...ledger, sequenceId: tampered.sequenceId, version: 1, content: "0".repeat(64), recipients: digests.recipientsDigest })
+      yield* authorize({
+        ...ledger,
+        sequenceId: tampered.sequenceId,
+        version: 1,
+        content: "0".repeat(64),
+        recipients: digests.recipientsDigest
+      })
       yield* driveUntil(START + 2 * DAY)
       assert.strictEqual((yield* sentMessages(tampered.grantId)).length, 0, "the ledger row authorized other content")
       yield* authorize({ ...ledger, content: digests.contentDigest, recipients: digests.recipientsDigest })

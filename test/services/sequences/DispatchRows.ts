@@ -87,8 +87,17 @@ export const seedSequence = (spec: SequenceSpec) =>
           ${r.lawfulBasis}, ${r.suppressedReason})`
     }
     const authorized = spec.authorize === undefined ? version : spec.authorize
-    if (authorized !== null) yield* authorize({ workspaceId, sequenceId, version: authorized, content, recipients: recipientsHash, count: recipients.length })
-    return { workspaceId, sequenceId, mailboxId, grantId, version, personIds: recipients.map((r) => r.personId) } satisfies SeededSequence
+    if (authorized !== null) {
+      yield* authorize({ workspaceId, sequenceId, version: authorized, content, recipients: recipientsHash, count: recipients.length })
+    }
+    return {
+      workspaceId,
+      sequenceId,
+      mailboxId,
+      grantId,
+      version,
+      personIds: recipients.map((r) => r.personId)
+    } satisfies SeededSequence
   })
 
 /** The ledger row a human's activation writes. */
@@ -100,16 +109,21 @@ export const authorize = (row: {
   readonly recipients: string
   readonly count: number
 }) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql`INSERT INTO sequence_authorizations (id, workspace_id, sequence_id, sequence_version, content_digest, recipients_digest, recipients,
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql`INSERT INTO sequence_authorizations (id, workspace_id, sequence_id, sequence_version, content_digest, recipients_digest, recipients,
         preflight_id, user_id, user_email, session_id, decided_at)
       VALUES (${id("au_")}, ${row.workspaceId}, ${row.sequenceId}, ${row.version}, ${row.content}, ${row.recipients}, ${row.count},
-        ${id("pf_")}, ${id("us_")}, 'ana@acme.cl', ${id("se_")}, now())`)
+        ${id("pf_")}, ${id("us_")}, 'ana@acme.cl', ${id("se_")}, now())`
+  )
 
 export const digestsOf = (sequenceId: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.map(
-      sql<{ contentDigest: string; recipientsDigest: string }>`SELECT content_digest, recipients_digest FROM sequences WHERE id = ${sequenceId}`,
+      sql<
+        { contentDigest: string; recipientsDigest: string }
+      >`SELECT content_digest, recipients_digest FROM sequences WHERE id = ${sequenceId}`,
       (rows) => rows[0] ?? { contentDigest: "", recipientsDigest: "" }
     ))
 
@@ -121,19 +135,25 @@ export const enrollmentStates = (sequenceId: string) =>
     ))
 
 export const sequenceStatus = (sequenceId: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.map(sql<{ status: string }>`SELECT status FROM sequences WHERE id = ${sequenceId}`, (rows) => rows[0]?.status ?? "none"))
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => Effect.map(sql<{ status: string }>`SELECT status FROM sequences WHERE id = ${sequenceId}`, (rows) => rows[0]?.status ?? "none")
+  )
 
 export const sendStates = (sequenceId: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.map(
-      sql<{ sendKey: string; state: string }>`SELECT send_key, state FROM sequence_sends WHERE sequence_id = ${sequenceId} ORDER BY send_key`,
+      sql<
+        { sendKey: string; state: string }
+      >`SELECT send_key, state FROM sequence_sends WHERE sequence_id = ${sequenceId} ORDER BY send_key`,
       (rows) => rows.map((r) => [r.sendKey, r.state] as const)
     ))
 
 export const suppressionsOf = (workspaceId: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.map(
-      sql<{ address: string; reason: string }>`SELECT address, reason FROM suppressions WHERE workspace_id = ${workspaceId} ORDER BY address`,
+      sql<
+        { address: string; reason: string }
+      >`SELECT address, reason FROM suppressions WHERE workspace_id = ${workspaceId} ORDER BY address`,
       (rows) => rows.map((r) => [r.address, r.reason] as const)
     ))
