@@ -3,7 +3,8 @@ import type { NotificationType, SendRequest } from "../../schema/mail/Nylas.ts"
 import { renderMessage } from "../catalog/sequences/Render.ts"
 import { MailClient } from "../mail/MailClient.ts"
 import { DispatchSettings } from "./DispatchSettings.ts"
-import { type ClaimedSend, DispatchStore, type StopKind } from "./DispatchStore.ts"
+import { DispatchStore, type StopKind } from "./DispatchStore.ts"
+import { type ClaimedSend, MailboxClaims } from "./MailboxClaims.ts"
 
 const STOPS: Record<NotificationType, StopKind> = {
   "message.bounce_detected": "bounced",
@@ -25,6 +26,7 @@ const earliest = (times: ReadonlyArray<Option.Option<number>>): Option.Option<nu
 export class Dispatcher extends Effect.Service<Dispatcher>()("brein/sequences/Dispatcher", {
   effect: Effect.gen(function* () {
     const store = yield* DispatchStore
+    const claims = yield* MailboxClaims
     const mail = yield* MailClient
     const settings = yield* DispatchSettings
     const leaseMs = Duration.toMillis(settings.lease)
@@ -120,7 +122,7 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("brein/sequences/Di
     /** Sends what the mailbox may send now; until when it must wait otherwise. */
     const drain = Effect.fn("Dispatcher.drain")(function* (mailboxId: string) {
       while (true) {
-        const claim = yield* store.claim(mailboxId, yield* Clock.currentTimeMillis, leaseMs)
+        const claim = yield* claims.claim(mailboxId, yield* Clock.currentTimeMillis, leaseMs)
         if (claim._tag === "Blocked") return claim.until
         yield* deliver(claim.send)
       }
@@ -152,5 +154,5 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("brein/sequences/Di
 
     return { tick, run }
   }),
-  dependencies: [DispatchStore.Default]
+  dependencies: [DispatchStore.Default, MailboxClaims.Default]
 }) {}
