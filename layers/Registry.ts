@@ -1,6 +1,7 @@
 import { CrmCatalog } from "../services/catalog/crm/Tools.ts"
 import { CuentaCatalog } from "../services/catalog/Cuenta.ts"
 import { EmpresasCatalog } from "../services/catalog/empresas/Tools.ts"
+import { SecuenciasCatalog } from "../services/catalog/sequences/Tools.ts"
 import { SessionCatalog } from "../services/catalog/Session.ts"
 import { CerebroCatalog } from "../services/cerebro/Tools.ts"
 import { BancoConnector } from "../services/connectors/banco/Tools.ts"
@@ -19,5 +20,6 @@ export const sources = [
   SessionCatalog,
   CerebroCatalog,
   EmpresasCatalog,
-  CrmCatalog
+  CrmCatalog,
+  SecuenciasCatalog
 ] as const

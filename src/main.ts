@@ -8,6 +8,7 @@ import { connections } from "./cli/Connections.ts"
 import { credits } from "./cli/Credits.ts"
 import { reportFailure } from "./cli/Failure.ts"
 import { keys } from "./cli/Keys.ts"
+import { mailboxes, suppressions } from "./cli/Mailboxes.ts"
 import { mcp } from "./cli/Mcp.ts"
 import { plainWhenPiped } from "./cli/PlainOutput.ts"
 import { seedCommand } from "./cli/Seed.ts"
@@ -17,7 +18,7 @@ import { workspaces } from "./cli/Workspaces.ts"
 
 const brein = Command.make("brein", serveOptions, runServe).pipe(
   Command.withDescription("A registry of tools served over HTTP and MCP. Without a command: serve."),
-  Command.withSubcommands([serveCommand, mcp, keys, workspaces, connections, credits, seedCommand, audit])
+  Command.withSubcommands([serveCommand, mcp, keys, workspaces, connections, credits, seedCommand, audit, mailboxes, suppressions])
 )
 
 Effect.flatMap(packageVersion, (version) => Command.run(brein, { name: "brein", version })(process.argv)).pipe(

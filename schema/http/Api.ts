@@ -1,6 +1,7 @@
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { TopicConflict, TopicNotFound } from "../catalog/CerebroErrors.ts"
+import { SequenceConflict, SequenceNotFound } from "../catalog/SequenceErrors.ts"
 import { CrmRejected, CrmUnavailable } from "../crm/Errors.ts"
 import {
   AuditUnavailable,
@@ -79,6 +80,8 @@ export class ToolsGroup extends HttpApiGroup.make("tools")
       .addError(InsufficientCredits)
       .addError(CrmUnavailable)
       .addError(CrmRejected)
+      .addError(SequenceNotFound)
+      .addError(SequenceConflict)
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "Run a tool through the executor; every call is audited")
   )

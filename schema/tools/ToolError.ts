@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { TopicConflict, TopicNotFound } from "../catalog/CerebroErrors.ts"
+import { SequenceConflict, SequenceNotFound } from "../catalog/SequenceErrors.ts"
 import { CrmRejected, CrmUnavailable } from "../crm/Errors.ts"
 import {
   AuditUnavailable,
@@ -36,7 +37,9 @@ export const ToolError = Schema.Union(
   TopicConflict,
   RecordNotFound,
   CrmUnavailable,
-  CrmRejected
+  CrmRejected,
+  SequenceNotFound,
+  SequenceConflict
 )
 export type ToolError = typeof ToolError.Type
 
@@ -53,6 +56,8 @@ export type HandlerError =
   | RecordNotFound
   | CrmUnavailable
   | CrmRejected
+  | SequenceNotFound
+  | SequenceConflict
 
 /** What the budget step may refuse a call with, before or while it is charged. */
 export type BudgetError = ReadCeilingReached | QuoteRefused | IdempotencyConflict | InsufficientCredits

@@ -44,7 +44,8 @@ export class DispatchStore extends Effect.Service<DispatchStore>()("brein/sequen
 
     /**
      * Enrolls the sendable recipients (an email, not suppressed when set, not on the workspace's
-     * suppression list now) and schedules their first step; a version with nobody sendable completes at once.
+     * suppression list now, by address or `@domain`) and schedules their first step; a version with nobody
+     * sendable completes at once.
      */
     const enroll = Effect.fn("DispatchStore.enroll")(function* (sequence: typeof Sequence.Type, now: Date) {
       const definition = decodeDefinition(sequence.definition)
@@ -56,7 +57,8 @@ export class DispatchStore extends Effect.Service<DispatchStore>()("brein/sequen
             'active', ${now}
           FROM sequence_recipients r
           WHERE r.sequence_id = ${sequence.id} AND r.email IS NOT NULL AND r.suppressed_reason IS NULL
-            AND NOT EXISTS (SELECT 1 FROM suppressions x WHERE x.workspace_id = ${sequence.workspaceId} AND x.address = lower(r.email))
+            AND NOT EXISTS (SELECT 1 FROM suppressions x WHERE x.workspace_id = ${sequence.workspaceId}
+              AND lower(x.address) IN (lower(r.email), '@' || split_part(lower(r.email), '@', 2)))
           ON CONFLICT DO NOTHING
           RETURNING person_id`
         for (const row of enrolled) {

@@ -81,7 +81,8 @@ export class MailboxClaims extends Effect.Service<MailboxClaims>()("brein/sequen
 
         const candidates = yield* sql`
           SELECT x.send_key, x.sequence_id, x.version, x.step, x.person_id, x.attempts, e.email, s.definition, r.fields,
-            EXISTS (SELECT 1 FROM suppressions p WHERE p.workspace_id = e.workspace_id AND p.address = e.email) AS suppressed,
+            EXISTS (SELECT 1 FROM suppressions p WHERE p.workspace_id = e.workspace_id
+              AND lower(p.address) IN (e.email, '@' || split_part(e.email, '@', 2))) AS suppressed,
             (SELECT f.message_id FROM sequence_sends f WHERE f.sequence_id = x.sequence_id AND f.version = x.version
               AND f.person_id = x.person_id AND f.step = 0) AS thread_of
           FROM sequence_sends x

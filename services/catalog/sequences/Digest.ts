@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { SequenceDefinition } from "../../../schema/catalog/Sequences.ts"
+import { SequenceDefinition, type SuppressionReason } from "../../../schema/catalog/Sequences.ts"
 import { canonicalJson, digestOf } from "../../audit/Chain.ts"
 
 /** A recipient as the recipients digest covers it (a row of sequence_recipients, in position order). */
@@ -7,11 +7,11 @@ export interface DigestedRecipient {
   readonly position: number
   readonly personId: string
   readonly email: string | null
-  readonly country: string
+  readonly country: "CL" | "MX"
   readonly fields: Readonly<Record<string, string>>
   readonly source: string
   readonly lawfulBasis: string | null
-  readonly suppressedReason: string | null
+  readonly suppressedReason: SuppressionReason | null
 }
 
 const encodeDefinition = Schema.encodeSync(SequenceDefinition)

@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
 import { Dispatcher } from "../../../services/sequences/Dispatcher.ts"
@@ -152,6 +153,33 @@ layer(TestDatabase)("Dispatcher", (it) => {
       assert.deepStrictEqual(Object.values(yield* enrollmentStates(first.sequenceId)), ["unsubscribed"])
       assert.deepStrictEqual(yield* suppressionsOf(first.workspaceId), [["eva@cliente.cl", "unsubscribed"]])
       assert.deepStrictEqual((yield* sentMessages(second.grantId)).map((m) => m.to[0]?.email), ["otro@cliente.cl"])
+    }).pipe(Effect.provide(dispatching())))
+
+  it.effect("suppressions hold by address or @domain, whether added before enrollment or while the sequence runs", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(START)
+      const seeded = yield* seedSequence({ recipients: ["ana@cliente.cl", "beto@tarde.cl", "carla@bloqueado.cl"], authorize: null })
+      const sql = yield* SqlClient.SqlClient
+      const suppress = (address: string) =>
+        sql`INSERT INTO suppressions (workspace_id, address, reason, source, at)
+          VALUES (${seeded.workspaceId}, ${address}, 'blocked_domain', 'operator', now())`
+      yield* suppress("@Bloqueado.cl")
+      const digests = yield* digestsOf(seeded.sequenceId)
+      yield* authorize({
+        workspaceId: seeded.workspaceId,
+        sequenceId: seeded.sequenceId,
+        version: 1,
+        content: digests.contentDigest,
+        recipients: digests.recipientsDigest,
+        count: 3
+      })
+      yield* (yield* Dispatcher).tick()
+      yield* suppress("@tarde.cl")
+      yield* driveUntil(START + DAY)
+      assert.deepStrictEqual((yield* sentMessages(seeded.grantId)).map((m) => m.to[0]?.email), ["ana@cliente.cl"])
+      const [ana, beto] = seeded.personIds
+      assert.deepStrictEqual(yield* enrollmentStates(seeded.sequenceId), { [ana ?? ""]: "completed", [beto ?? ""]: "suppressed" })
+      assert.strictEqual(yield* sequenceStatus(seeded.sequenceId), "completed")
     }).pipe(Effect.provide(dispatching())))
 
   it.effect("only an authorized version is sent: a ledger row for another version (or other content) sends nothing", () =>

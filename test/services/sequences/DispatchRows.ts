@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import { SequenceDefinition } from "../../../schema/catalog/Sequences.ts"
-import { contentDigest, definitionText, recipientsDigest } from "../../../services/catalog/sequences/Digest.ts"
+import { contentDigest, definitionText, type DigestedRecipient, recipientsDigest } from "../../../services/catalog/sequences/Digest.ts"
 
 const id = (prefix: string) => `${prefix}${randomBytes(5).toString("hex")}`
 const decodeDefinition = Schema.decodeUnknownSync(SequenceDefinition)
@@ -64,7 +64,7 @@ export const seedSequence = (spec: SequenceSpec) =>
         ...spec.settings
       }
     })
-    const recipients = spec.recipients.map((email, position) => ({
+    const recipients = spec.recipients.map((email, position): DigestedRecipient => ({
       position,
       personId: id("pe_"),
       email,

@@ -22,12 +22,18 @@ const CORE = [
   "context_create",
   "context_update",
   "usage",
-  "account_get"
+  "account_get",
+  "sequence_create",
+  "sequence_update",
+  "sequence_recipients_set",
+  "sequence_preview",
+  "sequence_get",
+  "sequence_preflight"
 ]
 const SESSION = ["board_read", "selection_update"]
 
 describe("the Brein catalog", () => {
-  it("holds the 16 core tools and the 2 session tools, and only the session tools are internal", () => {
+  it("holds the 22 core tools and the 2 session tools, and only the session tools are internal", () => {
     assert.deepStrictEqual(ids(catalogTools), [...CORE, ...SESSION].sort())
     assert.deepStrictEqual(ids(catalogTools.filter((t) => t.spec.external === false)), [...SESSION].sort())
   })
@@ -39,14 +45,14 @@ describe("the Brein catalog", () => {
     }
   })
 
-  it(`shows at most ${MAX_VISIBLE_TOOLS} tools on each stage's belt, with room left for the sequences and Mercado`, () => {
+  it(`shows at most ${MAX_VISIBLE_TOOLS} tools on each stage's belt, with room left for Mercado`, () => {
     for (const stage of STAGES) {
       const belt = catalogTools.filter((t) => t.spec.stages.includes(stage))
       assert.isAtMost(belt.length, MAX_VISIBLE_TOOLS, stage)
     }
     const onBelt = (stage: (typeof STAGES)[number]) => ids(catalogTools.filter((t) => t.spec.stages.includes(stage)))
     assert.deepStrictEqual(onBelt("buscando"), ["board_read", "context_get", "context_retrieve", "selection_update", "usage"])
-    // con_lista: the base tools, lists, reveal, enrich, CRM and the selection; the six sequence tools join it next (18 in all)
-    assert.strictEqual(onBelt("con_lista").length, 11)
+    // con_lista: the base tools, lists, reveal, enrich, CRM, the selection and the six sequence tools
+    assert.strictEqual(onBelt("con_lista").length, 17)
   })
 })

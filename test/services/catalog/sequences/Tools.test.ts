@@ -1,0 +1,272 @@
+import { SqlClient } from "@effect/sql"
+import { assert, layer } from "@effect/vitest"
+import { Effect, Schema } from "effect"
+import { ListSaveOutput } from "../../../../schema/catalog/Empresas.ts"
+import { SequenceDefinition } from "../../../../schema/catalog/Sequences.ts"
+import {
+  PreflightResult,
+  RecipientsSetOutput,
+  SequenceCreateOutput,
+  SequenceGetOutput,
+  SequencePreviewOutput
+} from "../../../../schema/catalog/SequenceTools.ts"
+import { recipientsDigest } from "../../../../services/catalog/sequences/Digest.ts"
+import { renderMessage } from "../../../../services/catalog/sequences/Render.ts"
+import { SequenceStore } from "../../../../services/catalog/sequences/SequenceStore.ts"
+import { Suppressions } from "../../../../services/catalog/sequences/Suppressions.ts"
+import { as, call, definitionFor, failure, peopleWithEmail, reveal, Seeded, workspaceWithMailbox } from "./Fixtures.ts"
+
+const created = as(SequenceCreateOutput)
+
+layer(Seeded, { timeout: 120_000 })("secuencias tools", (it) => {
+  it.effect("create answers a draft at version 1; update bumps the version and the content digest; only a draft is edited", () =>
+    Effect.gen(function* () {
+      const { principal, mailbox } = yield* workspaceWithMailbox()
+      const first = created(yield* call(principal, "sequence_create", definitionFor(mailbox.id)))
+      assert.deepStrictEqual([first.status, first.version, first.steps], ["draft", 1, 2])
+      const again = created(yield* call(principal, "sequence_update", { sequence_id: first.sequence_id, name: "Prospección Q4 v2" }))
+      assert.strictEqual(again.version, 2)
+      assert.notStrictEqual(again.content_digest, first.content_digest)
+      assert.strictEqual(again.recipients_digest, first.recipients_digest)
+      const got = as(SequenceGetOutput)(yield* call(principal, "sequence_get", { sequence_id: first.sequence_id }))
+      assert.deepStrictEqual([got.definition.name, got.version, got.status, got.latest_preflight], ["Prospección Q4 v2", 2, "draft", null])
+      assert.strictEqual(got.mailbox.email, "ventas@acme.example")
+
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`UPDATE sequences SET status = 'active' WHERE id = ${first.sequence_id}`
+      const refused = yield* failure(principal, "sequence_update", { sequence_id: first.sequence_id, name: "otra" })
+      assert.deepStrictEqual([refused.tag, refused.reason], ["SequenceConflict", "not_draft"])
+      const someone = yield* peopleWithEmail("CL", 1)
+      const recipients = yield* failure(principal, "sequence_recipients_set", {
+        sequence_id: first.sequence_id,
+        person_ids: someone.map((p) => p.id)
+      })
+      assert.deepStrictEqual([recipients.tag, recipients.reason], ["SequenceConflict", "not_draft"])
+      const after = as(SequenceGetOutput)(yield* call(principal, "sequence_get", { sequence_id: first.sequence_id }))
+      assert.deepStrictEqual([after.version, after.definition.name], [2, "Prospección Q4 v2"])
+
+      const duplicate = yield* failure(principal, "sequence_create", definitionFor(mailbox.id, "Prospección Q4 v2"))
+      assert.deepStrictEqual([duplicate.tag, duplicate.reason], ["SequenceConflict", "duplicate_name"])
+      assert.include(duplicate.message, "Prospección Q4 v2")
+    }))
+
+  it.effect("bad input is refused with a typed error and nothing is written", () =>
+    Effect.gen(function* () {
+      const { principal, mailbox } = yield* workspaceWithMailbox()
+      const other = yield* workspaceWithMailbox()
+      const good = definitionFor(mailbox.id)
+      const unknown = yield* failure(principal, "sequence_create", { ...good, mailbox_id: "mb_nothere" })
+      assert.deepStrictEqual([unknown.tag, unknown.kind], ["SequenceNotFound", "mailbox"])
+      const foreign = yield* failure(principal, "sequence_create", { ...good, mailbox_id: other.mailbox.id })
+      assert.deepStrictEqual([foreign.tag, foreign.kind], ["SequenceNotFound", "mailbox"])
+      const step = good.steps[0]
+      const tooMany = yield* failure(principal, "sequence_create", {
+        ...good,
+        steps: Array.from({ length: 11 }, (_, i) => ({ ...step, id: `s${i}`, delay: i === 0 ? 0 : 1 }))
+      })
+      assert.deepStrictEqual([tooMany.tag, tooMany.paths], ["InvalidInput", ["input.steps"]])
+      const unit = yield* failure(principal, "sequence_create", { ...good, steps: [{ ...step, delay_unit: "weeks" }] })
+      assert.deepStrictEqual([unit.tag, unit.paths], ["InvalidInput", ["input.steps.0.delay_unit"]])
+      const delayed = yield* failure(principal, "sequence_create", { ...good, steps: [{ ...step, delay: 2 }] })
+      assert.deepStrictEqual([delayed.tag, delayed.paths], ["InvalidInput", ["input.steps.0.delay"]])
+      const zone = yield* failure(principal, "sequence_create", {
+        ...good,
+        settings: { ...good.settings, window: { ...good.settings.window, timezone: "Mars/Base" } }
+      })
+      assert.deepStrictEqual([zone.tag, zone.paths], ["InvalidInput", ["input.settings.window.timezone"]])
+      const missing = yield* failure(principal, "sequence_get", { sequence_id: "sq_nothere" })
+      assert.deepStrictEqual([missing.tag, missing.kind], ["SequenceNotFound", "sequence"])
+      const sql = yield* SqlClient.SqlClient
+      const rows = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM sequences WHERE workspace_id = ${principal.workspaceId}`
+      assert.strictEqual(rows[0]?.n, 0)
+
+      const theirs = created(yield* call(other.principal, "sequence_create", definitionFor(other.mailbox.id)))
+      const notMine = yield* failure(principal, "sequence_get", { sequence_id: theirs.sequence_id })
+      assert.strictEqual(notMine.tag, "SequenceNotFound")
+    }))
+
+  it.effect("recipients from a list: unrevealed and suppressed people are kept and reported, the digest covers them", () =>
+    Effect.gen(function* () {
+      const { principal, mailbox } = yield* workspaceWithMailbox()
+      const seq = created(yield* call(principal, "sequence_create", definitionFor(mailbox.id)))
+      const cl = yield* peopleWithEmail("CL", 5)
+      const mx = yield* peopleWithEmail("MX", 2)
+      const all = [...cl, ...mx]
+      yield* reveal(principal, all.slice(0, 6).map((p) => p.id))
+      const suppressions = yield* Suppressions
+      yield* suppressions.add(principal.workspaceId, all[0]?.email ?? "", "unsubscribed", "test")
+      const blockedDomain = (all[1]?.email ?? "").slice((all[1]?.email ?? "").indexOf("@"))
+      yield* suppressions.add(principal.workspaceId, blockedDomain, "blocked_domain", "test")
+      const list = as(ListSaveOutput)(yield* call(principal, "list_save", { name: "objetivo", kind: "people", ids: all.map((p) => p.id) }))
+
+      const response = yield* call(principal, "sequence_recipients_set", {
+        sequence_id: seq.sequence_id,
+        list_id: list.list_id,
+        lawful_basis: "legitimate_interest"
+      })
+      const set = as(RecipientsSetOutput)(response)
+      const sameDomain = all.filter((p) => p.email.endsWith(blockedDomain) && p !== all[0] && all.indexOf(p) < 6).length
+      assert.strictEqual(set.total, 7)
+      assert.strictEqual(set.no_email, 1)
+      assert.strictEqual(set.suppressed, 1 + sameDomain)
+      assert.strictEqual(set.sendable, 6 - 1 - sameDomain)
+      assert.strictEqual(set.version, 2)
+      assert.deepStrictEqual(set.by_country, { CL: 5, MX: 2 })
+      assert.deepStrictEqual(set.excluded.find((e) => e.person_id === all[0]?.id)?.reason, "unsubscribed")
+      assert.deepStrictEqual(set.excluded.find((e) => e.person_id === all[1]?.id)?.reason, "blocked_domain")
+      assert.deepStrictEqual(set.excluded.find((e) => e.person_id === all[6]?.id), {
+        person_id: all[6]?.id ?? "",
+        full_name: set.excluded.find((e) => e.person_id === all[6]?.id)?.full_name ?? "",
+        email: null,
+        reason: "no_email"
+      })
+      assert.strictEqual(set.source, `list:${list.list_id} (objetivo)`)
+      const revealAction = response.next_actions?.find((a) => a.tool === "people_reveal")
+      assert.deepStrictEqual(revealAction?.input, { person_ids: [all[6]?.id] })
+
+      const stored = yield* (yield* SequenceStore).recipients(seq.sequence_id)
+      assert.deepStrictEqual(stored.map((r) => r.personId), all.map((p) => p.id))
+      assert.strictEqual(recipientsDigest(stored), set.recipients_digest)
+      assert.isTrue(stored.every((r) => r.lawfulBasis === "legitimate_interest"))
+      assert.strictEqual(stored[0]?.fields["first_name"]?.length !== 0, true)
+
+      const other = yield* workspaceWithMailbox()
+      const foreignList = yield* failure(other.principal, "sequence_recipients_set", {
+        sequence_id: created(yield* call(other.principal, "sequence_create", definitionFor(other.mailbox.id))).sequence_id,
+        list_id: list.list_id
+      })
+      assert.deepStrictEqual([foreignList.tag, foreignList.kind], ["RecordNotFound", "list"])
+    }))
+
+  it.effect("recipients from ids: an unknown id changes nothing", () =>
+    Effect.gen(function* () {
+      const { principal, mailbox } = yield* workspaceWithMailbox()
+      const seq = created(yield* call(principal, "sequence_create", definitionFor(mailbox.id)))
+      const people = yield* peopleWithEmail("CL", 3)
+      yield* reveal(principal, people.map((p) => p.id))
+      const ids = people.map((p) => p.id)
+      const set = as(RecipientsSetOutput)(
+        yield* call(principal, "sequence_recipients_set", {
+          sequence_id: seq.sequence_id,
+          person_ids: [...ids, ids[0]],
+          lawful_basis: "consent"
+        })
+      )
+      assert.deepStrictEqual([set.total, set.sendable, set.duplicates_removed, set.source], [3, 3, 1, "brein directory (people ids)"])
+      const refused = yield* failure(principal, "sequence_recipients_set", {
+        sequence_id: seq.sequence_id,
+        person_ids: ["pe_unknown1", ids[0]]
+      })
+      assert.strictEqual(refused.tag, "RecordNotFound")
+      const got = as(SequenceGetOutput)(yield* call(principal, "sequence_get", { sequence_id: seq.sequence_id }))
+      assert.deepStrictEqual([got.version, got.recipients_digest, got.recipients.total], [set.version, set.recipients_digest, 3])
+    }))
+
+  it.effect("preview is deterministic, equals renderMessage and reports missing variables, unresolved tokens and empty subjects", () =>
+    Effect.gen(function* () {
+      const { principal, mailbox } = yield* workspaceWithMailbox()
+      const base = definitionFor(mailbox.id)
+      const seq = created(yield* call(principal, "sequence_create", base))
+      const people = yield* peopleWithEmail("CL", 5)
+      yield* reveal(principal, people.slice(0, 4).map((p) => p.id))
+      yield* call(principal, "sequence_recipients_set", {
+        sequence_id: seq.sequence_id,
+        person_ids: people.map((p) => p.id),
+        lawful_basis: "consent"
+      })
+      yield* call(principal, "sequence_update", {
+        sequence_id: seq.sequence_id,
+        steps: [base.steps[0], { ...base.steps[1], subject: "", body: "Escribo a {{email}} {{frist_name}} {{unsubscribe}}", variants: [] }]
+      })
+      const input = { sequence_id: seq.sequence_id, limit: 3 }
+      const first = as(SequencePreviewOutput)(yield* call(principal, "sequence_preview", input))
+      const twice = as(SequencePreviewOutput)(yield* call(principal, "sequence_preview", input))
+      assert.deepStrictEqual(first, twice)
+      assert.strictEqual(first.messages.length, 6)
+      assert.strictEqual(first.total_recipients, 5)
+      const next = as(SequencePreviewOutput)(yield* call(principal, "sequence_preview", { ...input, cursor: first.cursor }))
+      assert.strictEqual(next.messages.length, 4)
+      assert.isNull(next.cursor)
+      const messages = [...first.messages, ...next.messages]
+      assert.deepStrictEqual([...new Set(messages.map((m) => m.recipient_id))], people.map((p) => p.id))
+
+      const definition = Schema.decodeUnknownSync(SequenceDefinition)(
+        as(SequenceGetOutput)(yield* call(principal, "sequence_get", { sequence_id: seq.sequence_id })).definition
+      )
+      const stored = yield* (yield* SequenceStore).recipients(seq.sequence_id)
+      for (const m of messages) {
+        const step = definition.steps.find((s) => s.id === m.step_id)
+        const r = stored.find((s) => s.personId === m.recipient_id)
+        assert.isDefined(step)
+        assert.isDefined(r)
+        if (step === undefined || r === undefined) continue
+        const rendered = renderMessage({
+          sequenceId: seq.sequence_id,
+          step,
+          recipient: { id: r.personId, fields: r.fields },
+          settings: definition.settings
+        })
+        assert.deepStrictEqual([m.subject, m.body, m.variant, m.missing, m.unresolved, m.links], [
+          rendered.subject,
+          rendered.body,
+          rendered.variant,
+          rendered.missing,
+          rendered.unresolved,
+          rendered.links
+        ])
+      }
+      const second = messages.filter((m) => m.step_id === "s2")
+      assert.isTrue(second.every((m) => m.empty_subject && m.unresolved.includes("{{frist_name}}")))
+      assert.deepStrictEqual(second.filter((m) => m.missing.includes("email")).map((m) => m.recipient_id), [people[4]?.id])
+      assert.strictEqual(second.find((m) => m.recipient_id === people[4]?.id)?.sendable, false)
+      assert.deepStrictEqual([first.empty_subjects, first.with_unresolved], [3, 3])
+      const one = as(SequencePreviewOutput)(yield* call(principal, "sequence_preview", { ...input, step_id: "s1" }))
+      assert.isTrue(one.messages.every((m) => m.step_id === "s1"))
+      const wrongStep = yield* failure(principal, "sequence_preview", { ...input, step_id: "s9" })
+      assert.deepStrictEqual([wrongStep.tag, wrongStep.paths], ["InvalidInput", ["input.step_id"]])
+    }))
+
+  it.effect("preflight stores its result with the version and both digests; a blocker makes it not ok", () =>
+    Effect.gen(function* () {
+      const { principal, mailbox } = yield* workspaceWithMailbox({ dmarc: false })
+      const seq = created(yield* call(principal, "sequence_create", definitionFor(mailbox.id)))
+      const cl = yield* peopleWithEmail("CL", 2)
+      const mx = yield* peopleWithEmail("MX", 1)
+      const ids = [...cl, ...mx].map((p) => p.id)
+      yield* reveal(principal, ids)
+      const set = as(RecipientsSetOutput)(
+        yield* call(principal, "sequence_recipients_set", {
+          sequence_id: seq.sequence_id,
+          person_ids: ids,
+          lawful_basis: "legitimate_interest"
+        })
+      )
+      const passed = as(PreflightResult)(yield* call(principal, "sequence_preflight", { sequence_id: seq.sequence_id }))
+      assert.deepStrictEqual(passed.blockers, [])
+      assert.isTrue(passed.ok)
+      assert.deepStrictEqual(passed.warnings.map((w) => w.rule), ["sender_identity"])
+      assert.deepStrictEqual([passed.version, passed.recipients_digest], [set.version, set.recipients_digest])
+
+      const sql = yield* SqlClient.SqlClient
+      const rows = yield* sql<{ version: number; contentDigest: string; recipientsDigest: string; ok: boolean; rulesetVersion: string }>`
+        SELECT version, content_digest, recipients_digest, ok, ruleset_version FROM sequence_preflights WHERE id = ${passed.preflight_id}`
+      assert.deepStrictEqual(rows[0], {
+        version: passed.version,
+        contentDigest: passed.content_digest,
+        recipientsDigest: passed.recipients_digest,
+        ok: true,
+        rulesetVersion: passed.ruleset_version
+      })
+
+      yield* call(principal, "sequence_update", {
+        sequence_id: seq.sequence_id,
+        settings: { ...definitionFor(mailbox.id).settings, spacing_seconds: 5 }
+      })
+      const blocked = as(PreflightResult)(yield* call(principal, "sequence_preflight", { sequence_id: seq.sequence_id }))
+      assert.isFalse(blocked.ok)
+      assert.deepStrictEqual(blocked.blockers.map((b) => b.rule), ["volume"])
+      assert.strictEqual(blocked.version, passed.version + 1)
+      const got = as(SequenceGetOutput)(yield* call(principal, "sequence_get", { sequence_id: seq.sequence_id }))
+      assert.deepStrictEqual(got.latest_preflight, blocked)
+    }))
+})

@@ -1,0 +1,68 @@
+import { NodeContext } from "@effect/platform-node"
+import { assert, layer } from "@effect/vitest"
+import { Context, Effect, Layer, type Redacted } from "effect"
+import { freshDatabase } from "../../support/TestDatabase.ts"
+import { uniqueName } from "../../support/TestLayers.ts"
+import { databaseEnv, runBrein, tempDataDir } from "./Brein.ts"
+
+class CliDatabaseUrl extends Context.Tag("test/cli/MailboxesDatabaseUrl")<CliDatabaseUrl, Redacted.Redacted<string>>() {}
+
+const MailboxesTest = Layer.unwrapScoped(Effect.map(freshDatabase, (url) => Layer.succeed(CliDatabaseUrl, url))).pipe(
+  Layer.provideMerge(NodeContext.layer)
+)
+
+const brein = (...args: Array<string>) =>
+  Effect.gen(function* () {
+    return yield* runBrein(databaseEnv(yield* CliDatabaseUrl, yield* tempDataDir), ...args)
+  }).pipe(Effect.scoped)
+
+layer(MailboxesTest, { excludeTestServices: true, timeout: "90 seconds" })("brein mailboxes and suppressions", (it) => {
+  it.effect("add records a grant with the domain checks; list shows it; bad flags are refused", () =>
+    Effect.gen(function* () {
+      const name = uniqueName("seq")
+      assert.strictEqual((yield* brein("workspaces", "create", name)).exitCode, 0)
+      const added = yield* brein(
+        "mailboxes",
+        "add",
+        "--workspace",
+        name,
+        "--email",
+        "ventas@acme.example",
+        "--name",
+        "Ventas",
+        "--daily-cap",
+        "300",
+        "--no-dmarc"
+      )
+      assert.strictEqual(added.exitCode, 0, added.stderr)
+      assert.match(added.stdout.trim(), /^mb_[A-Za-z0-9]+$/)
+      assert.match(added.stderr, /grant grant_[A-Za-z0-9]+/)
+      const listed = yield* brein("mailboxes", "list", "--workspace", name)
+      const row = listed.stdout.split("\n").find((line) => line.startsWith(added.stdout.trim()))
+      assert.match(row ?? "", /ventas@acme\.example\s+Ventas\s+grant_\w+\s+yes\s+yes\s+no\s+300\s+30s/)
+      const again = yield* brein("mailboxes", "add", "--workspace", name, "--email", "ventas@acme.example", "--name", "Otra")
+      assert.strictEqual(again.exitCode, 1)
+      const capped = yield* brein("mailboxes", "add", "--workspace", name, "--email", "b@acme.example", "--name", "B", "--daily-cap", "900")
+      assert.notStrictEqual(capped.exitCode, 0)
+      assert.include(capped.stdout + capped.stderr, "--daily-cap must be between 1 and 700")
+
+      const suppressed = yield* brein(
+        "suppressions",
+        "add",
+        "--workspace",
+        name,
+        "--address",
+        "@competidor.example",
+        "--reason",
+        "blocked_domain"
+      )
+      assert.strictEqual(suppressed.exitCode, 0, suppressed.stderr)
+      const badReason = yield* brein("suppressions", "add", "--workspace", name, "--address", "a@b.example", "--reason", "annoying")
+      assert.notStrictEqual(badReason.exitCode, 0)
+      const mismatch = yield* brein("suppressions", "add", "--workspace", name, "--address", "a@b.example", "--reason", "blocked_domain")
+      assert.strictEqual(mismatch.exitCode, 2)
+      const list = yield* brein("suppressions", "list", "--workspace", name)
+      assert.match(list.stdout, /@competidor\.example\s+blocked_domain\s+operator/)
+      assert.notInclude(list.stdout, "a@b.example")
+    }))
+})
