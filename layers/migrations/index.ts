@@ -17,6 +17,7 @@ import mercado from "./0016_mercado.ts"
 import sequences from "./0017_sequences.ts"
 import users from "./0018_users.ts"
 import sequenceAuthorizations from "./0019_sequence_authorizations.ts"
+import sequenceSends from "./0020_sequence_sends.ts"
 
 export const migrations = {
   "0001_foundation": foundation,
@@ -37,5 +38,6 @@ export const migrations = {
   "0016_mercado": mercado,
   "0017_sequences": sequences,
   "0018_users": users,
-  "0019_sequence_authorizations": sequenceAuthorizations
+  "0019_sequence_authorizations": sequenceAuthorizations,
+  "0020_sequence_sends": sequenceSends
 }

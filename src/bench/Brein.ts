@@ -57,7 +57,20 @@ export const seedDirectory = Effect.fn("Bench.seedDirectory")(
   function* (options: BreinOptions & { readonly companies: number; readonly seed: string }) {
     const result = yield* runToEnd({
       name: "brein seed",
-      args: ["src/main.ts", "seed", "--companies", String(options.companies), "--seed", options.seed],
+      args: ["src/main.ts", "seed", "--only", "directory", "--companies", String(options.companies), "--seed", options.seed],
+      env: envFor(options)
+    })
+    if (result.exitCode !== 0) return yield* new BreinCommandFailed({ message: `seed exited ${result.exitCode}\n${result.stderr}` })
+    return result.stdout.trim()
+  }
+)
+
+/** Replaces the Mercado data set with a generated one of `awards` contracts (`brein seed --only mercado`). */
+export const seedMarket = Effect.fn("Bench.seedMarket")(
+  function* (options: BreinOptions & { readonly awards: number; readonly seed: string }) {
+    const result = yield* runToEnd({
+      name: "brein seed",
+      args: ["src/main.ts", "seed", "--only", "mercado", "--awards", String(options.awards), "--seed", options.seed],
       env: envFor(options)
     })
     if (result.exitCode !== 0) return yield* new BreinCommandFailed({ message: `seed exited ${result.exitCode}\n${result.stderr}` })

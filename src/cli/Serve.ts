@@ -2,6 +2,7 @@ import { Command } from "@effect/cli"
 import { Config, Console, Effect, Layer, Option, Redacted } from "effect"
 import { AppLive } from "../../layers/App.ts"
 import { SeedDirectoryOnStart } from "../../layers/Directory.ts"
+import { DispatcherLive } from "../../layers/Dispatch.ts"
 import { SeedMarketOnStart } from "../../layers/Mercado.ts"
 import { SyncWorker } from "../../services/sync/SyncWorker.ts"
 import { DEMO_WORKSPACE, Workspaces } from "../../services/workspace/Workspaces.ts"
@@ -65,6 +66,7 @@ const stopWorkerOnShutdown = Layer.scopedDiscard(Effect.flatMap(SyncWorker, (wor
 export const serve = Layer.mergeAll(HttpServerLive, Layer.effectDiscard(Effect.flatMap(stderrIsTerminal, announceDemo))).pipe(
   Layer.provideMerge(stopWorkerOnShutdown),
   Layer.provideMerge(SeedDirectoryOnStart),
+  Layer.provideMerge(DispatcherLive),
   Layer.provideMerge(SeedMarketOnStart)
 )
 

@@ -1,0 +1,32 @@
+import { assert, layer } from "@effect/vitest"
+import { Chunk, Effect, Layer, TestClock, TestServices } from "effect"
+import { DispatcherWorker } from "../../../layers/Dispatch.ts"
+import { mailSimulated } from "../../../layers/Mail.ts"
+import { waitUntil } from "../../support/Eventually.ts"
+import { TestDatabase } from "../../support/TestDatabase.ts"
+import { dispatcherInstance, sentMessages, START, TestDispatchSettings } from "./DispatchHarness.ts"
+import { seedSequence, sequenceStatus } from "./DispatchRows.ts"
+
+const live = <A, E, R>(effect: Effect.Effect<A, E, R>) => TestServices.provideLive(effect)
+/** The worker's loop is asleep on the test clock, waiting for the next due send. */
+const asleep = Effect.flatMap(
+  TestClock.testClock(),
+  (clock) => live(waitUntil(clock.sleeps, (sleeps) => Chunk.size(sleeps) > 0, { what: "the dispatcher going to sleep" }))
+)
+
+layer(TestDatabase)("DispatcherWorker", (it) => {
+  it.scoped("runs passes in the background as the clock moves, each when the next send is due", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(START)
+      const seeded = yield* seedSequence({ recipients: ["ana@cliente.cl", "beto@cliente.cl"], mailbox: { spacingSeconds: 40 } })
+      yield* Layer.build(DispatcherWorker.pipe(Layer.provide(dispatcherInstance), Layer.provide(TestDispatchSettings)))
+      yield* live(waitUntil(sentMessages(seeded.grantId), (all) => all.length === 1, { what: "the first send" }))
+      yield* asleep
+      yield* TestClock.adjust("39 seconds")
+      yield* asleep
+      assert.strictEqual((yield* sentMessages(seeded.grantId)).length, 1, "the mailbox's spacing holds")
+      yield* TestClock.adjust("1 second")
+      yield* live(waitUntil(sentMessages(seeded.grantId), (all) => all.length === 2, { what: "the second send" }))
+      yield* live(waitUntil(sequenceStatus(seeded.sequenceId), (status) => status === "completed", { what: "completion" }))
+    }).pipe(Effect.provide(mailSimulated({ latencyMs: 0, bounceRate: 0 }))))
+})
