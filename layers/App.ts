@@ -12,6 +12,7 @@ import { CrmToolsLive } from "./Crm.ts"
 import { DatabaseLive } from "./Database.ts"
 import { DirectoryLive } from "./Directory.ts"
 import { IndicadoresLive } from "./Indicadores.ts"
+import { MercadoLive } from "./Mercado.ts"
 import { sources } from "./Registry.ts"
 
 type Connected = typeof ConnectedLive
@@ -26,6 +27,7 @@ export const servicesOver = <const S extends ReadonlyArray<Source>, E>(
     Layer.provideMerge(CatalogLive),
     Layer.provideMerge(connected),
     Layer.provideMerge(DirectoryLive),
+    Layer.provideMerge(MercadoLive),
     Layer.provide(Layer.mergeAll(AuditStoreSql, AuditKeyLive))
   )
 

@@ -1,6 +1,7 @@
 import { CrmCatalog } from "../services/catalog/crm/Tools.ts"
 import { CuentaCatalog } from "../services/catalog/Cuenta.ts"
 import { EmpresasCatalog } from "../services/catalog/empresas/Tools.ts"
+import { MercadoCatalog } from "../services/catalog/mercado/Tools.ts"
 import { SessionCatalog } from "../services/catalog/Session.ts"
 import { CerebroCatalog } from "../services/cerebro/Tools.ts"
 import { BancoConnector } from "../services/connectors/banco/Tools.ts"
@@ -19,5 +20,6 @@ export const sources = [
   SessionCatalog,
   CerebroCatalog,
   EmpresasCatalog,
-  CrmCatalog
+  CrmCatalog,
+  MercadoCatalog
 ] as const

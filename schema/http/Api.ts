@@ -5,6 +5,7 @@ import { CrmRejected, CrmUnavailable } from "../crm/Errors.ts"
 import {
   AuditUnavailable,
   BadRequest,
+  CursorRejected,
   Forbidden,
   IdempotencyConflict,
   InsufficientCredits,
@@ -79,6 +80,7 @@ export class ToolsGroup extends HttpApiGroup.make("tools")
       .addError(InsufficientCredits)
       .addError(CrmUnavailable)
       .addError(CrmRejected)
+      .addError(CursorRejected)
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "Run a tool through the executor; every call is audited")
   )

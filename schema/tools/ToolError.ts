@@ -3,6 +3,7 @@ import { TopicConflict, TopicNotFound } from "../catalog/CerebroErrors.ts"
 import { CrmRejected, CrmUnavailable } from "../crm/Errors.ts"
 import {
   AuditUnavailable,
+  CursorRejected,
   Forbidden,
   IdempotencyConflict,
   InsufficientCredits,
@@ -36,7 +37,8 @@ export const ToolError = Schema.Union(
   TopicConflict,
   RecordNotFound,
   CrmUnavailable,
-  CrmRejected
+  CrmRejected,
+  CursorRejected
 )
 export type ToolError = typeof ToolError.Type
 
@@ -53,6 +55,7 @@ export type HandlerError =
   | RecordNotFound
   | CrmUnavailable
   | CrmRejected
+  | CursorRejected
 
 /** What the budget step may refuse a call with, before or while it is charged. */
 export type BudgetError = ReadCeilingReached | QuoteRefused | IdempotencyConflict | InsufficientCredits
