@@ -25,10 +25,20 @@ const CORE = [
   "account_get"
 ]
 const SESSION = ["board_read", "selection_update"]
+const MERCADO = [
+  "market_capabilities",
+  "market_search_suppliers",
+  "market_search_opportunities",
+  "market_search_awards",
+  "market_search_permits",
+  "market_search_risks",
+  "market_get_supplier",
+  "market_get_opportunity"
+]
 
 describe("the Brein catalog", () => {
-  it("holds the 16 core tools and the 2 session tools, and only the session tools are internal", () => {
-    assert.deepStrictEqual(ids(catalogTools), [...CORE, ...SESSION].sort())
+  it("holds the 16 core tools, 8 Mercado tools and the 2 session tools, and only the session tools are internal", () => {
+    assert.deepStrictEqual(ids(catalogTools), [...CORE, ...MERCADO, ...SESSION].sort())
     assert.deepStrictEqual(ids(catalogTools.filter((t) => t.spec.external === false)), [...SESSION].sort())
   })
 
@@ -45,7 +55,14 @@ describe("the Brein catalog", () => {
       assert.isAtMost(belt.length, MAX_VISIBLE_TOOLS, stage)
     }
     const onBelt = (stage: (typeof STAGES)[number]) => ids(catalogTools.filter((t) => t.spec.stages.includes(stage)))
-    assert.deepStrictEqual(onBelt("buscando"), ["board_read", "context_get", "context_retrieve", "selection_update", "usage"])
+    // buscando: the base tools, the selection and Mercado's searches and records (market_capabilities is on no belt:
+    // it is compiled into the turn input); the five Mercado aggregates join it next (17 in all)
+    assert.deepStrictEqual(
+      onBelt("buscando"),
+      ["board_read", "context_get", "context_retrieve", "selection_update", "usage", ...MERCADO.filter((id) => id !== "market_capabilities")]
+        .sort()
+    )
+    assert.deepStrictEqual(catalogTools.find((t) => t.spec.id === "market_capabilities")?.spec.stages, [])
     // con_lista: the base tools, lists, reveal, enrich, CRM and the selection; the six sequence tools join it next (18 in all)
     assert.strictEqual(onBelt("con_lista").length, 11)
   })
