@@ -10,7 +10,7 @@ import type { Principal } from "../../schema/Principal.ts"
 import { EXPOSURE_HEADER } from "../../schema/tools/Definition.ts"
 import { Executor } from "../../services/pipeline/Executor.ts"
 import { Registry } from "../../services/tools/Registry.ts"
-import { Gate, GateError, shallow } from "./Gate.ts"
+import { errorAnswer, Gate, GateError, shallow } from "./Gate.ts"
 import { jsonReply, type NodeBridge, type Reply, type Route } from "./NodeBridge.ts"
 
 type Endpoints = HttpApiGroup.HttpApiGroup.Endpoints<typeof ToolsGroup>
@@ -135,6 +135,8 @@ export const makeExecuteRoute = (bridge: NodeBridge) =>
       }).pipe(
         Effect.catchIf(ParseResult.isParseError, invalid),
         Effect.catchIf((error) => !isGateError(error), declared),
+        // answered here as the bridge would, so that a refusal carries the tool's headers too
+        Effect.catchAll((error) => Effect.succeed(jsonReply(errorAnswer(error)))),
         Effect.map(withHeaders(toolHeaders(id)))
       )
     }

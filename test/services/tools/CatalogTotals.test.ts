@@ -59,7 +59,14 @@ describe("the Brein catalog", () => {
     // it is compiled into the turn input); the five Mercado aggregates join it next (17 in all)
     assert.deepStrictEqual(
       onBelt("buscando"),
-      ["board_read", "context_get", "context_retrieve", "selection_update", "usage", ...MERCADO.filter((id) => id !== "market_capabilities")]
+      [
+        "board_read",
+        "context_get",
+        "context_retrieve",
+        "selection_update",
+        "usage",
+        ...MERCADO.filter((id) => id !== "market_capabilities")
+      ]
         .sort()
     )
     assert.deepStrictEqual(catalogTools.find((t) => t.spec.id === "market_capabilities")?.spec.stages, [])

@@ -39,6 +39,9 @@ layer(Seeded, { timeout: 120_000 })("mercado over HTTP", (it) => {
       const tampered = yield* execute(key, "market_search_awards", { cursor: "x.y" })
       assert.deepStrictEqual([tampered.status, tampered.exposure], [400, "abstracted"])
       assert.include(tampered.text, "\"reason\":\"tampered\"")
+      // a percent-encoded id is left to the HttpApi route, which marks its answers the same way
+      const encoded = yield* execute(key, "market%5Fsearch%5Fsuppliers", { state: "Jalisco" })
+      assert.deepStrictEqual([encoded.status, encoded.exposure, encoded.text.includes("sup_3")], [200, "abstracted", true])
       const other = yield* execute(key, "companies_search", { limit: 1 })
       assert.deepStrictEqual([other.status, other.exposure], [200, undefined])
       const otherError = yield* execute(key, "company_get", { id: "co_nothere" })

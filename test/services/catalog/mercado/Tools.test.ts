@@ -93,7 +93,8 @@ layer(MercadoTest, { timeout: 120_000 })("mercado tools", (it) => {
   it.effect("market_search_awards: newest first (ties by id), by supplier, RFC, unit, year and amount", () =>
     Effect.gen(function* () {
       const principal = yield* principalOf
-      const search = (input: object) => Effect.map(callAs(MarketSearchAwardsOutput, principal, "market_search_awards", input), (r) => r.page)
+      const search = (input: object) =>
+        Effect.map(callAs(MarketSearchAwardsOutput, principal, "market_search_awards", input), (r) => r.page)
       const all = yield* search({})
       assert.deepStrictEqual([ids(all.awards), all.total], [["aw_6", "aw_5", "aw_4", "aw_3", "aw_2", "aw_1"], 6])
       const top = all.awards[0]
@@ -121,7 +122,8 @@ layer(MercadoTest, { timeout: 120_000 })("mercado tools", (it) => {
   it.effect("market_search_awards: sealed pages cover every match once, the last page has no cursor", () =>
     Effect.gen(function* () {
       const principal = yield* principalOf
-      const search = (input: object) => Effect.map(callAs(MarketSearchAwardsOutput, principal, "market_search_awards", input), (r) => r.page)
+      const search = (input: object) =>
+        Effect.map(callAs(MarketSearchAwardsOutput, principal, "market_search_awards", input), (r) => r.page)
       const pages: Array<ReadonlyArray<string>> = []
       let page = yield* search({ limit: 2 })
       pages.push(ids(page.awards))
@@ -145,7 +147,8 @@ layer(MercadoTest, { timeout: 120_000 })("mercado tools", (it) => {
       assert.deepStrictEqual(ids(yield* permits({ state: "Nuevo Leon" })), ["pm_1"])
       assert.deepStrictEqual(ids(yield* permits({ q: "farmacias", status: "vencido" })), ["pm_3"])
       assert.deepStrictEqual(ids(yield* permits({ q: "5866" })), ["pm_1"])
-      const risks = (input: object) => Effect.map(callAs(MarketSearchRisksOutput, principal, "market_search_risks", input), (r) => r.page.risks)
+      const risks = (input: object) =>
+        Effect.map(callAs(MarketSearchRisksOutput, principal, "market_search_risks", input), (r) => r.page.risks)
       const sat = yield* risks({ list: "sat_69b" })
       assert.deepStrictEqual(sat.map((r) => [r.id, r.status, r.cleared]), [
         ["ri_1", "presunto", false],
@@ -239,7 +242,9 @@ layer(MercadoTest, { timeout: 120_000 })("mercado tools", (it) => {
       yield* sql`DELETE FROM market_dataset`
       const restore = sql`DELETE FROM market_dataset`.pipe(Effect.zipRight(insertDatasetRow), Effect.orDie)
       yield* Effect.gen(function* () {
-        for (const [tool, input] of [["market_capabilities", {}], ["market_search_suppliers", {}], ["market_get_supplier", { id: "sup_1" }]]) {
+        for (
+          const [tool, input] of [["market_capabilities", {}], ["market_search_suppliers", {}], ["market_get_supplier", { id: "sup_1" }]]
+        ) {
           const missing = yield* failure(principal, String(tool), input)
           assert.strictEqual(missing.tag, "RecordNotFound", String(tool))
           assert.include(missing.message, "no Mercado data set is loaded")
@@ -255,4 +260,3 @@ const insertDatasetRow = Effect.flatMap(
     sql`INSERT INTO market_dataset (seed, suppliers, awards, first_year, last_year, loaded_at)
       VALUES ('fixture', 4, 6, 2024, 2025, ${LOADED_AT}::timestamptz)`
 )
-
