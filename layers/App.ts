@@ -13,7 +13,7 @@ import { DatabaseLive } from "./Database.ts"
 import { DirectoryLive } from "./Directory.ts"
 import { HumansLive } from "./Humans.ts"
 import { IndicadoresLive } from "./Indicadores.ts"
-import { MarketLive } from "./Mercado.ts"
+import { MercadoLive } from "./Mercado.ts"
 import { sources } from "./Registry.ts"
 
 type Connected = typeof ConnectedLive
@@ -28,7 +28,7 @@ export const servicesOver = <const S extends ReadonlyArray<Source>, E>(
     Layer.provideMerge(CatalogLive),
     Layer.provideMerge(connected),
     Layer.provideMerge(DirectoryLive),
-    Layer.provideMerge(MarketLive),
+    Layer.provideMerge(MercadoLive),
     Layer.provide(Layer.mergeAll(AuditStoreSql, AuditKeyLive))
   )
 

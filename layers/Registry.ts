@@ -1,7 +1,7 @@
 import { CrmCatalog } from "../services/catalog/crm/Tools.ts"
 import { CuentaCatalog } from "../services/catalog/Cuenta.ts"
 import { EmpresasCatalog } from "../services/catalog/empresas/Tools.ts"
-import { MercadoAggregatesCatalog } from "../services/catalog/mercado/AggregateCatalog.ts"
+import { MercadoCatalog } from "../services/catalog/mercado/Tools.ts"
 import { SecuenciasCatalog } from "../services/catalog/sequences/Tools.ts"
 import { SessionCatalog } from "../services/catalog/Session.ts"
 import { CerebroCatalog } from "../services/cerebro/Tools.ts"
@@ -22,6 +22,6 @@ export const sources = [
   CerebroCatalog,
   EmpresasCatalog,
   CrmCatalog,
-  MercadoAggregatesCatalog,
+  MercadoCatalog,
   SecuenciasCatalog
 ] as const

@@ -180,14 +180,16 @@ export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()(
 export class RecordNotFound extends Schema.TaggedError<RecordNotFound>()(
   "RecordNotFound",
   {
-    kind: Schema.Literal("company", "person", "list", "supplier").annotations({ description: "What was looked for" }),
+    kind: Schema.Literal("company", "person", "list", "supplier", "opportunity", "market_dataset").annotations({
+      description: "What was looked for"
+    }),
     ids: Schema.Array(Schema.String).annotations({ description: "The ids not found (at most 20 shown)" }),
     message: Schema.String,
     ...Guidance
   },
   HttpApiSchema.annotations({ status: 404 })
 ) {
-  static of(kind: "company" | "person" | "list" | "supplier", ids: ReadonlyArray<string>, guidance: Guidance = {}) {
+  static of(kind: RecordNotFound["kind"], ids: ReadonlyArray<string>, guidance: Guidance = {}) {
     const shown = ids.slice(0, 20)
     const more = ids.length > shown.length ? ` and ${ids.length - shown.length} more` : ""
     return new RecordNotFound({
@@ -358,3 +360,32 @@ export class ActivationRefused extends Schema.TaggedError<ActivationRefused>()(
   },
   HttpApiSchema.annotations({ status: 409 })
 ) {}
+
+export const CursorRejection = Schema.Literal("tampered", "foreign_workspace", "stale", "other_search").annotations({
+  description: "tampered: altered or not made here; foreign_workspace: issued to another workspace; " +
+    "stale: older than 30 minutes or the data set was reloaded since; other_search: made by a search with other filters"
+})
+export type CursorRejection = typeof CursorRejection.Type
+
+const CURSOR_PROBLEM: Record<CursorRejection, string> = {
+  tampered: "the cursor was altered or was not issued by this service",
+  foreign_workspace: "the cursor was issued to another workspace",
+  stale: "the cursor expired (cursors live 30 minutes) or the data set was reloaded since it was issued",
+  other_search: "the cursor belongs to a search with other filters"
+}
+
+/** A sealed cursor refused: the search starts again from its first page. */
+export class CursorRejected extends Schema.TaggedError<CursorRejected>()(
+  "CursorRejected",
+  { reason: CursorRejection, message: Schema.String, ...Guidance },
+  HttpApiSchema.annotations({ status: 400 })
+) {
+  static of(reason: CursorRejection, toolId: string) {
+    return new CursorRejected({
+      reason,
+      message: `${CURSOR_PROBLEM[reason]}: start again from the first page (the same filters without cursor)`,
+      hint: `Call ${toolId} again without cursor, then follow the cursors it answers`,
+      next_actions: [{ tool: toolId, reason: "start again from the first page: the same filters without cursor" }]
+    })
+  }
+}

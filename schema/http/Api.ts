@@ -6,6 +6,7 @@ import { CrmRejected, CrmUnavailable } from "../crm/Errors.ts"
 import {
   AuditUnavailable,
   BadRequest,
+  CursorRejected,
   Forbidden,
   IdempotencyConflict,
   InsufficientCredits,
@@ -83,6 +84,7 @@ export class ToolsGroup extends HttpApiGroup.make("tools")
       .addError(CrmRejected)
       .addError(SequenceNotFound)
       .addError(SequenceConflict)
+      .addError(CursorRejected)
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "Run a tool through the executor; every call is audited")
   )

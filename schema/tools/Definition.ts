@@ -51,6 +51,13 @@ export const ToolIdShape = {
   catalog: /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/
 } as const
 
+export const Exposure = Schema.Literal("abstracted").annotations({
+  description: "abstracted: the answer abstracts a data set for the model; its HTTP responses carry X-Driftless-Model-Exposure"
+})
+export type Exposure = typeof Exposure.Type
+
+export const EXPOSURE_HEADER = "x-driftless-model-exposure"
+
 export const Descriptor = Schema.Struct({
   id: Schema.String,
   connector: Schema.NullOr(Schema.String),
@@ -70,7 +77,8 @@ export const Descriptor = Schema.Struct({
   quoted: Schema.Boolean,
   aggregate: Schema.Boolean.annotations({
     description: "its answer aggregates figures: it carries each total with its average and a ref to cite them"
-  })
+  }),
+  exposure: Schema.optionalWith(Exposure, { exact: true })
 })
 export type Descriptor = typeof Descriptor.Type
 

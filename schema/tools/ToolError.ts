@@ -4,6 +4,7 @@ import { SequenceConflict, SequenceNotFound } from "../catalog/SequenceErrors.ts
 import { CrmRejected, CrmUnavailable } from "../crm/Errors.ts"
 import {
   AuditUnavailable,
+  CursorRejected,
   Forbidden,
   IdempotencyConflict,
   InsufficientCredits,
@@ -39,7 +40,8 @@ export const ToolError = Schema.Union(
   CrmUnavailable,
   CrmRejected,
   SequenceNotFound,
-  SequenceConflict
+  SequenceConflict,
+  CursorRejected
 )
 export type ToolError = typeof ToolError.Type
 
@@ -58,6 +60,7 @@ export type HandlerError =
   | CrmRejected
   | SequenceNotFound
   | SequenceConflict
+  | CursorRejected
 
 /** What the budget step may refuse a call with, before or while it is charged. */
 export type BudgetError = ReadCeilingReached | QuoteRefused | IdempotencyConflict | InsufficientCredits

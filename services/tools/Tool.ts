@@ -5,7 +5,7 @@ import { InvalidInput, ToolFailed } from "../../schema/Errors.ts"
 import type { ConnectionId } from "../../schema/Ids.ts"
 import { issuesOf, MAX_ISSUES, summary } from "../../schema/Issues.ts"
 import type { CallContext, ProgressUpdate } from "../../schema/Principal.ts"
-import type { Cost, Hints, Level, Plan, Plane, Stage } from "../../schema/tools/Definition.ts"
+import type { Cost, Exposure, Hints, Level, Plan, Plane, Stage } from "../../schema/tools/Definition.ts"
 import type { EnvelopeExtras } from "../../schema/tools/Envelope.ts"
 import type { HandlerError } from "../../schema/tools/ToolError.ts"
 import { digestOf } from "../audit/Chain.ts"
@@ -61,6 +61,8 @@ export interface ToolFields<I, II, O, OI> {
   readonly quote?: (input: I) => number
   /** Its answer aggregates figures: every total comes with its average and a ref (checked by a test over the registry). */
   readonly aggregate?: boolean
+  /** How its answers reach a model: "abstracted" marks its HTTP responses (success and errors) with X-Driftless-Model-Exposure. */
+  readonly exposure?: Exposure
 }
 
 export type ToolSpec = Omit<ToolFields<unknown, unknown, unknown, unknown>, "input" | "output" | "quote" | "aggregate"> & {
@@ -218,6 +220,7 @@ const specOf = <I, II, O, OI>(plane: Plane, d: ToolFields<I, II, O, OI>): ToolSp
   stages: d.stages,
   ...(d.external === undefined ? {} : { external: d.external }),
   ...(d.scope === undefined ? {} : { scope: d.scope }),
+  ...(d.exposure === undefined ? {} : { exposure: d.exposure }),
   plane,
   quoted: d.quote !== undefined,
   aggregate: d.aggregate ?? false

@@ -7,8 +7,10 @@ import { BreinApi, ToolsGroup } from "../../schema/http/Api.ts"
 import { isToolId } from "../../schema/Ids.ts"
 import { readableIssues } from "../../schema/Issues.ts"
 import type { Principal } from "../../schema/Principal.ts"
+import { EXPOSURE_HEADER } from "../../schema/tools/Definition.ts"
 import { Executor } from "../../services/pipeline/Executor.ts"
-import { Gate, GateError, shallow } from "./Gate.ts"
+import { Registry } from "../../services/tools/Registry.ts"
+import { errorAnswer, Gate, GateError, shallow } from "./Gate.ts"
 import { jsonReply, type NodeBridge, type Reply, type Route } from "./NodeBridge.ts"
 
 type Endpoints = HttpApiGroup.HttpApiGroup.Endpoints<typeof ToolsGroup>
@@ -24,6 +26,20 @@ const endpoint = Option.getOrThrowWith(
   Option.liftPredicate(ToolsGroup.endpoints["execute"], isExecute),
   () => new Error("the HttpApi contract has no tools.execute endpoint")
 )
+
+/** The headers every answer of a tool carries, success and error alike: how its answers reach a model. */
+export const makeToolHeaders = Effect.map(
+  Registry,
+  (registry) => (id: string): Readonly<Record<string, string>> =>
+    Option.liftPredicate(id, isToolId).pipe(
+      Option.flatMap(registry.get),
+      Option.flatMap((tool) => Option.fromNullable(tool.descriptor.exposure)),
+      Option.match({ onNone: () => ({}), onSome: (exposure) => ({ [EXPOSURE_HEADER]: exposure }) })
+    )
+)
+
+const withHeaders = (headers: Readonly<Record<string, string>>) => (reply: Reply): Reply =>
+  reply instanceof Response ? reply : { ...reply, headers: { ...reply.headers, ...headers } }
 
 /** What executing a tool over HTTP does, for the thin route and the HttpApi handler alike. */
 export const makeExecute = Effect.gen(function* () {
@@ -104,20 +120,24 @@ const EXECUTE = /^\/api\/v1\/tools\/([^/%]{1,100})\/execute$/
  * statuses and headers. An id that is percent-encoded or too long is left to the HttpApi app.
  */
 export const makeExecuteRoute = (bridge: NodeBridge) =>
-  Effect.map(makeExecute, (execute): Route => ({
+  Effect.map(Effect.all([makeExecute, makeToolHeaders]), ([execute, toolHeaders]): Route => ({
     name: "/api/v1/tools/{id}/execute",
     matches: (method, path) => method === "POST" && EXECUTE.test(path),
-    handle: (request: IncomingMessage) =>
-      Effect.gen(function* () {
+    handle: (request: IncomingMessage) => {
+      const id = EXECUTE.exec(request.url?.split("?")[0] ?? "")?.[1] ?? ""
+      return Effect.gen(function* () {
         const body = yield* bridge.admit(request, { sameSite: false })
         const principal = yield* bridge.authenticate(request)
         const payload = yield* Effect.flatMap(parseBody(body), decodePayload)
         const headers = yield* decodeHeaders(request.headers)
-        const id = EXECUTE.exec(request.url?.split("?")[0] ?? "")?.[1] ?? ""
         const response: Success = yield* execute(id, payload, headers, principal)
         return jsonReply({ status: successStatus, headers: {}, body: yield* Effect.orDie(encodeSuccess(response)) })
       }).pipe(
         Effect.catchIf(ParseResult.isParseError, invalid),
-        Effect.catchIf((error) => !isGateError(error), declared)
+        Effect.catchIf((error) => !isGateError(error), declared),
+        // answered here as the bridge would, so that a refusal carries the tool's headers too
+        Effect.catchAll((error) => Effect.succeed(jsonReply(errorAnswer(error)))),
+        Effect.map(withHeaders(toolHeaders(id)))
       )
+    }
   }))

@@ -1,16 +1,17 @@
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
 import { Effect, Option } from "effect"
 import { ToolNotFound } from "../../schema/Errors.ts"
 import { BreinApi } from "../../schema/http/Api.ts"
 import { CurrentPrincipal } from "../../schema/http/Security.ts"
 import { isToolId } from "../../schema/Ids.ts"
 import { Registry } from "../../services/tools/Registry.ts"
-import { makeExecute } from "./Execute.ts"
+import { makeExecute, makeToolHeaders } from "./Execute.ts"
 
 export const ToolsLive = HttpApiBuilder.group(BreinApi, "tools", (handlers) =>
   Effect.gen(function* () {
     const registry = yield* Registry
     const execute = yield* makeExecute
+    const toolHeaders = yield* makeToolHeaders
     const documents = { tools: registry.external.map((t) => t.document) }
     return handlers
       .handle("list", () => Effect.succeed(documents))
@@ -21,5 +22,7 @@ export const ToolsLive = HttpApiBuilder.group(BreinApi, "tools", (handlers) =>
           Option.match({ onNone: () => Effect.fail(ToolNotFound.of(path.id)), onSome: (t) => Effect.succeed(t.document) })
         ))
       .handle("execute", ({ path, payload, headers }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) => execute(path.id, payload, headers, principal)))
+        HttpApp.appendPreResponseHandler((_, response) =>
+          Effect.succeed(HttpServerResponse.setHeaders(response, toolHeaders(path.id)))
+        ).pipe(Effect.zipRight(Effect.flatMap(CurrentPrincipal, (principal) => execute(path.id, payload, headers, principal)))))
   }))

@@ -1,6 +1,6 @@
-export const FAMILY = "mercado"
+import { common as mercado } from "./Paging.ts"
 
-const readHints = { readOnly: true, destructive: false, idempotent: true, openWorld: false } as const
+export { FAMILY } from "./Paging.ts"
 
-/** What the five aggregates share: read cost (the hourly ceiling), level 0, answers that sum figures. */
-export const common = { family: FAMILY, plan: "free", hints: readHints, cost: { kind: "read" }, level: 0, aggregate: true } as const
+/** What the five aggregates share with every Mercado tool, and answers that sum figures. */
+export const common = { ...mercado, aggregate: true } as const

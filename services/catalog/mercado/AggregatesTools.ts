@@ -13,7 +13,6 @@ import { amountOf, averageOf, figuresOf, ratioOf, shareOf, type Summed, sumOf } 
 import { labelOf, refOf, today } from "./AggregatesLabels.ts"
 import { sourceFor } from "./AggregatesQueries.ts"
 import { common } from "./AggregatesSpec.ts"
-import { marketGetSupplierHistory, marketScreenRisks } from "./AggregatesSupplierTools.ts"
 
 const remainder = (overall: Summed, shown: Summed): Summed => ({ n: overall.n - shown.n, cents: overall.cents - shown.cents })
 
@@ -141,12 +140,3 @@ export const marketAggregateAwards = action({
       }
     })
 })
-
-/** The five Mercado aggregates: every figure they answer (totals, averages, shares) comes with the answer's ref. */
-export const aggregateTools = [
-  marketCountSuppliers,
-  marketCompareSegments,
-  marketAggregateAwards,
-  marketGetSupplierHistory,
-  marketScreenRisks
-] as const

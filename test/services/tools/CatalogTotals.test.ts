@@ -32,6 +32,14 @@ const CORE = [
 ]
 const SESSION = ["board_read", "selection_update"]
 const MERCADO = [
+  "market_capabilities",
+  "market_search_suppliers",
+  "market_search_opportunities",
+  "market_search_awards",
+  "market_search_permits",
+  "market_search_risks",
+  "market_get_supplier",
+  "market_get_opportunity",
   "market_count_suppliers",
   "market_compare_segments",
   "market_aggregate_awards",
@@ -40,7 +48,9 @@ const MERCADO = [
 ]
 
 describe("the Brein catalog", () => {
-  it("holds the 22 core tools, the 5 Mercado aggregates and the 2 session tools, and only the session tools are internal", () => {
+  it("holds 35 public tools (22 core, 13 Mercado) and 2 session tools, and only the session tools are internal", () => {
+    assert.strictEqual(CORE.length + MERCADO.length, 35)
+    assert.strictEqual(catalogTools.length, 37)
     assert.deepStrictEqual(ids(catalogTools), [...CORE, ...MERCADO, ...SESSION].sort())
     assert.deepStrictEqual(ids(catalogTools.filter((t) => t.spec.external === false)), [...SESSION].sort())
   })
@@ -58,19 +68,22 @@ describe("the Brein catalog", () => {
       assert.isAtMost(belt.length, MAX_VISIBLE_TOOLS, stage)
     }
     const onBelt = (stage: (typeof STAGES)[number]) => ids(catalogTools.filter((t) => t.spec.stages.includes(stage)))
-    // buscando: the 5 base tools (market_count_suppliers among them), the Mercado aggregates and the selection
-    assert.deepStrictEqual(onBelt("buscando"), [
-      "board_read",
-      "context_get",
-      "context_retrieve",
-      "market_aggregate_awards",
-      "market_compare_segments",
-      "market_count_suppliers",
-      "market_get_supplier_history",
-      "market_screen_risks",
-      "selection_update",
-      "usage"
-    ])
+    // buscando: the base tools (market_count_suppliers among them), the selection and every Mercado tool but
+    // market_capabilities, which is on no belt: it is compiled into the turn input
+    assert.deepStrictEqual(
+      onBelt("buscando"),
+      [
+        "board_read",
+        "context_get",
+        "context_retrieve",
+        "selection_update",
+        "usage",
+        ...MERCADO.filter((id) => id !== "market_capabilities")
+      ]
+        .sort()
+    )
+    assert.strictEqual(onBelt("buscando").length, 17)
+    assert.deepStrictEqual(catalogTools.find((t) => t.spec.id === "market_capabilities")?.spec.stages, [])
     // con_lista: the base tools, lists, reveal, enrich, CRM, the selection and the six sequence tools
     assert.strictEqual(onBelt("con_lista").length, 18)
     assert.include(onBelt("con_lista"), "market_count_suppliers")

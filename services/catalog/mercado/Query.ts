@@ -1,0 +1,78 @@
+import type { Schema } from "effect"
+import { COUNT_CAP } from "../../../schema/catalog/Empresas.ts"
+import type { Position } from "./SealedCursor.ts"
+
+/** A condition with `?` for each of its parameters, in order. */
+export interface Clause {
+  readonly sql: string
+  readonly params: ReadonlyArray<unknown>
+}
+
+export interface Query {
+  readonly text: string
+  readonly params: ReadonlyArray<unknown>
+}
+
+export const when = <A>(value: A | undefined, sql: string, ...more: ReadonlyArray<A>): Clause | undefined =>
+  value === undefined ? undefined : { sql, params: [value, ...more] }
+
+/** Each folded word as a substring of `columns` (any of them): a trigram index answers a folded column. */
+export const containing = (columns: ReadonlyArray<string>, words: ReadonlyArray<string>): ReadonlyArray<Clause> =>
+  words.map((w) => ({ sql: `(${columns.map((c) => `${c} LIKE ?`).join(" OR ")})`, params: columns.map(() => `%${w}%`) }))
+
+/**
+ * A search over a Mercado table, ordered for keyset pages: by `order.at` (a date, newest first) then id
+ * descending, or by id ascending when `order.at` is null. `countFrom` is the table alone, for the count.
+ */
+export interface Order {
+  readonly at: string | null
+  readonly id: string
+}
+
+export interface Search<F, Row extends { readonly id: string }> {
+  readonly columns: string
+  readonly from: string
+  readonly countFrom: string
+  readonly order: Order
+  readonly where: (filter: F) => ReadonlyArray<Clause | undefined>
+  readonly row: Schema.Schema<Row, Row>
+  readonly positionOf: (row: Row) => Position
+}
+
+const build = (clauses: ReadonlyArray<Clause | undefined>) => {
+  const params: Array<unknown> = []
+  const parts = clauses.flatMap((clause) => {
+    if (clause === undefined) return []
+    let next = 0
+    return [clause.sql.replace(/\?/g, () => {
+      params.push(clause.params[next++])
+      return `$${params.length}`
+    })]
+  })
+  return { where: parts.length === 0 ? "" : ` WHERE ${parts.join(" AND ")}`, params }
+}
+
+const after = (order: Order, at: Position | undefined): Clause | undefined => {
+  if (at === undefined) return undefined
+  return order.at === null || at.at === null
+    ? { sql: `${order.id} > ?`, params: [at.id] }
+    : { sql: `(${order.at}, ${order.id}) < (?::date, ?)`, params: [at.at, at.id] }
+}
+
+/** One page after `at`: `limit + 1` rows, the last one only says more follow. */
+export const pageQuery = <F, Row extends { readonly id: string }>(
+  search: Search<F, Row>,
+  filter: F,
+  at: Position | undefined,
+  limit: number
+): Query => {
+  const { params, where } = build([...search.where(filter), after(search.order, at)])
+  const order = search.order.at === null ? `${search.order.id}` : `${search.order.at} DESC, ${search.order.id} DESC`
+  return { text: `SELECT ${search.columns} FROM ${search.from}${where} ORDER BY ${order} LIMIT ${limit + 1}`, params }
+}
+
+/** The rows matching, counted up to one past COUNT_CAP. */
+export const countQuery = <F, Row extends { readonly id: string }>(search: Search<F, Row>, filter: F): Query => {
+  const { params, where } = build(search.where(filter))
+  return { text: `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${search.countFrom}${where} LIMIT ${COUNT_CAP + 1}) matches`, params }
+}
