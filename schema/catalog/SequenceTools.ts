@@ -197,6 +197,15 @@ export const SequenceGetOutput = Schema.Struct({
   latest_preflight: Schema.NullOr(PreflightResult).annotations({
     description: "The last preflight run; current only when its version equals the sequence's"
   }),
+  delivery: Schema.Struct({
+    enrollments: Schema.Record({ key: Schema.String, value: Schema.Int }).annotations({
+      description: "Recipients enrolled in this version by state (active, completed, replied, bounced, unsubscribed, suppressed, failed)"
+    }),
+    sends: Schema.Record({ key: Schema.String, value: Schema.Int }).annotations({
+      description: "Messages of this version by state (pending, sending, sent, cancelled, failed)"
+    }),
+    last_sent_at: Schema.NullOr(Schema.String)
+  }).annotations({ description: "How far the dispatcher got with this version (empty before a person activates it)" }),
   created_at: Schema.String,
   updated_at: Schema.String,
   activated_at: Schema.NullOr(Schema.String)

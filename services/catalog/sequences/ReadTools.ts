@@ -88,7 +88,8 @@ export const sequenceGet = action({
   id: "sequence_get",
   label: "Ver secuencia",
   description: "A sequence of the workspace: its definition, status, version and digests, its sender mailbox, a summary of its " +
-    "recipients (sendable, without email, suppressed, by country) and its latest preflight.",
+    "recipients (sendable, without email, suppressed, by country), its latest preflight, and once a person activated it, " +
+    "its delivery: recipients and messages by state.",
   hints: reads,
   input: SequenceGetInput,
   output: SequenceGetOutput,
@@ -96,8 +97,10 @@ export const sequenceGet = action({
     Effect.gen(function* () {
       const record = yield* sequenceOf(ctx.principal.workspaceId, input.sequence_id)
       const mailbox = yield* mailboxOf(ctx.principal.workspaceId, record.definition.mailbox_id)
-      const recipients = yield* (yield* SequenceStore).recipients(record.id)
+      const store = yield* SequenceStore
+      const recipients = yield* store.recipients(record.id)
       const latest = yield* (yield* Preflights).latest(record.id)
+      const delivery = yield* store.delivery(record.id, record.version)
       return {
         sequence_id: record.id,
         ref: `sequence:${record.id}@v${record.version}`,
@@ -109,6 +112,11 @@ export const sequenceGet = action({
         mailbox: { id: mailbox.id, email: mailbox.email, display_name: mailbox.displayName },
         recipients: countRecipients(recipients),
         latest_preflight: Option.getOrNull(latest),
+        delivery: {
+          enrollments: delivery.enrollments,
+          sends: delivery.sends,
+          last_sent_at: delivery.lastSentAt?.toISOString() ?? null
+        },
         created_at: record.createdAt.toISOString(),
         updated_at: record.updatedAt.toISOString(),
         activated_at: record.activatedAt?.toISOString() ?? null

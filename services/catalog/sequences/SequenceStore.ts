@@ -46,6 +46,13 @@ const notDraft = (record: SequenceRecord) =>
     hint: "Create a new sequence (sequence_create) for new content or recipients; an active one is paused by a person, not a tool"
   })
 
+const Counts = Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Int }))
+const decodeDelivery = Schema.decodeUnknown(Schema.Array(Schema.Struct({
+  enrollments: Counts,
+  sends: Counts,
+  lastSentAt: Schema.NullOr(Schema.DateFromSelf)
+})))
+
 /** Sequences and their recipients: every change of content or recipients bumps the version and recomputes its digest. */
 export class SequenceStore extends Effect.Service<SequenceStore>()("brein/catalog/sequences/SequenceStore", {
   effect: Effect.gen(function* () {
@@ -157,6 +164,20 @@ export class SequenceStore extends Effect.Service<SequenceStore>()("brein/catalo
       )
     })
 
-    return { create, find, update, setRecipients, recipients }
+    /** How far the dispatcher got with a version: its enrollments and its sends, counted by state, and the last send. */
+    const delivery = Effect.fn("SequenceStore.delivery")(function* (sequenceId: string, version: number) {
+      const [counted] = yield* sql`SELECT
+          (SELECT coalesce(json_object_agg(state, n), '{}')::text FROM (SELECT state, count(*)::int AS n
+             FROM sequence_enrollments WHERE sequence_id = ${sequenceId} AND version = ${version} GROUP BY state) e) AS enrollments,
+          (SELECT coalesce(json_object_agg(state, n), '{}')::text FROM (SELECT state, count(*)::int AS n
+             FROM sequence_sends WHERE sequence_id = ${sequenceId} AND version = ${version} GROUP BY state) s) AS sends,
+          (SELECT max(sent_at) FROM sequence_sends WHERE sequence_id = ${sequenceId} AND version = ${version}) AS last_sent_at`.pipe(
+        Effect.flatMap(decodeDelivery),
+        Effect.orDie
+      )
+      return counted ?? (yield* Effect.dieMessage("delivery counts returned no row"))
+    })
+
+    return { create, find, update, setRecipients, recipients, delivery }
   })
 }) {}

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
-import { Effect, TestClock } from "effect"
+import { Effect, Layer, TestClock } from "effect"
+import { SequenceStore } from "../../../services/catalog/sequences/SequenceStore.ts"
 import { Dispatcher } from "../../../services/sequences/Dispatcher.ts"
 import { MailFault, MailSimulatorControl } from "../../../services/simulators/mail/MailSimulatorServer.ts"
 import { TestDatabase } from "../../support/TestDatabase.ts"
@@ -126,7 +127,12 @@ layer(TestDatabase)("Dispatcher", (it) => {
       assert.deepStrictEqual(yield* enrollmentStates(seeded.sequenceId), { [bounced ?? ""]: "bounced", [ana ?? ""]: "completed" })
       assert.deepStrictEqual(yield* suppressionsOf(seeded.workspaceId), [["rebote@bounce.example.com", "bounced"]])
       assert.include((yield* sendStates(seeded.sequenceId)).map(([, s]) => s), "cancelled")
-    }).pipe(Effect.provide(dispatching())))
+      // what sequence_get shows of it: recipients and messages of the version by state
+      const delivery = yield* Effect.flatMap(SequenceStore, (store) => store.delivery(seeded.sequenceId, seeded.version))
+      assert.deepStrictEqual(delivery.enrollments, { bounced: 1, completed: 1 })
+      assert.deepStrictEqual(delivery.sends, { sent: 3, cancelled: 1 })
+      assert.strictEqual(delivery.lastSentAt?.getTime(), (all[2]?.date ?? 0) * 1000)
+    }).pipe(Effect.provide(Layer.merge(dispatching(), SequenceStore.Default))))
 
   it.effect("a reply stops the rest of the steps (without suppressing the address)", () =>
     Effect.gen(function* () {

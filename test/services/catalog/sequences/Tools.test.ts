@@ -31,6 +31,11 @@ layer(Seeded, { timeout: 120_000 })("secuencias tools", (it) => {
       const got = as(SequenceGetOutput)(yield* call(principal, "sequence_get", { sequence_id: first.sequence_id }))
       assert.deepStrictEqual([got.definition.name, got.version, got.status, got.latest_preflight], ["Prospección Q4 v2", 2, "draft", null])
       assert.strictEqual(got.mailbox.email, "ventas@acme.example")
+      assert.deepStrictEqual(
+        got.delivery,
+        { enrollments: {}, sends: {}, last_sent_at: null },
+        "nothing is sent before a person activates it"
+      )
 
       const sql = yield* SqlClient.SqlClient
       yield* sql`UPDATE sequences SET status = 'active' WHERE id = ${first.sequence_id}`
