@@ -119,7 +119,16 @@ export const awards: Search<AwardFilter, typeof AwardRow.Type> = {
     when(f.contractType, "a.contract_type = ?")
   ],
   row: AwardRow,
-  positionOf: (row) => ({ at: row.signed_on, id: row.id })
+  positionOf: (row) => ({ at: row.signed_on, id: row.id }),
+  summed: (f) =>
+    [f.supplierId, f.rfc, f.opportunityId, f.unit, f.signedFrom, f.signedTo, f.amountMin, f.amountMax].some((v) => v !== undefined)
+      ? undefined
+      : [
+        when(f.state, "state = ?"),
+        when(f.year, "year = ?"),
+        when(f.procedureType, "procedure_type = ?"),
+        when(f.contractType, "contract_type = ?")
+      ]
 }
 
 export interface PermitFilter {

@@ -54,6 +54,9 @@ export const insertMercado = Effect.gen(function* () {
         'activo', 'MX-CMX', 2025, 'adjudicacion_directa', 'adquisiciones', 'no_mipyme'),
       ('aw_6', 'op_5', 'sup_1', 'un_2', 'C-0006', 'Suministro de lubricantes', 450000, 'MXN', '2025-02-15', '2025-03-01', '2025-12-31',
         'activo', 'MX-CMX', 2025, 'adjudicacion_directa', 'adquisiciones', 'mediana');
+    INSERT INTO market_award_rollup (state, year, contract_type, procedure_type, supplier_size, awards, amount, suppliers)
+      SELECT state, year, contract_type, procedure_type, supplier_size, count(*), sum(amount), count(DISTINCT supplier_id)
+      FROM market_awards GROUP BY state, year, contract_type, procedure_type, supplier_size;
     INSERT INTO market_permits (id, number, kind, authority, holder_rfc, holder_name, supplier_id, state, status, issued_on, expires_on) VALUES
       ('pm_1', 'PL/5866/EXP/ES/2015', 'cre_petroliferos', 'CRE', '${RFC.norte}', 'Combustibles del Norte SA de CV', 'sup_4', 'MX-NLE',
         'vigente', '2015-06-01', NULL),
