@@ -37,7 +37,13 @@ export const guardedPlace = <const Code extends string>(
     decode: (text, _, ast) => {
       const code = byKey.get(fold(text))
       return code === undefined
-        ? ParseResult.fail(new ParseResult.Type(ast, text, `unknown ${short ?? accepted}`))
+        ? ParseResult.fail(
+          new ParseResult.Type(
+            ast,
+            text,
+            short === undefined ? `${JSON.stringify(text.slice(0, 40))} is not ${accepted}` : `unknown ${short}`
+          )
+        )
         : ParseResult.succeed(code)
     },
     encode: ParseResult.succeed

@@ -43,7 +43,7 @@ describe("geography", () => {
 
   it("an unknown state is refused with the list of what is accepted", () => {
     const message = leftMessage(decode(MexicoState)("Texas"))
-    assert.include(message, "unknown a state of Mexico")
+    assert.include(message, "is not a state of Mexico")
     assert.include(message, "MX-JAL (Jalisco)")
     assert.include(message, "MX-CMX (Ciudad de México)")
     assert.isTrue(Either.isLeft(decode(MexicoState)("CL-RM")))

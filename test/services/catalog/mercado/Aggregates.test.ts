@@ -223,7 +223,7 @@ layer(MercadoFixtures, { timeout: 120_000 })("Mercado aggregates", (it) => {
       const principal = yield* principalNow
       const state = yield* failure(principal, "market_aggregate_awards", { group_by: "state", states: ["MX-JAL", "Texas"] })
       assert.deepStrictEqual([state.tag, state.paths], ["InvalidInput", ["input.states.1"]])
-      assert.include(state.message, "unknown a state of Mexico")
+      assert.include(state.message, "is not a state of Mexico")
       const countState = yield* failure(principal, "market_count_suppliers", { states: ["MX-XXX"] })
       assert.deepStrictEqual(countState.paths, ["input.states.0"])
       const one = yield* failure(principal, "market_compare_segments", { segments: [{ states: ["MX-JAL"] }] })

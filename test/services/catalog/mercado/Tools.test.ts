@@ -218,7 +218,7 @@ layer(MercadoTest, { timeout: 120_000 })("mercado tools", (it) => {
       const principal = yield* principalOf
       const state = yield* failure(principal, "market_search_suppliers", { state: "MX-XXX" })
       assert.deepStrictEqual([state.tag, state.paths], ["InvalidInput", ["input.state"]])
-      assert.include(state.message, "unknown a state of Mexico")
+      assert.include(state.message, "is not a state of Mexico")
       const rfc = yield* failure(principal, "market_search_awards", { rfc: "CNA0503141I5" })
       assert.deepStrictEqual([rfc.tag, rfc.paths], ["InvalidInput", ["input.rfc"]])
       assert.include(rfc.message, "check character")
