@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { MexicoState, MexicoStateCode } from "../geo/MexicoStates.ts"
 import { Rfc } from "../tax/Rfc.ts"
+import { SectorInput } from "./MarketSectors.ts"
 import {
   AwardStatus,
   cased,
@@ -38,13 +39,12 @@ const Clave = cased(
   })
 )
 const Agency = cased("upper", Schema.String.pipe(Schema.minLength(2), Schema.maxLength(20)))
-const Sector = cased("lower", Schema.String.pipe(Schema.minLength(2), Schema.maxLength(60)))
 
 export const MarketSearchSuppliersInput = Schema.Struct({
   q: Words("Words of the supplier's name; case and accents are ignored (construccion finds Construcción)"),
   state: optional(MexicoState, "Only suppliers of this state"),
   size: optional(SupplierSize, "Only this size"),
-  sector: optional(Sector, "Only this sector (market_capabilities lists them)"),
+  sector: optional(SectorInput, "Only this sector (market_capabilities lists them)"),
   rfc: optional(Rfc, "The supplier with this RFC"),
   has_risk: optional(
     Schema.Boolean,

@@ -1,26 +1,11 @@
 import { Schema } from "effect"
 import { MexicoState } from "../geo/MexicoStates.ts"
+import { SectorInput } from "./MarketSectors.ts"
 
-/** The enumerations of the Mercado tables (the CHECKs of migration 0016). */
-export const SupplierSize = Schema.Literal("micro", "pequena", "mediana", "no_mipyme")
-export const Persona = Schema.Literal("moral", "fisica")
-export const ContractType = Schema.Literal("adquisiciones", "servicios", "obra_publica", "servicios_obra", "arrendamientos")
-export const ProcedureType = Schema.Literal("licitacion_publica", "invitacion_tres", "adjudicacion_directa")
-export const SupplierStatus = Schema.Literal("habilitado", "inhabilitado", "suspendido")
-export const RiskList = Schema.Literal("sat_69b", "sat_69", "sancion")
-export const RiskStatus = Schema.Literal(
-  "presunto",
-  "desvirtuado",
-  "definitivo",
-  "sentencia_favorable",
-  "firmes",
-  "exigibles",
-  "no_localizados",
-  "cancelados",
-  "sentencias",
-  "multa",
-  "inhabilitacion"
-)
+import { ContractType, Persona, ProcedureType, RiskList, RiskStatus, SupplierSize, SupplierStatus } from "./MercadoFields.ts"
+
+/** The enumerations of the Mercado tables (the CHECKs of migration 0016), one definition for every Mercado tool. */
+export { ContractType, Persona, ProcedureType, RiskList, RiskStatus, SupplierSize, SupplierStatus }
 export const Severity = Schema.Literal("critical", "high", "medium", "info")
 export type Severity = typeof Severity.Type
 
@@ -51,10 +36,6 @@ export const SupplierId = Schema.String.pipe(Schema.minLength(1), Schema.maxLeng
   description: "A supplier's id, as market_search_suppliers answers it"
 })
 
-const Sector = Schema.Trim.pipe(Schema.minLength(2), Schema.maxLength(80)).annotations({
-  message: () => ({ message: "expected 2 to 80 characters", override: true })
-})
-
 export const Top = (max: number, fallback: number, what: string) =>
   Schema.optionalWith(
     Schema.Int.pipe(Schema.between(1, max)).annotations({
@@ -72,7 +53,7 @@ export const AwardFilterFields = {
   procedure_types: listOf(ProcedureType, 3, "Only these procedure types"),
   year_from: optional(Year, "Only awards signed in this year or later"),
   year_to: optional(Year, "Only awards signed in this year or earlier"),
-  sector: optional(Sector, "Only awards to suppliers of this sector (exactly as the supplier records name it)")
+  sector: optional(SectorInput, "Only awards to suppliers of this sector (market_capabilities lists them)")
 }
 
 export const yearRange = (input: { readonly year_from?: number; readonly year_to?: number }) =>
@@ -103,7 +84,7 @@ export const CountSuppliersInput = Schema.Struct({
   states: listOf(MexicoState, 32, "Only suppliers registered in these states (ISO code, INEGI number, name or alias)"),
   sizes: listOf(SupplierSize, 4, "Only suppliers of these sizes"),
   persona: optional(Persona, "Only personas morales (companies) or físicas (individuals)"),
-  sector: optional(Sector, "Only suppliers of this sector (exactly as the supplier records name it)"),
+  sector: optional(SectorInput, "Only suppliers of this sector (market_capabilities lists them)"),
   awarded_from: optional(Year, "Only suppliers with an award signed in this year or later; award figures count those years only"),
   awarded_to: optional(Year, "Only suppliers with an award signed in this year or earlier; award figures count those years only"),
   has_risk: optional(

@@ -22,8 +22,16 @@ export const SUPPLIERS = [
     size: "pequena",
     sector: "construccion"
   },
-  { id: "sup_3", rfc: "JUNS6106155I6", persona: "fisica", name: "Juan Núñez Soto", state: "MX-CMX", size: "micro", sector: "servicios" },
-  { id: "sup_4", rfc: "MAPS490702UMA", persona: "fisica", name: "María Pérez Sánchez", state: "MX-NLE", size: "micro", sector: "salud" },
+  { id: "sup_3", rfc: "JUNS6106155I6", persona: "fisica", name: "Juan Núñez Soto", state: "MX-CMX", size: "micro", sector: "consultoria" },
+  {
+    id: "sup_4",
+    rfc: "MAPS490702UMA",
+    persona: "fisica",
+    name: "María Pérez Sánchez",
+    state: "MX-NLE",
+    size: "micro",
+    sector: "medicamentos"
+  },
   {
     id: "sup_5",
     rfc: "LNO050314277",
@@ -31,7 +39,7 @@ export const SUPPLIERS = [
     name: "Laboratorios del Norte",
     state: "MX-NLE",
     size: "no_mipyme",
-    sector: "salud"
+    sector: "medicamentos"
   },
   {
     id: "sup_6",
@@ -40,7 +48,7 @@ export const SUPPLIERS = [
     name: "Oscar Estrada Mena",
     state: "MX-YUC",
     size: "pequena",
-    sector: "servicios"
+    sector: "consultoria"
   }
 ] as const
 

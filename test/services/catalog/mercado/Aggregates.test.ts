@@ -105,7 +105,7 @@ layer(MercadoFixtures, { timeout: 120_000 })("Mercado aggregates", (it) => {
           assert.deepStrictEqual([fromAwards.source, fromAwards.n, fromAwards.total, fromAwards.average], ["awards", 0, 0, null])
           assert.deepStrictEqual([fromAwards.groups, fromAwards.other, fromAwards.groups_total], [[], null, 0])
           assert.include(response.hint ?? "", "No awards match")
-          const bySector = aggregate(yield* call(principal, "market_aggregate_awards", { group_by: "state", sector: "salud" }))
+          const bySector = aggregate(yield* call(principal, "market_aggregate_awards", { group_by: "state", sector: "medicamentos" }))
           assert.strictEqual(bySector.source, "awards")
           assert.deepStrictEqual([bySector.n, bySector.total], [4, 3230000.01])
         }), () => Effect.orDie(sql`DELETE FROM market_award_rollup WHERE state = 'MX-YUC'`))
@@ -139,7 +139,7 @@ layer(MercadoFixtures, { timeout: 120_000 })("Mercado aggregates", (it) => {
         segments: [
           { label: "Obra en Jalisco", states: ["MX-JAL"], contract_types: ["obra_publica"] },
           { label: "Nuevo León 2023", states: ["Nuevo Leon"], year_from: 2023, year_to: 2023 },
-          { sector: "salud" },
+          { sector: "medicamentos" },
           { label: "Yucatán", states: ["31"] }
         ]
       })

@@ -22,9 +22,9 @@ export const insertMercado = Effect.gen(function* () {
   yield* sql.unsafe(`
     INSERT INTO market_suppliers (id, rfc, persona, name, state, size, status, rupc_folio, sector, registered_on) VALUES
       ('sup_1', '${RFC.nandu}', 'moral', 'Constructora Ñandú SA de CV', 'MX-JAL', 'mediana', 'habilitado', 'R-1001', 'construccion', '2010-05-01'),
-      ('sup_2', '${RFC.bajio}', 'moral', 'Servicios Médicos del Bajío SA de CV', 'MX-GUA', 'pequena', 'habilitado', NULL, 'salud', '2012-02-03'),
+      ('sup_2', '${RFC.bajio}', 'moral', 'Servicios Médicos del Bajío SA de CV', 'MX-GUA', 'pequena', 'habilitado', NULL, 'medicamentos', '2012-02-03'),
       ('sup_3', '${RFC.perez}', 'fisica', 'Juan Pérez Soto', 'MX-JAL', 'micro', 'habilitado', NULL, 'construccion', '2015-07-09'),
-      ('sup_4', '${RFC.norte}', 'moral', 'Combustibles del Norte SA de CV', 'MX-NLE', 'no_mipyme', 'habilitado', 'R-2002', 'energia', '2001-01-15');
+      ('sup_4', '${RFC.norte}', 'moral', 'Combustibles del Norte SA de CV', 'MX-NLE', 'no_mipyme', 'habilitado', 'R-2002', 'combustibles', '2001-01-15');
     INSERT INTO market_units (id, clave, name, agency, agency_name, government, state) VALUES
       ('un_1', '019GYR047', 'Coordinación de Abastecimiento Jalisco', 'IMSS', 'Instituto Mexicano del Seguro Social', 'APF', 'MX-JAL'),
       ('un_2', '006E00001', 'Dirección de Recursos Materiales', 'SAT', 'Servicio de Administración Tributaria', 'APF', 'MX-CMX');

@@ -36,8 +36,8 @@ layer(MercadoTest, { timeout: 120_000 })("mercado tools", (it) => {
       assert.deepStrictEqual(page.risk_lists, [{ value: "sat_69b", count: 3 }, { value: "sancion", count: 1 }])
       assert.deepStrictEqual(page.sectors, [
         { value: "construccion", count: 2 },
-        { value: "energia", count: 1 },
-        { value: "salud", count: 1 }
+        { value: "combustibles", count: 1 },
+        { value: "medicamentos", count: 1 }
       ])
       assert.strictEqual(page.permit_kinds.length, 3)
       assert.include(page.tools.map((t) => t.tool), "market_search_awards")
@@ -213,12 +213,19 @@ layer(MercadoTest, { timeout: 120_000 })("mercado tools", (it) => {
       assert.include(missing.error._tag === "RecordNotFound" ? missing.error.hint ?? "" : "", "market_search_opportunities")
     }))
 
-  it.effect("bad input: an unknown state, an RFC with a wrong check character, a limit out of range, reversed dates", () =>
+  it.effect("bad input: an unknown state or sector, an RFC with a wrong check character, a limit out of range, reversed dates", () =>
     Effect.gen(function* () {
       const principal = yield* principalOf
       const state = yield* failure(principal, "market_search_suppliers", { state: "MX-XXX" })
       assert.deepStrictEqual([state.tag, state.paths], ["InvalidInput", ["input.state"]])
       assert.include(state.message, "is not a state of Mexico")
+      for (
+        const [tool, input] of [["market_search_suppliers", { sector: "salud" }], ["market_count_suppliers", { sector: "Salud" }]] as const
+      ) {
+        const sector = yield* failure(principal, tool, input)
+        assert.deepStrictEqual([sector.tag, sector.paths], ["InvalidInput", ["input.sector"]], tool)
+        assert.include(sector.message, "expected a sector: one of medicamentos, equipo_medico", tool)
+      }
       const rfc = yield* failure(principal, "market_search_awards", { rfc: "CNA0503141I5" })
       assert.deepStrictEqual([rfc.tag, rfc.paths], ["InvalidInput", ["input.rfc"]])
       assert.include(rfc.message, "check character")
