@@ -12,6 +12,7 @@ import { companiesCount, companiesPage, type CompanyFilter } from "../../service
 import { makePrng, type NonEmpty } from "../../services/upstream/Prng.ts"
 import { createKey, seedDirectory, serveBrein } from "./Brein.ts"
 import { freePort } from "./Children.ts"
+import { latencies, latencyRow, toolPoster } from "./Latency.ts"
 import { sharedDatabase } from "./SharedDatabase.ts"
 
 /** The issue's goal: a search's p50 at most this many times the raw SQL of the same page. */
@@ -54,16 +55,6 @@ const searches = (count: number) => {
   })
 }
 
-const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0
-const summary = (samples: ReadonlyArray<number>) => {
-  const sorted = [...samples].sort((a, b) => a - b)
-  return { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), mean: sorted.reduce((a, b) => a + b, 0) / sorted.length }
-}
-const row = (label: string, s: ReturnType<typeof summary>) =>
-  `  ${label.padEnd(48)} p50 ${s.p50.toFixed(2).padStart(7)} ms   p99 ${s.p99.toFixed(2).padStart(7)} ms   mean ${
-    s.mean.toFixed(2).padStart(7)
-  } ms`
-
 const program = Effect.gen(function* () {
   const { databaseUrl, requests, sizes } = yield* settings
   const database = yield* sharedDatabase(databaseUrl)
@@ -79,25 +70,8 @@ const program = Effect.gen(function* () {
   yield* serveBrein({ databaseUrl: database.url, dataDir, port, nodeFlags: ["--max-semi-space-size=64"] })
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
   yield* Effect.addFinalizer(() => Effect.sync(() => agent.destroy()))
-  const post = (body: string) =>
-    new Promise<string>((resolve, reject) => {
-      const request = http.request(`http://127.0.0.1:${port}/api/v1/tools/companies_search/execute`, {
-        method: "POST",
-        agent,
-        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), authorization: `Bearer ${key}` }
-      }, (response) => {
-        const chunks: Array<Buffer> = []
-        response.on("data", (chunk: Buffer) => chunks.push(chunk))
-        response.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8")
-          if (response.statusCode === 200 && text.includes("\"companies\"")) resolve(text)
-          else reject(new Error(`companies_search answered ${response.statusCode}: ${text.slice(0, 300)}`))
-        })
-        response.on("error", reject)
-      })
-      request.on("error", reject)
-      request.end(body)
-    })
+  const poster = toolPoster(port, key, agent)
+  const post = (body: string) => poster("companies_search", body, (text) => text.includes("\"companies\""))
   const timed = (run: () => Promise<unknown>) => Effect.map(Effect.timed(Effect.promise(run)), ([d]) => Duration.toMillis(d))
 
   const all = searches(requests)
@@ -130,13 +104,13 @@ const program = Effect.gen(function* () {
       rawMs.push(yield* timed(() => pageAndCount(s)))
       pageMs.push(yield* timed(() => page(s)))
     }
-    const brein = summary(breinMs)
-    const raw = summary(rawMs)
+    const brein = latencies(breinMs)
+    const raw = latencies(rawMs)
     const ratio = brein.p50 / raw.p50
     yield* Console.log([
-      row("brein HTTP companies_search (+ auth, audit)", brein),
-      row("raw SQL: the same page and its capped count", raw),
-      row("raw SQL: the page alone", summary(pageMs)),
+      latencyRow("  brein HTTP companies_search (+ auth, audit)", brein, 50),
+      latencyRow("  raw SQL: the same page and its capped count", raw, 50),
+      latencyRow("  raw SQL: the page alone", latencies(pageMs), 50),
       `  ratio brein/raw: p50 ${ratio.toFixed(1)}× (goal ≤ ${GOAL_RATIO}×: ${ratio <= GOAL_RATIO ? "met" : "MISSED"}), p99 ${
         (brein.p99 / raw.p99).toFixed(1)
       }×`,

@@ -13,6 +13,7 @@ import { awards } from "../../services/catalog/mercado/Searches.ts"
 import { makePrng, type NonEmpty } from "../../services/upstream/Prng.ts"
 import { createKey, seedMarket, serveBrein } from "./Brein.ts"
 import { freePort } from "./Children.ts"
+import { latencies, latencyRow, toolPoster } from "./Latency.ts"
 import { sharedDatabase } from "./SharedDatabase.ts"
 
 /** The issue's goal: a Mercado tool's p50 over HTTP at most this many times the raw SQL of the same question. */
@@ -73,16 +74,6 @@ const searches = (count: number): ReadonlyArray<Question> => {
   })
 }
 
-const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0
-const summary = (samples: ReadonlyArray<number>) => {
-  const sorted = [...samples].sort((a, b) => a - b)
-  return { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), mean: sorted.reduce((a, b) => a + b, 0) / sorted.length }
-}
-const row = (label: string, s: ReturnType<typeof summary>) =>
-  `    ${label.padEnd(44)} p50 ${s.p50.toFixed(2).padStart(7)} ms   p99 ${s.p99.toFixed(2).padStart(7)} ms   mean ${
-    s.mean.toFixed(2).padStart(7)
-  } ms`
-
 const program = Effect.gen(function* () {
   const { databaseUrl, requests, sizes } = yield* settings
   const database = yield* sharedDatabase(databaseUrl)
@@ -98,25 +89,7 @@ const program = Effect.gen(function* () {
   yield* serveBrein({ databaseUrl: database.url, dataDir, port, nodeFlags: ["--max-semi-space-size=64"] })
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
   yield* Effect.addFinalizer(() => Effect.sync(() => agent.destroy()))
-  const post = (tool: string, body: string) =>
-    new Promise<string>((resolve, reject) => {
-      const request = http.request(`http://127.0.0.1:${port}/api/v1/tools/${tool}/execute`, {
-        method: "POST",
-        agent,
-        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), authorization: `Bearer ${key}` }
-      }, (response) => {
-        const chunks: Array<Buffer> = []
-        response.on("data", (chunk: Buffer) => chunks.push(chunk))
-        response.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8")
-          if (response.statusCode === 200) resolve(text)
-          else reject(new Error(`${tool} answered ${response.statusCode}: ${text.slice(0, 300)}`))
-        })
-        response.on("error", reject)
-      })
-      request.on("error", reject)
-      request.end(body)
-    })
+  const post = toolPoster(port, key, agent)
   const timed = (run: () => Promise<unknown>) => Effect.map(Effect.timed(Effect.promise(run)), ([d]) => Duration.toMillis(d))
   const raw = (q: Question) => Promise.all(q.raw.map((sql, i) => clients[i % clients.length]!.query(sql.text, [...sql.params])))
   const call = (q: Question) => post(q.tool, JSON.stringify({ input: q.input }))
@@ -141,13 +114,13 @@ const program = Effect.gen(function* () {
         breinMs.push(yield* timed(() => call(q)))
         rawMs.push(yield* timed(() => raw(q)))
       }
-      const brein = summary(breinMs)
-      const base = summary(rawMs)
+      const brein = latencies(breinMs)
+      const base = latencies(rawMs)
       const ratio = brein.p50 / base.p50
       yield* Console.log([
         `  ${questions[0]!.tool}`,
-        row("brein HTTP (+ auth, read ceiling, audit)", brein),
-        row("raw SQL of the same question", base),
+        latencyRow("    brein HTTP (+ auth, read ceiling, audit)", brein),
+        latencyRow("    raw SQL of the same question", base),
         `    ratio brein/raw: p50 ${ratio.toFixed(1)}× (goal ≤ ${GOAL_RATIO}×: ${ratio <= GOAL_RATIO ? "met" : "MISSED"}), p99 ${
           (brein.p99 / base.p99).toFixed(1)
         }×`
