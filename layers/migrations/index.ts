@@ -18,6 +18,7 @@ import sequences from "./0017_sequences.ts"
 import users from "./0018_users.ts"
 import sequenceAuthorizations from "./0019_sequence_authorizations.ts"
 import sequenceSends from "./0020_sequence_sends.ts"
+import workSessions from "./0021_work_sessions.ts"
 
 export const migrations = {
   "0001_foundation": foundation,
@@ -39,5 +40,6 @@ export const migrations = {
   "0017_sequences": sequences,
   "0018_users": users,
   "0019_sequence_authorizations": sequenceAuthorizations,
-  "0020_sequence_sends": sequenceSends
+  "0020_sequence_sends": sequenceSends,
+  "0021_work_sessions": workSessions
 }

@@ -3,6 +3,8 @@ import type { ModelNotConfigured, ModelUnavailable } from "../../schema/luna/Lun
 import type { ModelReply, ModelRequest } from "../../schema/luna/Model.ts"
 
 export interface ModelGatewayApi {
+  /** Fails when no model is configured, saying how to configure one: checked before a turn starts. */
+  readonly ready: Effect.Effect<void, ModelNotConfigured>
   /** One model call: the primary model, and the fallback when the primary fails (never around a whole turn: that would re-run tools). */
   readonly complete: (request: ModelRequest) => Effect.Effect<ModelReply, ModelUnavailable | ModelNotConfigured>
 }

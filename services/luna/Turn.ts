@@ -1,0 +1,180 @@
+import { Effect, Either, Schema } from "effect"
+import { ChangeStage, CONTROL, DeclareLimit, ProposeDecision } from "../../schema/luna/Control.ts"
+import type { ModelMessage, ModelToolCall } from "../../schema/luna/Model.ts"
+import type { Outcome, TurnMetrics } from "../../schema/luna/Outcome.ts"
+import type { Stage } from "../../schema/tools/Definition.ts"
+import type { RegistryApi } from "../tools/Registry.ts"
+import { stripRefTokens } from "./anchors/Validate.ts"
+import { beltOf, stageAfter } from "./Belts.ts"
+import type { ModelGatewayApi } from "./ModelGateway.ts"
+import { narrate } from "./Narrate.ts"
+import { callTool, type ToolCalls } from "./ToolStep.ts"
+import { type CitableResult, functionsOf } from "./TurnInput.ts"
+
+/** The most model calls one turn makes; past it the turn ends as a limit. */
+export const MAX_STEPS = 8
+
+export interface TurnContext extends ToolCalls {
+  readonly registry: RegistryApi
+  readonly gateway: ModelGatewayApi
+  /** Puts a result's records on the board (the chat's, for this session). */
+  readonly show: (result: CitableResult) => Effect.Effect<void>
+}
+
+interface State {
+  readonly stage: Stage
+  readonly messages: ReadonlyArray<ModelMessage>
+  readonly results: ReadonlyArray<CitableResult>
+  readonly nextRef: number
+  readonly metrics: TurnMetrics
+}
+
+export interface TurnStart {
+  readonly stage: Stage
+  readonly messages: ReadonlyArray<ModelMessage>
+  /** Every citable result of the session so far (earlier turns, the Mercado coverage). */
+  readonly results: ReadonlyArray<CitableResult>
+  readonly nextRef: number
+}
+
+export interface TurnEnd {
+  readonly outcome: Outcome
+  readonly metrics: TurnMetrics
+}
+
+const decodeControl = <A, I>(schema: Schema.Schema<A, I>) => Schema.decodeUnknownEither(Schema.parseJson(schema))
+const decodeDecision = decodeControl(ProposeDecision)
+const decodeLimit = decodeControl(DeclareLimit)
+const decodeStage = decodeControl(ChangeStage)
+
+const toolReply = (call: ModelToolCall, content: string): ModelMessage => ({ role: "tool", tool_call_id: call.id, content })
+const problem = (message: string) => JSON.stringify({ error: { tag: "InvalidInput", message } })
+
+type Step = { readonly _tag: "next"; readonly state: State } | { readonly _tag: "end"; readonly end: TurnEnd }
+
+/** One model step: the model answers, its calls run in order; a control function or a text ends the turn. */
+const step = (context: TurnContext, state: State): Effect.Effect<Step> =>
+  Effect.gen(function* () {
+    const belt = beltOf(context.registry.tools, state.stage)
+    const replied = yield* Effect.either(context.gateway.complete({ messages: state.messages, functions: functionsOf(belt) }))
+    const metrics = { ...state.metrics, steps: state.metrics.steps + 1 }
+    if (Either.isLeft(replied)) {
+      const outcome: Outcome = {
+        kind: "limite",
+        tipo: "modelo_no_disponible",
+        detalle: replied.left.message,
+        redirect: { tool: null, message: "Intenta de nuevo en unos minutos." }
+      }
+      return { _tag: "end", end: { outcome, metrics } } as const
+    }
+    const reply = replied.right
+    const seen = { ...metrics, models: [...metrics.models, reply.model] }
+    if (reply.tool_calls.length === 0) {
+      const narration = reply.content ?? ""
+      const narrated = yield* narrate(context.gateway, state.messages, narration, state.results)
+      const kind = seen.tool_calls > 0 ? "cierre" : "responder"
+      yield* context.emit([{
+        type: "message.assistant",
+        text: stripRefTokens(narrated.narration),
+        narration: narrated.narration,
+        attempt: narrated.attempts.length
+      }])
+      const end: TurnEnd = {
+        outcome: { kind, text: stripRefTokens(narrated.narration), partial: narrated.partial },
+        metrics: { ...seen, attempts: narrated.attempts, models: [...seen.models, ...narrated.models] }
+      }
+      return { _tag: "end", end } as const
+    }
+    let current: State = {
+      ...state,
+      metrics: seen,
+      messages: [...state.messages, { role: "assistant", content: reply.content, tool_calls: reply.tool_calls }]
+    }
+    for (const call of reply.tool_calls) {
+      const handled = yield* control(context, current, call, belt.map((t) => t.descriptor.id))
+      if (handled._tag === "end") return handled
+      if (handled._tag === "next") {
+        current = handled.state
+        continue
+      }
+      const ref = `r${current.nextRef}`
+      const done = yield* callTool(context, belt, current.stage, call, ref)
+      const after = done.result === null ? current.stage : stageAfter(call.tool, current.stage)
+      if (done.result !== null) yield* context.show(done.result)
+      if (after !== current.stage) {
+        yield* context.emit([{ type: "stage.changed", from: current.stage, to: after, reason: `${call.tool} answered` }])
+      }
+      current = {
+        stage: after,
+        messages: [...current.messages, toolReply(call, done.reply)],
+        results: done.result === null ? current.results : [...current.results, done.result],
+        nextRef: done.result === null ? current.nextRef : current.nextRef + 1,
+        metrics: {
+          ...current.metrics,
+          tool_calls: current.metrics.tool_calls + 1,
+          belt_violations: current.metrics.belt_violations + (done.outOfBelt ? 1 : 0)
+        }
+      }
+    }
+    return { _tag: "next", state: current } as const
+  })
+
+/** The loop's own functions: propose a decision, declare a limit, change stage. Anything else is a tool. */
+const control = (
+  context: TurnContext,
+  state: State,
+  call: ModelToolCall,
+  visible: ReadonlyArray<string>
+): Effect.Effect<Step | { readonly _tag: "tool" }> =>
+  Effect.gen(function* () {
+    const answer = (content: string, changes: Partial<State> = {}): Step => ({
+      _tag: "next",
+      state: { ...state, ...changes, messages: [...state.messages, toolReply(call, content)] }
+    })
+    switch (call.tool) {
+      case CONTROL.decision: {
+        const decoded = decodeDecision(call.arguments)
+        if (Either.isLeft(decoded)) return answer(problem(`${CONTROL.decision}: ${decoded.left.message}`))
+        if (!visible.includes(decoded.right.tool)) {
+          return answer(problem(`${decoded.right.tool.slice(0, 100)} is not among the tools of stage ${state.stage}`))
+        }
+        const { input, summary, tool } = decoded.right
+        return { _tag: "end", end: { outcome: { kind: "proponer_decision", tool, input, summary }, metrics: state.metrics } }
+      }
+      case CONTROL.limit: {
+        const decoded = decodeLimit(call.arguments)
+        if (Either.isLeft(decoded)) return answer(problem(`${CONTROL.limit}: ${decoded.left.message}`))
+        const { detalle, redirect_message, redirect_tool, tipo } = decoded.right
+        const known = redirect_tool !== null && context.registry.tools.some((t) => t.descriptor.id === redirect_tool)
+        yield* context.emit([{ type: "message.assistant", text: `${detalle} ${redirect_message}`, narration: `${detalle} ${redirect_message}`, attempt: 1 }])
+        const outcome: Outcome = { kind: "limite", tipo, detalle, redirect: { tool: known ? redirect_tool : null, message: redirect_message } }
+        return { _tag: "end", end: { outcome, metrics: state.metrics } }
+      }
+      case CONTROL.stage: {
+        const decoded = decodeStage(call.arguments)
+        if (Either.isLeft(decoded)) return answer(problem(`${CONTROL.stage}: ${decoded.left.message}`))
+        if (decoded.right.stage === state.stage) return answer(JSON.stringify({ stage: state.stage }))
+        yield* context.emit([{ type: "stage.changed", from: state.stage, to: decoded.right.stage, reason: decoded.right.reason }])
+        return answer(JSON.stringify({ stage: decoded.right.stage }), { stage: decoded.right.stage })
+      }
+      default:
+        return { _tag: "tool" } as const
+    }
+  })
+
+/** Runs one turn to its one outcome: model steps until a close, a control function or the step cap. */
+export const runTurn = Effect.fn("Luna.turn")(function* (context: TurnContext, start: TurnStart) {
+  let state: State = { ...start, metrics: { steps: 0, tool_calls: 0, belt_violations: 0, attempts: [], models: [] } }
+  while (state.metrics.steps < MAX_STEPS) {
+    const next = yield* step(context, state)
+    if (next._tag === "end") return next.end
+    state = next.state
+  }
+  const outcome: Outcome = {
+    kind: "limite",
+    tipo: "pasos_agotados",
+    detalle: `El turno llegó a su tope de ${MAX_STEPS} pasos.`,
+    redirect: { tool: null, message: "Dime cómo seguir y continúo desde estos resultados." }
+  }
+  return { outcome, metrics: state.metrics } satisfies TurnEnd
+})
