@@ -35,6 +35,7 @@ export type ModelFunction = typeof ModelFunction.Type
 export interface ModelRequest {
   readonly messages: ReadonlyArray<ModelMessage>
   readonly functions: ReadonlyArray<ModelFunction>
+  readonly temperature?: number
 }
 
 export const ModelUsage = Schema.Struct({ prompt_tokens: Schema.Int, completion_tokens: Schema.Int })
