@@ -28,7 +28,10 @@ export const CHAT_POLICY_DEFAULTS: ChatPolicy = {
   retryAfterCap: Duration.seconds(10)
 }
 
-/** One endpoint did not answer. `retryable`: a 429, a 5xx, a timeout or a dropped connection, which may pass. */
+/**
+ * One endpoint did not answer. `retryable`: a 429, a 5xx or a dropped connection, which may pass. A timeout is
+ * not retried: another full wait would hold the turn for minutes, so the fallback is tried at once.
+ */
 export class ChatCallFailed extends Data.TaggedError("ChatCallFailed")<{
   readonly model: string
   readonly reason: "status" | "timeout" | "transport" | "body"
@@ -124,7 +127,7 @@ export const makeChatCompletions = Effect.fn("ChatCompletions.make")(function* (
       Effect.flatMap(read(failed)),
       Effect.timeoutFail({
         duration: policy.timeout,
-        onTimeout: () => failed({ reason: "timeout", retryable: true, detail: `no answer within ${Duration.format(policy.timeout)}` })
+        onTimeout: () => failed({ reason: "timeout", retryable: false, detail: `no answer within ${Duration.format(policy.timeout)}` })
       }),
       Effect.tapError((failure) =>
         Effect.logWarning("model call failed").pipe(

@@ -85,7 +85,8 @@ export const makeModelGatewayHttp = Effect.fn("ModelGatewayHttp.make")(function*
       )
   })
 
-  return ModelGateway.of({ complete })
+  const ready = endpoints.length === 0 ? Effect.fail(ModelNotConfigured.default) : Effect.void
+  return ModelGateway.of({ ready, complete })
 })
 
 export const ModelGatewayHttp = {

@@ -211,7 +211,7 @@ describe("ModelGateway over chat completions", () => {
       assert.match(error.attempts[0]?.problem ?? "", /^no connection: /)
     }))
 
-  it.scoped("a model that hangs times out, is retried, and the fallback answers", () =>
+  it.scoped("a model that hangs times out once (a timeout is not retried: the turn would wait minutes) and the fallback answers", () =>
     Effect.gen(function* () {
       const server = yield* FakeModelServer.make
       yield* server.always(PRIMARY, hang)
@@ -219,13 +219,11 @@ describe("ModelGateway over chat completions", () => {
       const gateway = yield* gatewayOver(withFallback(server), { backoff: Duration.zero, timeout: Duration.seconds(60) })
       const call = yield* Effect.fork(gateway.complete(request))
       const live = Effect.withClock(Clock.make())
-      for (const n of [1, 2, 3]) {
-        yield* live(waitUntil(server.requestsFor(PRIMARY), (seen) => seen.length === n, { what: `attempt ${n} on the primary` }))
-        yield* TestClock.adjust("60 seconds")
-      }
+      yield* live(waitUntil(server.requestsFor(PRIMARY), (seen) => seen.length === 1, { what: "the call on the primary" }))
+      yield* TestClock.adjust("60 seconds")
       const reply = yield* Fiber.join(call)
       assert.deepStrictEqual([reply.model, reply.content], [FALLBACK, "Respaldo."])
-      assert.strictEqual((yield* server.requestsFor(PRIMARY)).length, 3)
+      assert.strictEqual((yield* server.requestsFor(PRIMARY)).length, 1)
     }))
 
   it.scopedLive("a body that is not a chat completion is a typed failure, not retried", () =>

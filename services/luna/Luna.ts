@@ -1,0 +1,130 @@
+import { Effect, Stream } from "effect"
+import { isTurnEnd, type LunaEvent } from "../../schema/luna/Events.ts"
+import type { Stage } from "../../schema/tools/Definition.ts"
+import { Boards } from "../catalog/Boards.ts"
+import { newId } from "../Ids.ts"
+import { Executor } from "../pipeline/Executor.ts"
+import { Registry } from "../tools/Registry.ts"
+import { boardItemsOf } from "./BoardItems.ts"
+import { beltOf } from "./Belts.ts"
+import { ModelGateway } from "./ModelGateway.ts"
+import { project } from "./Projection.ts"
+import { runTurn, type TurnContext } from "./Turn.ts"
+import { type CitableResult, historyOf, resultsOf, systemMessage } from "./TurnInput.ts"
+import { type Owner, type TurnPlace, WorkSessions } from "./WorkSessions.ts"
+import { TurnInProgress } from "../../schema/luna/Session.ts"
+
+const COVERAGE_REF = "mercado"
+
+/**
+ * Luna: runs a session's turns over the shared registry and executor. A turn runs in the service's
+ * own scope, so it finishes (and its log is complete) even when the client that started it goes away;
+ * clients read the turn from the log.
+ */
+export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
+  scoped: Effect.gen(function* () {
+    const registry = yield* Registry
+    const executor = yield* Executor
+    const gateway = yield* ModelGateway
+    const sessions = yield* WorkSessions
+    const boards = yield* Boards
+    const scope = yield* Effect.scope
+    const running = new Map<string, string>()
+
+    /** What the Mercado data set covers, compiled into a buscando turn's input (the model never calls it). */
+    const coverage = (who: Owner, sessionId: string) =>
+      executor.call("market_capabilities", {}, { surface: "luna", principal: who.principal, sessionId }).pipe(
+        Effect.map((response): CitableResult => {
+          const { meta: _meta, ...payload } = response
+          return { ref: COVERAGE_REF, toolId: "market_capabilities", payload }
+        }),
+        Effect.option
+      )
+
+    const execute = Effect.fn("Luna.execute")(function* (who: Owner, sessionId: string, place: TurnPlace, stage: Stage, text: string) {
+      const earlier = yield* sessions.events(sessionId, 0, 100_000)
+      const board = yield* boards.read(who.principal, sessionId)
+      const covered = stage === "buscando" ? yield* coverage(who, sessionId) : undefined
+      const facts = resultsOf(earlier)
+      const results = covered === undefined || covered._tag === "None" ? facts : [covered.value, ...facts]
+      const system = systemMessage({
+        stage,
+        belt: beltOf(registry.tools, stage),
+        board: { items: board.items, selected: board.selected },
+        facts,
+        coverage: covered === undefined || covered._tag === "None" ? null : covered.value
+      })
+      const context: TurnContext = {
+        registry,
+        gateway,
+        executor,
+        who,
+        sessionId,
+        emit: (bodies) => Effect.asVoid(sessions.append(sessionId, place, bodies)),
+        show: (result) => {
+          const items = boardItemsOf(result.payload)
+          return items.length === 0 ? Effect.void : Effect.asVoid(boards.show(who.principal, sessionId, items))
+        }
+      }
+      const end = yield* runTurn(context, {
+        stage,
+        messages: [system, ...historyOf(earlier), { role: "user", content: text }],
+        results,
+        nextRef: facts.length + 1
+      })
+      yield* sessions.append(sessionId, place, [{ type: "turn.completed", outcome: end.outcome, metrics: end.metrics }])
+    })
+
+    /** Starts a turn: writes its first events and runs it in the background. Answers where the turn's events start. */
+    const start = Effect.fn("Luna.start")(function* (who: Owner, sessionId: string, text: string) {
+      const session = yield* sessions.get(who, sessionId)
+      const busy = running.get(sessionId)
+      if (busy !== undefined) {
+        return yield* new TurnInProgress({
+          sessionId,
+          turnId: busy,
+          message: "this session is running a turn: one turn at a time",
+          hint: "Read the running turn from GET /api/v1/sessions/{id}/events and send the message when it ends"
+        })
+      }
+      yield* gateway.ready
+      const turnId = yield* newId("turn")
+      running.set(sessionId, turnId)
+      const place: TurnPlace = { turnId, parentTurnId: null, variant: 1 }
+      const first = yield* sessions.append(sessionId, place, [{ type: "turn.started", stage: session.stage }, {
+        type: "message.user",
+        text
+      }]).pipe(Effect.onError(() => Effect.sync(() => running.delete(sessionId))))
+      yield* execute(who, sessionId, place, session.stage, text).pipe(
+        Effect.catchAllCause((cause) =>
+          Effect.zipRight(
+            Effect.logError("a Luna turn failed", cause),
+            sessions.append(sessionId, place, [{ type: "turn.failed", error: { tag: "TurnFailed", message: "the turn stopped on an internal error" } }])
+          )
+        ),
+        Effect.ensuring(Effect.sync(() => running.delete(sessionId))),
+        Effect.forkIn(scope)
+      )
+      return { turnId, after: (first[0]?.seq ?? 1) - 1 }
+    })
+
+    /** Runs a turn and streams its events, from turn.started to its end. */
+    const turn = (who: Owner, sessionId: string, text: string): Stream.Stream<LunaEvent, Effect.Effect.Error<ReturnType<typeof start>>> =>
+      Stream.unwrap(Effect.map(start(who, sessionId, text), ({ after, turnId }) =>
+        sessions.tail(sessionId, after, (event) => isTurnEnd(event) && event.turn_id === turnId)))
+
+    /** The session's events after `after`, then live as they are written (a reader resumes with the last seq it saw). */
+    const follow = Effect.fn("Luna.follow")(function* (who: Owner, sessionId: string, after: number) {
+      yield* sessions.get(who, sessionId)
+      return sessions.tail(sessionId, after, () => false)
+    })
+
+    const view = Effect.fn("Luna.view")(function* (who: Owner, sessionId: string) {
+      const session = yield* sessions.get(who, sessionId)
+      return project(session, yield* sessions.events(sessionId, 0, 100_000))
+    })
+
+    return { create: sessions.create, start, turn, follow, view }
+  }),
+  dependencies: [WorkSessions.Default]
+}) {}
