@@ -28,6 +28,7 @@ import { AccountGroup } from "./Account.ts"
 import { ConnectionsGroup } from "./Connections.ts"
 import { HumansGroup, SequenceAuthorizationsGroup } from "./Humans.ts"
 import { Authentication } from "./Security.ts"
+import { SessionsGroup } from "./Sessions.ts"
 
 export const ExecuteBody = Schema.Struct({
   input: Schema.optionalWith(Schema.Unknown, { default: () => ({}) }).annotations({
@@ -102,6 +103,7 @@ export class BreinApi extends HttpApi.make("brein")
   .add(AccountGroup)
   .add(HumansGroup)
   .add(SequenceAuthorizationsGroup)
+  .add(SessionsGroup)
   .add(HealthGroup)
   .addError(InvalidInput)
   .addError(PayloadTooLarge)
