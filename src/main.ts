@@ -3,6 +3,7 @@ import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Effect } from "effect"
 import { LoggingLive } from "../layers/Logging.ts"
 import { TracingLive } from "../layers/Tracing.ts"
+import { anchors } from "./cli/Anchors.ts"
 import { audit } from "./cli/Audit.ts"
 import { connections } from "./cli/Connections.ts"
 import { credits } from "./cli/Credits.ts"
@@ -19,7 +20,20 @@ import { workspaces } from "./cli/Workspaces.ts"
 
 const brein = Command.make("brein", serveOptions, runServe).pipe(
   Command.withDescription("A registry of tools served over HTTP and MCP. Without a command: serve."),
-  Command.withSubcommands([serveCommand, mcp, keys, workspaces, connections, credits, seedCommand, audit, users, mailboxes, suppressions])
+  Command.withSubcommands([
+    serveCommand,
+    mcp,
+    keys,
+    workspaces,
+    connections,
+    credits,
+    seedCommand,
+    audit,
+    users,
+    mailboxes,
+    suppressions,
+    anchors
+  ])
 )
 
 Effect.flatMap(packageVersion, (version) => Command.run(brein, { name: "brein", version })(process.argv)).pipe(
