@@ -5,6 +5,7 @@ import { LoggingLive } from "../layers/Logging.ts"
 import { TracingLive } from "../layers/Tracing.ts"
 import { anchors } from "./cli/Anchors.ts"
 import { audit } from "./cli/Audit.ts"
+import { benchCommand } from "./cli/Bench.ts"
 import { connections } from "./cli/Connections.ts"
 import { credits } from "./cli/Credits.ts"
 import { reportFailure } from "./cli/Failure.ts"
@@ -32,7 +33,8 @@ const brein = Command.make("brein", serveOptions, runServe).pipe(
     users,
     mailboxes,
     suppressions,
-    anchors
+    anchors,
+    benchCommand
   ])
 )
 

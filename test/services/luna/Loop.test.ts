@@ -1,0 +1,195 @@
+import { SqlClient } from "@effect/sql"
+import { assert, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { CONTROL } from "../../../schema/luna/Control.ts"
+import { Luna } from "../../../services/luna/Luna.ts"
+import { LEFT_OUT } from "../../../services/luna/Narrate.ts"
+import { call, callsReply, LunaBenchTest, scriptedTurn, textReply } from "../../support/LunaBench.ts"
+
+// Over the bench's seeded directory: 9 medium construction companies in the RM; the first page of 5
+// has 118, 85, 68, 171 and 168 employees.
+const search = call("companies_search", { industry: "construccion", country: "CL", region: "CL-RM", size: "mediana", limit: 5 })
+
+const auditedTools = (workspaceId: string) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql<{ readonly toolId: string }>`SELECT tool_id FROM audit_log WHERE workspace_id = ${workspaceId} ORDER BY at`
+  ).pipe(
+    Effect.map((rows) => rows.map((row) => row.toolId))
+  )
+
+layer(LunaBenchTest, { timeout: "120 seconds" })("Luna's loop with the scripted model", (it) => {
+  it.effect("a cierre: events in order, the result cited by r1, the functions of the stage offered, the projection", () =>
+    Effect.gen(function* () {
+      const narration = "Hay 9 constructoras medianas en la RM [[ref:r1]]; la más grande tiene 171 empleados [[ref:r1]]."
+      const { calls, end, events, session, who } = yield* scriptedTurn(
+        [callsReply(search), textReply(narration)],
+        "Constructoras medianas en la RM"
+      )
+      assert.deepStrictEqual(events.map((e) => e.type === "tool" ? `tool ${e.state}` : e.type), [
+        "turn.started",
+        "message.user",
+        "tool input-available",
+        "tool output-available",
+        "message.assistant",
+        "turn.completed"
+      ])
+      assert.deepStrictEqual(events.map((e) => e.seq), [1, 2, 3, 4, 5, 6])
+      const output = events[3]
+      assert.strictEqual(output?.type === "tool" && output.state === "output-available" ? output.ref : undefined, "r1")
+      const text = "Hay 9 constructoras medianas en la RM; la más grande tiene 171 empleados."
+      assert.deepStrictEqual(end.outcome, { kind: "cierre", text, partial: false })
+      assert.deepStrictEqual(end.metrics.attempts, [{ attempt: 1, anchors: 2, unresolved_refs: 0, unanchored_figures: 0, ok: true }])
+      const offered = calls[0]?.request.functions.map((f) => f.tool) ?? []
+      assert.include(offered, "companies_search")
+      assert.include(offered, CONTROL.limit)
+      assert.notInclude(offered, "sequence_create")
+      assert.strictEqual(calls.length, 2)
+      const view = yield* (yield* Luna).view(who, session.id)
+      assert.strictEqual(view.turns.length, 1)
+      const turn = view.turns[0]
+      assert.strictEqual(turn?.status, "completed")
+      assert.strictEqual(turn?.text, text)
+      assert.deepStrictEqual(turn?.parts.map((p) => [p.tool_id, p.state, p.ref]), [["companies_search", "output-available", "r1"]])
+      assert.strictEqual(view.stage, "prospectando")
+      assert.strictEqual(view.last_seq, 6)
+    }))
+
+  it.effect("a responder: an answer without tools, one model call", () =>
+    Effect.gen(function* () {
+      const { calls, end, events } = yield* scriptedTurn(
+        [textReply("Sí: te muestro la cotización antes de gastar créditos.")],
+        "¿Me avisas antes de gastar?"
+      )
+      assert.deepStrictEqual(end.outcome, {
+        kind: "responder",
+        text: "Sí: te muestro la cotización antes de gastar créditos.",
+        partial: false
+      })
+      assert.strictEqual(calls.length, 1)
+      assert.isFalse(events.some((e) => e.type === "tool"))
+    }))
+
+  it.effect("a limite: luna.limite ends the turn with its redirect to an existing tool; an unknown tool is no redirect", () =>
+    Effect.gen(function* () {
+      const limit = (redirect: string) =>
+        callsReply(call(CONTROL.limit, {
+          tipo: "sin_conector",
+          detalle: "No puedo abrir tu bandeja de Gmail: ese conector no existe hoy.",
+          redirect_tool: redirect,
+          redirect_message: "Sí puedo dejarte lista una secuencia para que la autorices."
+        }))
+      const known = yield* scriptedTurn([limit("sequence_create")], "Abre mi Gmail", "con_lista")
+      assert.deepStrictEqual(known.end.outcome, {
+        kind: "limite",
+        tipo: "sin_conector",
+        detalle: "No puedo abrir tu bandeja de Gmail: ese conector no existe hoy.",
+        redirect: { tool: "sequence_create", message: "Sí puedo dejarte lista una secuencia para que la autorices." }
+      })
+      const unknown = yield* scriptedTurn([limit("gmail_open")], "Abre mi Gmail", "con_lista")
+      assert.strictEqual(unknown.end.outcome.kind === "limite" ? unknown.end.outcome.redirect.tool : "?", null)
+    }))
+
+  it.effect("a proponer_decision: the proposed tool is not run, what ran before it is", () =>
+    Effect.gen(function* () {
+      const propose = call(CONTROL.decision, {
+        tool: "crm_save",
+        input: { company_ids: ["co_1g7b3x20002x"] },
+        summary: "Cargar Ingeniería y Construcción Los Robles al CRM"
+      })
+      const { end, who } = yield* scriptedTurn([callsReply(search), callsReply(propose)], "Carga la más grande al CRM")
+      assert.deepStrictEqual(end.outcome, {
+        kind: "proponer_decision",
+        tool: "crm_save",
+        input: { company_ids: ["co_1g7b3x20002x"] },
+        summary: "Cargar Ingeniería y Construcción Los Robles al CRM"
+      })
+      assert.deepStrictEqual(yield* auditedTools(who.principal.workspaceId), ["companies_search"])
+    }))
+
+  it.effect("a call outside the stage's belt is refused before the executor, counted, and the model recovers", () =>
+    Effect.gen(function* () {
+      const outside = call("sequence_get", { sequence_id: "sq_abc" })
+      const narration = "Hay 9 constructoras medianas en la RM [[ref:r1]]."
+      const { calls, end, events, who } = yield* scriptedTurn(
+        [callsReply(outside), callsReply(search), textReply(narration)],
+        "¿Cómo va la secuencia? Y búscame constructoras"
+      )
+      assert.strictEqual(end.metrics.belt_violations, 1)
+      assert.strictEqual(end.outcome.kind, "cierre")
+      const refused = events.find((e) => e.type === "tool" && e.state === "output-error")
+      assert.strictEqual(refused?.type === "tool" && refused.state === "output-error" ? refused.error.tag : undefined, "OutOfBelt")
+      const seen = calls[1]?.request.messages.at(-1)
+      assert.include(seen?.role === "tool" ? seen.content : "", "OutOfBelt")
+      assert.strictEqual(events.find((e) => e.type === "tool" && e.state === "output-available" && e.ref === "r1")?.seq, 6)
+      assert.deepStrictEqual(yield* auditedTools(who.principal.workspaceId), ["companies_search"])
+    }))
+
+  it.effect("a repair that anchors is taken: the repair call offers no functions and both attempts are measured", () =>
+    Effect.gen(function* () {
+      const first = "Hay 9 constructoras medianas [[ref:r1]]. La más grande tiene 171 empleados."
+      const second = "Hay 9 constructoras medianas [[ref:r1]]. La más grande tiene 171 empleados [[ref:r1]]."
+      const { calls, end, events } = yield* scriptedTurn(
+        [callsReply(search), textReply(first), textReply(second)],
+        "Constructoras medianas"
+      )
+      assert.deepStrictEqual(end.outcome, {
+        kind: "cierre",
+        text: "Hay 9 constructoras medianas. La más grande tiene 171 empleados.",
+        partial: false
+      })
+      assert.deepStrictEqual(end.metrics.attempts.map((a) => [a.attempt, a.anchors, a.unanchored_figures, a.ok]), [[1, 1, 1, false], [
+        2,
+        2,
+        0,
+        true
+      ]])
+      const repair = calls[2]?.request
+      assert.deepStrictEqual(repair?.functions, [])
+      const asked = repair?.messages.at(-1)
+      assert.include(asked?.role === "user" ? asked.content : "", "[validador de anclaje]")
+      const message = events.find((e) => e.type === "message.assistant")
+      assert.strictEqual(message?.type === "message.assistant" ? message.attempt : 0, 2)
+    }))
+
+  it.effect("a valid repair with fewer anchors than attempt 1's anchored part is not taken", () =>
+    Effect.gen(function* () {
+      const first = "Hay 9 constructoras medianas [[ref:r1]]; la más grande tiene 171 empleados [[ref:r1]]. Entre todas suman unos 600."
+      const second = "Hay 9 constructoras medianas [[ref:r1]]."
+      const { end } = yield* scriptedTurn([callsReply(search), textReply(first), textReply(second)], "Constructoras medianas")
+      assert.deepStrictEqual(end.outcome, {
+        kind: "cierre",
+        text: `Hay 9 constructoras medianas; la más grande tiene 171 empleados. ${LEFT_OUT}`,
+        partial: true
+      })
+      assert.deepStrictEqual(end.metrics.attempts.map((a) => [a.anchors, a.ok]), [[2, false], [1, true]])
+    }))
+
+  it.effect("a repair that still does not anchor closes with the anchored part, partial", () =>
+    Effect.gen(function* () {
+      const first = "Hay 9 constructoras medianas [[ref:r1]]. Suman unos 600 empleados."
+      const second = "Son 9 [[ref:r1]] y suman 700 empleados [[ref:r1]]."
+      const { end } = yield* scriptedTurn([callsReply(search), textReply(first), textReply(second)], "Constructoras medianas")
+      assert.deepStrictEqual(end.outcome, { kind: "cierre", text: `Hay 9 constructoras medianas. ${LEFT_OUT}`, partial: true })
+      assert.deepStrictEqual(end.metrics.attempts.map((a) => a.ok), [false, false])
+    }))
+
+  it.effect("the step cap ends the turn as a limit (pasos_agotados) without asking the model again", () =>
+    Effect.gen(function* () {
+      const replies = Array.from({ length: 9 }, () => callsReply(call("usage", {})))
+      const { calls, end } = yield* scriptedTurn(replies, "Revisa mi uso una y otra vez")
+      assert.strictEqual(end.outcome.kind === "limite" ? end.outcome.tipo : end.outcome.kind, "pasos_agotados")
+      assert.strictEqual(end.metrics.steps, 8)
+      assert.strictEqual(end.metrics.tool_calls, 8)
+      assert.strictEqual(calls.length, 8)
+    }))
+
+  it.effect("a script that runs out is a model that does not answer: limite modelo_no_disponible, the call kept without a reply", () =>
+    Effect.gen(function* () {
+      const { calls, end } = yield* scriptedTurn([callsReply(search)], "Constructoras medianas")
+      assert.strictEqual(end.outcome.kind === "limite" ? end.outcome.tipo : end.outcome.kind, "modelo_no_disponible")
+      assert.strictEqual(calls.length, 2)
+      assert.isNull(calls[1]?.reply)
+      assert.include(calls[1]?.problem ?? "", "the script ran out after 1 replies")
+    }))
+})

@@ -1,0 +1,68 @@
+import { FileSystem } from "@effect/platform"
+import { NodeContext } from "@effect/platform-node"
+import { assert, layer } from "@effect/vitest"
+import { Effect, Redacted, Schema } from "effect"
+import { fileURLToPath } from "node:url"
+import { inject } from "vitest"
+import { BenchReport } from "../../../schema/luna/BenchMeters.ts"
+import { BriefJson } from "../../../schema/luna/Brief.ts"
+import { databaseEnv, runBrein, tempDataDir } from "./Brein.ts"
+
+const BRIEFS = fileURLToPath(new URL("../../../bench/briefs", import.meta.url))
+const decodeBrief = Schema.decodeUnknownSync(BriefJson)
+const encodeBrief = Schema.encodeSync(BriefJson)
+const decodeReport = Schema.decodeUnknownSync(Schema.parseJson(BenchReport))
+
+/** A folder holding the repository's brief 01 and a copy of it expecting another outcome. */
+const twoBriefs = Effect.gen(function* () {
+  const fs = yield* FileSystem.FileSystem
+  const dir = yield* fs.makeTempDirectoryScoped({ prefix: "brein-briefs-" })
+  const text = yield* fs.readFileString(`${BRIEFS}/01-constructoras-rm.json`)
+  yield* fs.writeFileString(`${dir}/01-constructoras-rm.json`, text)
+  const brief = decodeBrief(text)
+  yield* fs.writeFileString(
+    `${dir}/02-otra-salida.json`,
+    encodeBrief({ ...brief, id: "otra-salida", expected: { ...brief.expected, outcome: "responder" } })
+  )
+  return dir
+})
+
+layer(NodeContext.layer, { timeout: "120 seconds" })("brein bench", (it) => {
+  it.scoped("prints a row per brief and the totals, writes the meters JSON, and exits 1 naming what a brief missed", () =>
+    Effect.gen(function* () {
+      const dir = yield* twoBriefs
+      const env = databaseEnv(Redacted.make(inject("databaseUrl")), yield* tempDataDir)
+      const json = `${dir}/meters.json`
+      const run = yield* runBrein(env, "bench", "--briefs", dir, "--json", json)
+      assert.strictEqual(run.exitCode, 1, run.stderr)
+      assert.strictEqual(run.stderr.trim().split("\n").at(-1), "brein: 1 of 2 briefs missed their expectations")
+      assert.match(run.stdout, /01-constructoras-rm +cierre +cierre .* ok\n/)
+      assert.match(run.stdout, /02-otra-salida +responder +cierre .* FAIL\n/)
+      assert.include(run.stdout, "02-otra-salida.json: outcome cierre (expected responder)")
+      assert.match(run.stdout, /wall time: \d+\.\d\d s for 2 briefs \(goal ≤ 2 s: (met|MISSED)\)/)
+      const report = decodeReport(yield* (yield* FileSystem.FileSystem).readFileString(json))
+      assert.deepStrictEqual(report.briefs.map((b) => [b.id, b.ok]), [["constructoras-rm", true], ["otra-salida", false]])
+      assert.deepStrictEqual([report.totals.passed, report.totals.failed], [1, 1])
+    }))
+
+  it.scoped("--record without a model configured fails with ModelNotConfigured's message, before any database is made", () =>
+    Effect.gen(function* () {
+      const run = yield* runBrein({ DATABASE_URL: "postgres://nobody@127.0.0.1:1/none", LUNA_MODEL_BASE_URL: "" }, "bench", "--record")
+      assert.strictEqual(run.exitCode, 1)
+      assert.match(run.stderr, /^brein: Luna has no model configured: set LUNA_MODEL_BASE_URL and LUNA_MODEL_API_KEY/)
+      assert.strictEqual(run.stdout, "")
+    }))
+
+  it.scoped("a folder without briefs, or a file that is not one, is refused with its name", () =>
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped({ prefix: "brein-briefs-" })
+      const empty = yield* runBrein({}, "bench", "--briefs", dir)
+      assert.strictEqual(empty.exitCode, 1)
+      assert.strictEqual(empty.stderr.trim(), `brein: no brief files (NN-id.json) in ${dir}`)
+      yield* fs.writeFileString(`${dir}/01-roto.json`, JSON.stringify({ id: "roto", title: "x" }))
+      const broken = yield* runBrein({}, "bench", "--briefs", dir)
+      assert.strictEqual(broken.exitCode, 1)
+      assert.include(broken.stderr, "brein: 01-roto.json is not a brief: brief is missing")
+    }))
+})
