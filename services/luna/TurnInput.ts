@@ -53,10 +53,14 @@ export const systemMessage = (input: TurnInput): ModelMessage => {
     ? "Sin resultados anteriores en esta sesión."
     : "Resultados anteriores de la sesión (citables por su ref):\n" +
       input.facts.slice(-FACTS_SHOWN).map((fact) => `- ref ${fact.ref} (${fact.toolId}): ${brief(fact.payload, FACT_CHARS)}`).join("\n")
-  const coverage = input.coverage === null ? "" : `\nCobertura de Mercado [ref ${input.coverage.ref}]: ${brief(input.coverage.payload, 4000)}`
+  const coverage = input.coverage === null
+    ? ""
+    : `\nCobertura de Mercado [ref ${input.coverage.ref}]: ${brief(input.coverage.payload, 4000)}`
   return {
     role: "system",
-    content: `${MANUAL}\n\nEtapa: ${input.stage}. Herramientas: ${input.belt.map((t) => t.descriptor.id).join(", ")}.\n${board}\n${facts}${coverage}`
+    content: `${MANUAL}\n\nEtapa: ${input.stage}. Herramientas: ${
+      input.belt.map((t) => t.descriptor.id).join(", ")
+    }.\n${board}\n${facts}${coverage}`
   }
 }
 
@@ -75,7 +79,11 @@ export const functionsOf = (belt: ReadonlyArray<RegisteredTool>): ReadonlyArray<
   })),
   control(CONTROL.decision, ProposeDecision, "Propose an action a person must approve (spending credits, writing the team's records)"),
   control(CONTROL.limit, DeclareLimit, "End the turn: outside what Brein can do; name the nearest existing capability"),
-  control(CONTROL.stage, ChangeStage, "Move the session to another stage (buscando: Mercado; prospectando: companies, people, CRM; con_lista: lists, reveal, sequences)")
+  control(
+    CONTROL.stage,
+    ChangeStage,
+    "Move the session to another stage (buscando: Mercado; prospectando: companies, people, CRM; con_lista: lists, reveal, sequences)"
+  )
 ]
 
 /** Earlier turns as the model saw them: each user message and the text Luna closed with. */
