@@ -42,7 +42,7 @@ export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
       )
 
     const execute = Effect.fn("Luna.execute")(function* (who: Owner, sessionId: string, place: TurnPlace, stage: Stage, text: string) {
-      const earlier = yield* sessions.events(sessionId, 0, 100_000)
+      const earlier = (yield* sessions.events(sessionId, 0, 100_000)).filter((event) => event.turn_id !== place.turnId)
       const board = yield* boards.read(who.principal, sessionId)
       const covered = stage === "buscando" ? yield* coverage(who, sessionId) : undefined
       const facts = resultsOf(earlier)
