@@ -1,4 +1,4 @@
-import { Effect, Stream } from "effect"
+import { Cause, Effect, Stream } from "effect"
 import { isTurnEnd, type LunaEvent } from "../../schema/luna/Events.ts"
 import { TurnInProgress } from "../../schema/luna/Session.ts"
 import type { Stage } from "../../schema/tools/Definition.ts"
@@ -75,6 +75,9 @@ export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
       yield* sessions.append(sessionId, place, [{ type: "turn.completed", outcome: end.outcome, metrics: end.metrics }])
     })
 
+    const failTurn = (sessionId: string, place: TurnPlace, tag: string, message: string) =>
+      sessions.append(sessionId, place, [{ type: "turn.failed", error: { tag, message } }]).pipe(Effect.ignore)
+
     /** Starts a turn: writes its first events and runs it in the background. Answers where the turn's events start. */
     const start = Effect.fn("Luna.start")(function* (who: Owner, sessionId: string, text: string) {
       const session = yield* sessions.get(who, sessionId)
@@ -97,13 +100,15 @@ export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
       }]).pipe(Effect.onError(() => Effect.sync(() => running.delete(sessionId))))
       yield* execute(who, sessionId, place, session.stage, text).pipe(
         Effect.catchAllCause((cause) =>
-          Effect.zipRight(
-            Effect.logError("a Luna turn failed", cause),
-            sessions.append(sessionId, place, [{
-              type: "turn.failed",
-              error: { tag: "TurnFailed", message: "the turn stopped on an internal error" }
-            }])
-          )
+          Cause.isInterruptedOnly(cause)
+            ? Effect.failCause(cause)
+            : Effect.zipRight(
+              Effect.logError("a Luna turn failed", cause),
+              failTurn(sessionId, place, "TurnFailed", "the turn stopped on an internal error")
+            )
+        ),
+        Effect.onInterrupt(() =>
+          failTurn(sessionId, place, "Interrupted", "the service stopped during the turn; effects already executed are not undone")
         ),
         Effect.ensuring(Effect.sync(() => running.delete(sessionId))),
         Effect.forkIn(scope)
