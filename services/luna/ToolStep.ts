@@ -5,6 +5,7 @@ import type { Stage } from "../../schema/tools/Definition.ts"
 import type { ToolResponse } from "../../schema/tools/Response.ts"
 import type { Executor } from "../pipeline/Executor.ts"
 import type { RegisteredTool } from "../tools/Registry.ts"
+import { modelView } from "./ModelView.ts"
 import type { CitableResult } from "./TurnInput.ts"
 import type { Owner } from "./WorkSessions.ts"
 

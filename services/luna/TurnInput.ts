@@ -6,6 +6,7 @@ import type { ModelFunction, ModelMessage } from "../../schema/luna/Model.ts"
 import type { Stage } from "../../schema/tools/Definition.ts"
 import { toJsonSchema } from "../../schema/tools/JsonSchema.ts"
 import type { RegisteredTool } from "../tools/Registry.ts"
+import { modelView } from "./ModelView.ts"
 
 /** A tool result as Luna holds it: what the narration cites it by, and what the tool answered (meta left out). */
 export interface CitableResult {
@@ -29,7 +30,7 @@ const FACT_CHARS = 1500
 const FACTS_SHOWN = 12
 
 const brief = (value: unknown, chars: number) => {
-  const text = JSON.stringify(value)
+  const text = JSON.stringify(modelView(value))
   return text.length <= chars ? text : `${text.slice(0, chars)}…`
 }
 
