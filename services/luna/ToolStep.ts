@@ -91,7 +91,7 @@ export const callTool = Effect.fn("Luna.tool")(
       audit_status: answered.right.meta.audit_status
     }])
     return {
-      reply: JSON.stringify({ ref, ...payload }),
+      reply: JSON.stringify(modelView({ ref, ...payload })),
       result: { ref, toolId: call.tool, payload },
       outOfBelt: false
     } satisfies ToolOutcome
