@@ -1,6 +1,7 @@
 import { Layer } from "effect"
 import { AuditStoreSql } from "../services/audit/AuditStoreSql.ts"
 import { AuditVerify } from "../services/audit/AuditVerify.ts"
+import { Luna } from "../services/luna/Luna.ts"
 import { Executor } from "../services/pipeline/Executor.ts"
 import { Registry } from "../services/tools/Registry.ts"
 import type { Source } from "../services/tools/Source.ts"
@@ -13,17 +14,19 @@ import { DatabaseLive } from "./Database.ts"
 import { DirectoryLive } from "./Directory.ts"
 import { HumansLive } from "./Humans.ts"
 import { IndicadoresLive } from "./Indicadores.ts"
+import { ModelGatewayLive } from "./LunaModel.ts"
 import { MercadoLive } from "./Mercado.ts"
 import { sources } from "./Registry.ts"
 
 type Connected = typeof ConnectedLive
 
-/** The services over a registry of the given sources and the given connected layer (upstreams). */
+/** The services over a registry of the given sources and the given connected layer (upstreams); Luna's model is the caller's. */
 export const servicesOver = <const S extends ReadonlyArray<Source>, E>(
   all: S,
   connected: Layer.Layer<Layer.Layer.Success<Connected>, E, Layer.Layer.Context<Connected>>
 ) =>
-  Layer.mergeAll(Executor.Default, Workspaces.Default, AuditVerify.Default, HumansLive).pipe(
+  Luna.Default.pipe(
+    Layer.provideMerge(Layer.mergeAll(Executor.Default, Workspaces.Default, AuditVerify.Default, HumansLive)),
     Layer.provideMerge(Registry.layer(all)),
     Layer.provideMerge(CatalogLive),
     Layer.provideMerge(connected),
@@ -33,7 +36,8 @@ export const servicesOver = <const S extends ReadonlyArray<Source>, E>(
   )
 
 /** The services over a registry of the given sources; the database is provided by the caller. */
-export const servicesWith = <const S extends ReadonlyArray<Source>>(all: S) => servicesOver(all, ConnectedLive)
+export const servicesWith = <const S extends ReadonlyArray<Source>>(all: S) =>
+  servicesOver(all, ConnectedLive).pipe(Layer.provide(ModelGatewayLive))
 
 /** Everything the surfaces need, over a given database (indicators from INDICADORES_URL, the CRM from CRM_BASE_URL, or their simulators). */
 export const ServicesLive = servicesWith(sources).pipe(Layer.provide(IndicadoresLive), Layer.provide(CrmToolsLive))

@@ -8,7 +8,9 @@ const itemOf = (value: JsonObject): ReadonlyArray<BoardItem> => {
   if (typeof id !== "string" || typeof ref !== "string") return []
   const kind = ref.slice(0, ref.indexOf(":"))
   if (!KINDS.has(kind)) return []
-  const named = [value["name"], value["label"], value["title"], value["trade_name"], value["legal_name"], value["full_name"]].find((v) => typeof v === "string")
+  const named = [value["name"], value["label"], value["title"], value["trade_name"], value["legal_name"], value["full_name"]].find((v) =>
+    typeof v === "string"
+  )
   const label = typeof named === "string" ? named : id
   return [{ id: id.slice(0, 100), kind: kind as BoardItem["kind"], label: label.slice(0, 300), ref }]
 }

@@ -1,18 +1,18 @@
-import { Effect, Stream } from "effect"
+import { Cause, Effect, Stream } from "effect"
 import { isTurnEnd, type LunaEvent } from "../../schema/luna/Events.ts"
+import { TurnInProgress } from "../../schema/luna/Session.ts"
 import type { Stage } from "../../schema/tools/Definition.ts"
 import { Boards } from "../catalog/Boards.ts"
 import { newId } from "../Ids.ts"
 import { Executor } from "../pipeline/Executor.ts"
 import { Registry } from "../tools/Registry.ts"
-import { boardItemsOf } from "./BoardItems.ts"
 import { beltOf } from "./Belts.ts"
+import { boardItemsOf } from "./BoardItems.ts"
 import { ModelGateway } from "./ModelGateway.ts"
 import { project } from "./Projection.ts"
 import { runTurn, type TurnContext } from "./Turn.ts"
 import { type CitableResult, historyOf, resultsOf, systemMessage } from "./TurnInput.ts"
 import { type Owner, type TurnPlace, WorkSessions } from "./WorkSessions.ts"
-import { TurnInProgress } from "../../schema/luna/Session.ts"
 
 const COVERAGE_REF = "mercado"
 
@@ -42,7 +42,7 @@ export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
       )
 
     const execute = Effect.fn("Luna.execute")(function* (who: Owner, sessionId: string, place: TurnPlace, stage: Stage, text: string) {
-      const earlier = yield* sessions.events(sessionId, 0, 100_000)
+      const earlier = (yield* sessions.events(sessionId, 0, 100_000)).filter((event) => event.turn_id !== place.turnId)
       const board = yield* boards.read(who.principal, sessionId)
       const covered = stage === "buscando" ? yield* coverage(who, sessionId) : undefined
       const facts = resultsOf(earlier)
@@ -75,6 +75,9 @@ export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
       yield* sessions.append(sessionId, place, [{ type: "turn.completed", outcome: end.outcome, metrics: end.metrics }])
     })
 
+    const failTurn = (sessionId: string, place: TurnPlace, tag: string, message: string) =>
+      sessions.append(sessionId, place, [{ type: "turn.failed", error: { tag, message } }]).pipe(Effect.ignore)
+
     /** Starts a turn: writes its first events and runs it in the background. Answers where the turn's events start. */
     const start = Effect.fn("Luna.start")(function* (who: Owner, sessionId: string, text: string) {
       const session = yield* sessions.get(who, sessionId)
@@ -97,10 +100,15 @@ export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
       }]).pipe(Effect.onError(() => Effect.sync(() => running.delete(sessionId))))
       yield* execute(who, sessionId, place, session.stage, text).pipe(
         Effect.catchAllCause((cause) =>
-          Effect.zipRight(
-            Effect.logError("a Luna turn failed", cause),
-            sessions.append(sessionId, place, [{ type: "turn.failed", error: { tag: "TurnFailed", message: "the turn stopped on an internal error" } }])
-          )
+          Cause.isInterruptedOnly(cause)
+            ? Effect.failCause(cause)
+            : Effect.zipRight(
+              Effect.logError("a Luna turn failed", cause),
+              failTurn(sessionId, place, "TurnFailed", "the turn stopped on an internal error")
+            )
+        ),
+        Effect.onInterrupt(() =>
+          failTurn(sessionId, place, "Interrupted", "the service stopped during the turn; effects already executed are not undone")
         ),
         Effect.ensuring(Effect.sync(() => running.delete(sessionId))),
         Effect.forkIn(scope)
@@ -108,10 +116,13 @@ export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
       return { turnId, after: (first[0]?.seq ?? 1) - 1 }
     })
 
+    /** A started turn's events, from turn.started to its end. */
+    const turnEvents = (sessionId: string, started: { readonly turnId: string; readonly after: number }) =>
+      sessions.tail(sessionId, started.after, (event) => isTurnEnd(event) && event.turn_id === started.turnId)
+
     /** Runs a turn and streams its events, from turn.started to its end. */
     const turn = (who: Owner, sessionId: string, text: string): Stream.Stream<LunaEvent, Effect.Effect.Error<ReturnType<typeof start>>> =>
-      Stream.unwrap(Effect.map(start(who, sessionId, text), ({ after, turnId }) =>
-        sessions.tail(sessionId, after, (event) => isTurnEnd(event) && event.turn_id === turnId)))
+      Stream.unwrap(Effect.map(start(who, sessionId, text), (started) => turnEvents(sessionId, started)))
 
     /** The session's events after `after`, then live as they are written (a reader resumes with the last seq it saw). */
     const follow = Effect.fn("Luna.follow")(function* (who: Owner, sessionId: string, after: number) {
@@ -124,7 +135,7 @@ export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
       return project(session, yield* sessions.events(sessionId, 0, 100_000))
     })
 
-    return { create: sessions.create, start, turn, follow, view }
+    return { create: sessions.create, start, turn, turnEvents, follow, view }
   }),
   dependencies: [WorkSessions.Default]
 }) {}

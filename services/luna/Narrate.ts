@@ -7,7 +7,8 @@ import type { ModelGatewayApi } from "./ModelGateway.ts"
 import type { CitableResult } from "./TurnInput.ts"
 
 export const LEFT_OUT = "(Dejé fuera cifras que no pude anclar a un resultado.)"
-export const NOTHING_ANCHORED = "No pude anclar a un resultado las cifras de mi respuesta, así que no las digo. Pídeme que las consulte de nuevo."
+export const NOTHING_ANCHORED =
+  "No pude anclar a un resultado las cifras de mi respuesta, así que no las digo. Pídeme que las consulte de nuevo."
 
 /** The narration a turn closes with, and what each attempt measured. */
 export interface Narrated {

@@ -5,6 +5,7 @@ import type { Stage } from "../../schema/tools/Definition.ts"
 import type { ToolResponse } from "../../schema/tools/Response.ts"
 import type { Executor } from "../pipeline/Executor.ts"
 import type { RegisteredTool } from "../tools/Registry.ts"
+import { modelView } from "./ModelView.ts"
 import type { CitableResult } from "./TurnInput.ts"
 import type { Owner } from "./WorkSessions.ts"
 
@@ -55,14 +56,8 @@ export interface ToolCalls {
  * One registry tool call of the model, through the executor (surface luna, audited, with the session's
  * principal and board). A tool outside the stage's belt is refused before anything runs.
  */
-export const callTool = (
-  context: ToolCalls,
-  belt: ReadonlyArray<RegisteredTool>,
-  stage: Stage,
-  call: ModelToolCall,
-  ref: string
-): Effect.Effect<ToolOutcome> =>
-  Effect.gen(function* () {
+export const callTool = Effect.fn("Luna.tool")(
+  function* (context: ToolCalls, belt: ReadonlyArray<RegisteredTool>, stage: Stage, call: ModelToolCall, ref: string) {
     if (!belt.some((tool) => tool.descriptor.id === call.tool)) {
       const message = `${call.tool.slice(0, 100)} is not among the tools of stage ${stage}: ${belt.map((t) => t.descriptor.id).join(", ")}`
       yield* context.emit([inputEvent(call, call.arguments), errorEvent(call, "OutOfBelt", message)])
@@ -95,5 +90,10 @@ export const callTool = (
       request_id: answered.right.meta.request_id,
       audit_status: answered.right.meta.audit_status
     }])
-    return { reply: JSON.stringify({ ref, ...payload }), result: { ref, toolId: call.tool, payload }, outOfBelt: false }
-  })
+    return {
+      reply: JSON.stringify(modelView({ ref, ...payload })),
+      result: { ref, toolId: call.tool, payload },
+      outOfBelt: false
+    } satisfies ToolOutcome
+  }
+)

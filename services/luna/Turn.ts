@@ -146,8 +146,18 @@ const control = (
         if (Either.isLeft(decoded)) return answer(problem(`${CONTROL.limit}: ${decoded.left.message}`))
         const { detalle, redirect_message, redirect_tool, tipo } = decoded.right
         const known = redirect_tool !== null && context.registry.tools.some((t) => t.descriptor.id === redirect_tool)
-        yield* context.emit([{ type: "message.assistant", text: `${detalle} ${redirect_message}`, narration: `${detalle} ${redirect_message}`, attempt: 1 }])
-        const outcome: Outcome = { kind: "limite", tipo, detalle, redirect: { tool: known ? redirect_tool : null, message: redirect_message } }
+        yield* context.emit([{
+          type: "message.assistant",
+          text: `${detalle} ${redirect_message}`,
+          narration: `${detalle} ${redirect_message}`,
+          attempt: 1
+        }])
+        const outcome: Outcome = {
+          kind: "limite",
+          tipo,
+          detalle,
+          redirect: { tool: known ? redirect_tool : null, message: redirect_message }
+        }
         return { _tag: "end", end: { outcome, metrics: state.metrics } }
       }
       case CONTROL.stage: {

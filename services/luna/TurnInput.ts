@@ -6,6 +6,7 @@ import type { ModelFunction, ModelMessage } from "../../schema/luna/Model.ts"
 import type { Stage } from "../../schema/tools/Definition.ts"
 import { toJsonSchema } from "../../schema/tools/JsonSchema.ts"
 import type { RegisteredTool } from "../tools/Registry.ts"
+import { modelView } from "./ModelView.ts"
 
 /** A tool result as Luna holds it: what the narration cites it by, and what the tool answered (meta left out). */
 export interface CitableResult {
@@ -29,7 +30,7 @@ const FACT_CHARS = 1500
 const FACTS_SHOWN = 12
 
 const brief = (value: unknown, chars: number) => {
-  const text = JSON.stringify(value)
+  const text = JSON.stringify(modelView(value))
   return text.length <= chars ? text : `${text.slice(0, chars)}…`
 }
 
@@ -53,10 +54,14 @@ export const systemMessage = (input: TurnInput): ModelMessage => {
     ? "Sin resultados anteriores en esta sesión."
     : "Resultados anteriores de la sesión (citables por su ref):\n" +
       input.facts.slice(-FACTS_SHOWN).map((fact) => `- ref ${fact.ref} (${fact.toolId}): ${brief(fact.payload, FACT_CHARS)}`).join("\n")
-  const coverage = input.coverage === null ? "" : `\nCobertura de Mercado [ref ${input.coverage.ref}]: ${brief(input.coverage.payload, 4000)}`
+  const coverage = input.coverage === null
+    ? ""
+    : `\nCobertura de Mercado [ref ${input.coverage.ref}]: ${brief(input.coverage.payload, 4000)}`
   return {
     role: "system",
-    content: `${MANUAL}\n\nEtapa: ${input.stage}. Herramientas: ${input.belt.map((t) => t.descriptor.id).join(", ")}.\n${board}\n${facts}${coverage}`
+    content: `${MANUAL}\n\nEtapa: ${input.stage}. Herramientas: ${
+      input.belt.map((t) => t.descriptor.id).join(", ")
+    }.\n${board}\n${facts}${coverage}`
   }
 }
 
@@ -75,7 +80,11 @@ export const functionsOf = (belt: ReadonlyArray<RegisteredTool>): ReadonlyArray<
   })),
   control(CONTROL.decision, ProposeDecision, "Propose an action a person must approve (spending credits, writing the team's records)"),
   control(CONTROL.limit, DeclareLimit, "End the turn: outside what Brein can do; name the nearest existing capability"),
-  control(CONTROL.stage, ChangeStage, "Move the session to another stage (buscando: Mercado; prospectando: companies, people, CRM; con_lista: lists, reveal, sequences)")
+  control(
+    CONTROL.stage,
+    ChangeStage,
+    "Move the session to another stage (buscando: Mercado; prospectando: companies, people, CRM; con_lista: lists, reveal, sequences)"
+  )
 ]
 
 /** Earlier turns as the model saw them: each user message and the text Luna closed with. */

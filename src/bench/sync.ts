@@ -7,6 +7,7 @@ import { connectedWith } from "../../layers/Connected.ts"
 import { CrmToolsLive } from "../../layers/Crm.ts"
 import { databaseFromUrl } from "../../layers/Database.ts"
 import { LoggingLive } from "../../layers/Logging.ts"
+import { ModelGatewayLive } from "../../layers/LunaModel.ts"
 import { sources } from "../../layers/Registry.ts"
 import { Rut } from "../../schema/upstream/Rut.ts"
 import { Connections } from "../../services/connections/Connections.ts"
@@ -70,6 +71,7 @@ const program = Effect.gen(function* () {
   const app = servicesOver(sources, connectedWith(upstreams)).pipe(
     Layer.provide(IndicadoresSimulator.layerWith({ timeScale: 0 })),
     Layer.provide(CrmToolsLive),
+    Layer.provide(ModelGatewayLive),
     Layer.provideMerge(databaseFromUrl(Redacted.make(database.url))),
     Layer.provide(Layer.setConfigProvider(config))
   )

@@ -10,6 +10,7 @@ import {
   type KeyOrSessionFailure,
   SESSION_COOKIE
 } from "../../schema/http/Humans.ts"
+import { ChatPrincipal, type SessionActor } from "../../schema/http/Sessions.ts"
 import type { Human } from "../../schema/humans/Human.ts"
 import type { Principal } from "../../schema/Principal.ts"
 import { Csrf } from "../../services/humans/Csrf.ts"
@@ -63,20 +64,44 @@ export const HumanSessionLive = Layer.effect(
  * key alone counts (a bad key is not rescued by a cookie). The scheme handlers may both run for one
  * request (the second when the first fails), so the outcome is computed once per request.
  */
+/**
+ * An API key or a signed-in person, whichever the request carries. An Authorization header decides: with
+ * one the key alone counts (a bad key is not rescued by a cookie). The scheme handlers may both run for
+ * one request (the second when the first fails), so the outcome is computed once per request.
+ */
+const keyOrSession = <A>(gate: Gate, session: ReturnType<typeof sessionOf>, of: {
+  readonly key: (principal: Principal) => A
+  readonly human: (human: Human) => A
+}) => {
+  const outcomes = new WeakMap<HttpServerRequest.HttpServerRequest, Exit.Exit<A, KeyOrSessionFailure>>()
+  const resolve = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<A, KeyOrSessionFailure> =>
+    request.headers["authorization"] !== undefined
+      ? Effect.map(gate.authenticateFrom(Option.getOrUndefined(request.remoteAddress), request.headers), of.key)
+      : Effect.map(session(request, cookieOf(request)), of.human)
+  return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    const known = outcomes.get(request)
+    if (known !== undefined) return known
+    return resolve(request).pipe(Effect.exit, Effect.tap((exit) => outcomes.set(request, exit)), Effect.flatten)
+  })
+}
+
+/** The workspace of an API key or of a signed-in person. */
 export const KeyOrSessionLive = Layer.effect(
   KeyOrSession,
   Effect.map(services, ({ csrf, gate, users }) => {
-    const session = sessionOf(gate, users, csrf)
-    const outcomes = new WeakMap<HttpServerRequest.HttpServerRequest, Exit.Exit<Principal, KeyOrSessionFailure>>()
-    const resolve = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Principal, KeyOrSessionFailure> =>
-      request.headers["authorization"] !== undefined
-        ? gate.authenticateFrom(Option.getOrUndefined(request.remoteAddress), request.headers)
-        : Effect.map(session(request, cookieOf(request)), (human) => human.principal)
-    const once = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-      const known = outcomes.get(request)
-      if (known !== undefined) return known
-      return resolve(request).pipe(Effect.exit, Effect.tap((exit) => outcomes.set(request, exit)), Effect.flatten)
-    })
+    const once = keyOrSession(gate, sessionOf(gate, users, csrf), { key: (principal) => principal, human: (human) => human.principal })
     return KeyOrSession.of({ bearer: () => once, session: () => once })
+  })
+)
+
+/** Who a Work Session is for: the API key (key_…) or the signed-in person (usr_…), in their workspace. */
+export const ChatPrincipalLive = Layer.effect(
+  ChatPrincipal,
+  Effect.map(services, ({ csrf, gate, users }) => {
+    const once = keyOrSession<SessionActor>(gate, sessionOf(gate, users, csrf), {
+      key: (principal) => ({ principal, owner: principal.keyId ?? "" }),
+      human: (human) => ({ principal: human.principal, owner: human.userId })
+    })
+    return ChatPrincipal.of({ bearer: () => once, session: () => once })
   })
 )

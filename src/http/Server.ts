@@ -12,10 +12,11 @@ import { makeExecuteRoute } from "./Execute.ts"
 import { Gate, isChunked, MAX_BODY_BYTES } from "./Gate.ts"
 import { HealthLive } from "./Health.ts"
 import { HumansLive, SequenceAuthorizationsLive } from "./Humans.ts"
-import { HumanSessionLive, KeyOrSessionLive } from "./HumanSession.ts"
+import { ChatPrincipalLive, HumanSessionLive, KeyOrSessionLive } from "./HumanSession.ts"
 import { makeNodeBridge } from "./NodeBridge.ts"
 import { OpenApiLive } from "./OpenApi.ts"
 import { RefusalsLive, refuse } from "./Refusals.ts"
+import { SessionsLive } from "./Sessions.ts"
 import { ToolsLive } from "./Tools.ts"
 
 export { MAX_BODY_BYTES }
@@ -43,6 +44,7 @@ export const ApiLive = HttpApiBuilder.api(BreinApi).pipe(
   Layer.provide([
     Layer.mergeAll(ToolsLive, ConnectionsLive, AccountLive).pipe(Layer.provide(AuthenticationLive)),
     Layer.mergeAll(HumansLive, SequenceAuthorizationsLive).pipe(Layer.provide([HumanSessionLive, KeyOrSessionLive])),
+    SessionsLive.pipe(Layer.provide(ChatPrincipalLive)),
     HealthLive
   ])
 )

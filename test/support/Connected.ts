@@ -3,6 +3,7 @@ import { ConfigProvider, Duration, Effect, Layer, Schema } from "effect"
 import { ServicesLive, servicesOver } from "../../layers/App.ts"
 import { connectedWith } from "../../layers/Connected.ts"
 import { CrmToolsLive } from "../../layers/Crm.ts"
+import { ModelGatewayLive } from "../../layers/LunaModel.ts"
 import { sources } from "../../layers/Registry.ts"
 import type { UpstreamsLive } from "../../layers/Upstreams.ts"
 import { CreateConnection } from "../../schema/connections/Connection.ts"
@@ -55,6 +56,7 @@ export const servicesWithUpstreams = <E>(
   servicesOver(sources, connectedWith(upstreams)).pipe(
     Layer.provide(IndicadoresSimulator.layerWith({ timeScale: 0 })),
     Layer.provide(CrmToolsLive),
+    Layer.provide(ModelGatewayLive),
     Layer.provide(syncSettings(overrides))
   )
 

@@ -1,0 +1,39 @@
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { Effect, Stream } from "effect"
+import { BreinApi } from "../../schema/http/Api.ts"
+import { CurrentActor } from "../../schema/http/Sessions.ts"
+import type { LunaEvent } from "../../schema/luna/Events.ts"
+import { Luna } from "../../services/luna/Luna.ts"
+
+/** How often an idle event stream sends a comment, so proxies keep the connection open. */
+const HEARTBEAT = "15 seconds"
+
+const frame = (event: LunaEvent) => `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`
+
+/** Server-sent events: one frame per event, with comments in between while nothing happens. */
+const sse = <E>(events: Stream.Stream<LunaEvent, E>) =>
+  HttpServerResponse.stream(
+    Stream.merge(Stream.map(events, frame), Stream.map(Stream.tick(HEARTBEAT), () => ": keep-alive\n\n"), { haltStrategy: "left" })
+      .pipe(Stream.encodeText),
+    { contentType: "text/event-stream", headers: { "cache-control": "no-cache", "x-accel-buffering": "no" } }
+  )
+
+export const SessionsLive = HttpApiBuilder.group(BreinApi, "sessions", (handlers) =>
+  Effect.gen(function* () {
+    const luna = yield* Luna
+    return handlers
+      .handle("create", ({ payload }) => Effect.flatMap(CurrentActor, (who) => luna.create(who, payload)))
+      .handle("view", ({ path }) => Effect.flatMap(CurrentActor, (who) => luna.view(who, path.id)))
+      .handle("message", ({ path, payload }) =>
+        Effect.gen(function* () {
+          const who = yield* CurrentActor
+          const started = yield* luna.start(who, path.id, payload.text)
+          return sse(luna.turnEvents(path.id, started))
+        }))
+      .handle("events", ({ headers, path, urlParams }) =>
+        Effect.gen(function* () {
+          const who = yield* CurrentActor
+          const after = headers["last-event-id"] ?? urlParams.after ?? 0
+          return sse(yield* luna.follow(who, path.id, after))
+        }))
+  }))
