@@ -9,11 +9,11 @@ import { ModelGateway } from "../services/luna/ModelGateway.ts"
 import { recordingModel } from "../services/luna/RecordingModel.ts"
 import { ReplayModel } from "../services/luna/ReplayModel.ts"
 import { ScriptedModel } from "../services/luna/ScriptedModel.ts"
-import { servicesWith } from "./App.ts"
+import { servicesOver } from "./App.ts"
+import { ConnectedLive } from "./Connected.ts"
 import { crmSimulated } from "./Crm.ts"
 import { databaseFromUrl, DatabaseUrl } from "./Database.ts"
 import { IndicadoresLive } from "./Indicadores.ts"
-import { lunaWith } from "./Luna.ts"
 import { ModelGatewayLive } from "./LunaModel.ts"
 import { sources } from "./Registry.ts"
 
@@ -54,32 +54,28 @@ const runKeys = Layer.unwrapEffect(Effect.configProviderWith((current) =>
   })
 ))
 
-/** The program's services (the real registry, executor, catalog) with a CRM simulator that does not wait. Needs SqlClient. */
-export const BenchServicesLive = Layer.merge(servicesWith(sources), Credits.Default).pipe(
+/**
+ * The program's services (the real registry, executor, catalog and Luna) with a CRM simulator that
+ * does not wait. Needs SqlClient and Luna's model (ModelGateway).
+ */
+export const BenchServicesLive = Layer.merge(servicesOver(sources, ConnectedLive), Credits.Default).pipe(
   Layer.provide(IndicadoresLive),
   Layer.provide(BenchCrm),
   Layer.provide(runKeys)
 )
 
-const scriptedGateway = Layer.effect(
-  ModelGateway,
-  Effect.map(ScriptedModel, (model) => ModelGateway.of({ ready: model.ready, complete: model.complete }))
-)
+/** The scripted model as Luna's ModelGateway, and its replay side (ReplayModel). */
+export const ScriptedModelLive = Layer.mergeAll(
+  Layer.effect(ModelGateway, Effect.map(ScriptedModel, (model) => ModelGateway.of({ ready: model.ready, complete: model.complete }))),
+  Layer.effect(ReplayModel, Effect.map(ScriptedModel, (model) => model.replay))
+).pipe(Layer.provideMerge(ScriptedModel.Default))
 
-/** Luna over the scripted model, and the replay side of that model (ReplayModel). Needs the services. */
-export const LunaScriptedLive = Layer.merge(
-  lunaWith(scriptedGateway),
-  Layer.effect(ReplayModel, Effect.map(ScriptedModel, (m) => m.replay))
-).pipe(
-  Layer.provideMerge(ScriptedModel.Default)
-)
-
-/** Luna over the configured model, every call kept for writing replays (--record). Needs the services. */
-export const LunaRecordingLive = Layer.unwrapEffect(Effect.gen(function* () {
+/** The configured model, every call kept for writing replays (--record). */
+export const RecordingModelLive = Layer.unwrapEffect(Effect.gen(function* () {
   const recording = yield* recordingModel(yield* ModelGateway)
-  return Layer.merge(lunaWith(Layer.succeed(ModelGateway, recording.gateway)), Layer.succeed(ReplayModel, recording.replay))
+  return Layer.merge(Layer.succeed(ModelGateway, recording.gateway), Layer.succeed(ReplayModel, recording.replay))
 })).pipe(Layer.provide(ModelGatewayLive))
 
-/** Everything `brein bench` runs on: the services over a throwaway database, and Luna with the given model. */
-export const benchWith = <A, E, R>(luna: Layer.Layer<A, E, R>) =>
-  luna.pipe(Layer.provideMerge(BenchServicesLive), Layer.provideMerge(BenchDatabaseLive))
+/** Everything `brein bench` runs on: the services over a throwaway database, Luna over the given model. */
+export const benchWith = <A, E, R>(model: Layer.Layer<A | ModelGateway | ReplayModel, E, R>) =>
+  BenchServicesLive.pipe(Layer.provideMerge(model), Layer.provideMerge(BenchDatabaseLive))

@@ -2,7 +2,7 @@ import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Console, Duration, Effect, Layer } from "effect"
 import { fileURLToPath } from "node:url"
 import { LoggingLive } from "../../layers/Logging.ts"
-import { benchWith, LunaScriptedLive } from "../../layers/LunaBench.ts"
+import { benchWith, ScriptedModelLive } from "../../layers/LunaBench.ts"
 import { readBriefs } from "../../services/luna/bench/BriefFiles.ts"
 import { runBriefs, seedBench } from "../../services/luna/bench/Replay.ts"
 import { WALL_GOAL_MS } from "../../services/luna/bench/Table.ts"
@@ -46,7 +46,7 @@ const program = Effect.gen(function* () {
 })
 
 program.pipe(
-  Effect.provide(benchWith(LunaScriptedLive)),
+  Effect.provide(benchWith(ScriptedModelLive)),
   Effect.provide(Layer.mergeAll(NodeContext.layer, LoggingLive)),
   NodeRuntime.runMain({ disablePrettyLogger: true })
 )

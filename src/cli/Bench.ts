@@ -2,7 +2,7 @@ import { Command, Options } from "@effect/cli"
 import { FileSystem, Path } from "@effect/platform"
 import { Clock, Console, Duration, Effect, Option } from "effect"
 import { fileURLToPath } from "node:url"
-import { benchWith, LunaRecordingLive, LunaScriptedLive } from "../../layers/LunaBench.ts"
+import { benchWith, RecordingModelLive, ScriptedModelLive } from "../../layers/LunaBench.ts"
 import { ModelGatewayLive } from "../../layers/LunaModel.ts"
 import { type BriefFile, readBriefs, reportJson, writeBrief } from "../../services/luna/bench/BriefFiles.ts"
 import { type BriefRun, recordedBrief, runBriefs, seedBench } from "../../services/luna/bench/Replay.ts"
@@ -71,7 +71,7 @@ const bench = (options: {
       )
       return yield* runBriefs(files.map((f) => f.brief))
     })
-    const done = yield* run.pipe(Effect.provide(benchWith(options.record ? LunaRecordingLive : LunaScriptedLive)))
+    const done = yield* run.pipe(Effect.provide(benchWith(options.record ? RecordingModelLive : ScriptedModelLive)))
     yield* Console.log(
       reportTable(done.report, done.runs.map((r, i) => ({ file: files[i]?.file ?? r.brief.id, millis: r.millis })), done.millis)
     )

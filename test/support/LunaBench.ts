@@ -1,20 +1,26 @@
 import { NodeContext } from "@effect/platform-node"
 import { Chunk, Effect, Layer, Stream } from "effect"
-import { BenchServicesLive, LunaScriptedLive } from "../../layers/LunaBench.ts"
+import { BenchServicesLive, ScriptedModelLive } from "../../layers/LunaBench.ts"
 import type { ModelReply, ModelToolCall } from "../../schema/luna/Model.ts"
 import type { Stage } from "../../schema/tools/Definition.ts"
 import { seedBench } from "../../services/luna/bench/Replay.ts"
 import { benchOwner } from "../../services/luna/bench/Setup.ts"
 import { Luna } from "../../services/luna/Luna.ts"
+import type { ModelGateway } from "../../services/luna/ModelGateway.ts"
+import type { ReplayModel } from "../../services/luna/ReplayModel.ts"
 import { ScriptedModel } from "../../services/luna/ScriptedModel.ts"
 import { TestDatabase } from "./TestDatabase.ts"
 
 /** Luna over the scripted model and the program's services, on a test database seeded with the bench's data sets. */
-export const LunaBenchTest = Layer.merge(LunaScriptedLive, Layer.effectDiscard(seedBench())).pipe(
-  Layer.provideMerge(BenchServicesLive),
-  Layer.provideMerge(TestDatabase),
-  Layer.provideMerge(NodeContext.layer)
-)
+export const lunaBenchTestWith = <A, E, R>(model: Layer.Layer<A | ModelGateway | ReplayModel, E, R>) =>
+  Layer.effectDiscard(seedBench()).pipe(
+    Layer.provideMerge(BenchServicesLive),
+    Layer.provideMerge(model),
+    Layer.provideMerge(TestDatabase),
+    Layer.provideMerge(NodeContext.layer)
+  )
+
+export const LunaBenchTest = lunaBenchTestWith(ScriptedModelLive)
 
 let calls = 0
 

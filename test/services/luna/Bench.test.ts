@@ -2,18 +2,15 @@ import { NodeContext } from "@effect/platform-node"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Either, Layer } from "effect"
 import { fileURLToPath } from "node:url"
-import { lunaWith } from "../../../layers/Luna.ts"
-import { BenchServicesLive } from "../../../layers/LunaBench.ts"
 import type { Brief } from "../../../schema/luna/Brief.ts"
 import { readBriefs, reportJson } from "../../../services/luna/bench/BriefFiles.ts"
 import { fill, unfillReply } from "../../../services/luna/bench/Placeholders.ts"
-import { recordedBrief, replayBrief, runBriefs, seedBench } from "../../../services/luna/bench/Replay.ts"
+import { recordedBrief, replayBrief, runBriefs } from "../../../services/luna/bench/Replay.ts"
 import { ModelGateway } from "../../../services/luna/ModelGateway.ts"
 import { recordingModel } from "../../../services/luna/RecordingModel.ts"
 import { ReplayModel } from "../../../services/luna/ReplayModel.ts"
 import { ScriptedModel } from "../../../services/luna/ScriptedModel.ts"
-import { LunaBenchTest } from "../../support/LunaBench.ts"
-import { TestDatabase } from "../../support/TestDatabase.ts"
+import { LunaBenchTest, lunaBenchTestWith } from "../../support/LunaBench.ts"
 
 const BRIEFS = fileURLToPath(new URL("../../../bench/briefs", import.meta.url))
 
@@ -97,16 +94,10 @@ const RecordingOverScript = Layer.unwrapEffect(Effect.gen(function* () {
     begin: (brief, bindings) => Effect.zipRight(recording.replay.begin(), scripted.load(brief.replies, bindings)),
     calls: recording.replay.calls
   })
-  return Layer.merge(lunaWith(Layer.succeed(ModelGateway, recording.gateway)), Layer.succeed(ReplayModel, replay))
+  return Layer.merge(Layer.succeed(ModelGateway, recording.gateway), Layer.succeed(ReplayModel, replay))
 })).pipe(Layer.provide(ScriptedModel.Default))
 
-const RecordingTest = Layer.merge(RecordingOverScript, Layer.effectDiscard(seedBench())).pipe(
-  Layer.provideMerge(BenchServicesLive),
-  Layer.provideMerge(TestDatabase),
-  Layer.provideMerge(NodeContext.layer)
-)
-
-layer(RecordingTest, { timeout: "120 seconds" })("recording", (it) => {
+layer(lunaBenchTestWith(RecordingOverScript), { timeout: "120 seconds" })("recording", (it) => {
   it.effect("a recorded run writes the ids the run made back as placeholders: the recording replays as the brief did", () =>
     Effect.gen(function* () {
       const [brief] = yield* briefs("preflight-secuencia")
