@@ -15,11 +15,12 @@ const ListenTest = HttpServer.layerTestClient.pipe(
   Layer.provideMerge(listen(0))
 )
 
+/** The app exactly as `serve` mounts it over the given services, on a random port, over a fresh database. */
+export const httpTestOver = <A, E, R>(services: Layer.Layer<A, E, R>) =>
+  serveOn(ListenTest).pipe(Layer.provideMerge(services), Layer.provideMerge(TestDatabase))
+
 /** The app exactly as `serve` mounts it, on a random port, over a fresh database; the HttpClient targets it. */
-export const HttpTest = serveOn(ListenTest).pipe(
-  Layer.provideMerge(ServicesLive),
-  Layer.provideMerge(TestDatabase)
-)
+export const HttpTest = httpTestOver(ServicesLive)
 
 export const issueKey = (workspace: string, plan: Plan) =>
   Effect.flatMap(Workspaces, (w) => w.issueKey({ workspace, plan: Option.some(plan) })).pipe(
