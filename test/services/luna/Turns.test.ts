@@ -1,0 +1,71 @@
+import { assert, layer } from "@effect/vitest"
+import { Chunk, Deferred, Effect, Layer, Stream } from "effect"
+import { BenchServicesLive } from "../../../layers/LunaBench.ts"
+import { benchOwner } from "../../../services/luna/bench/Setup.ts"
+import { Luna } from "../../../services/luna/Luna.ts"
+import { ModelGateway } from "../../../services/luna/ModelGateway.ts"
+import { modelView } from "../../../services/luna/ModelView.ts"
+import { call, callsReply, LunaBenchTest, scriptedTurn, textReply } from "../../support/LunaBench.ts"
+import { TestDatabase } from "../../support/TestDatabase.ts"
+
+/** A model that answers only once the test opens its gate: a turn stays running until then. */
+class Gate extends Effect.Service<Gate>()("test/luna/Gate", { effect: Deferred.make<void>() }) {}
+
+const GatedModel = Layer.effect(
+  ModelGateway,
+  Effect.map(Gate, (gate) =>
+    ModelGateway.of({
+      ready: Effect.void,
+      complete: () => Effect.as(Deferred.await(gate), { content: "Listo.", tool_calls: [], model: "gated" })
+    }))
+).pipe(Layer.provideMerge(Gate.Default))
+
+const GatedTest = BenchServicesLive.pipe(Layer.provideMerge(GatedModel), Layer.provideMerge(TestDatabase))
+
+layer(GatedTest, { timeout: "60 seconds" })("one turn at a time", (it) => {
+  it.effect("a message while a turn runs is refused with TurnInProgress (naming the running turn); once it ends, the next one starts", () =>
+    Effect.gen(function* () {
+      const luna = yield* Luna
+      const who = yield* benchOwner("gated", "paid")
+      const session = yield* luna.create(who, { stage: "prospectando" })
+      const first = yield* luna.start(who, session.id, "primero")
+      const refused = yield* Effect.flip(luna.start(who, session.id, "segundo"))
+      assert.strictEqual(refused._tag, "TurnInProgress")
+      assert.strictEqual(refused._tag === "TurnInProgress" ? refused.turnId : "", first.turnId)
+      yield* Deferred.succeed(yield* Gate, undefined)
+      const events = Chunk.toReadonlyArray(yield* Stream.runCollect(luna.turnEvents(session.id, first)))
+      assert.strictEqual(events[events.length - 1]?.type, "turn.completed")
+      const second = Chunk.toReadonlyArray(yield* Stream.runCollect(luna.turn(who, session.id, "segundo")))
+      assert.deepStrictEqual(second.map((e) => e.type), ["turn.started", "message.user", "message.assistant", "turn.completed"])
+      const view = yield* luna.view(who, session.id)
+      assert.deepStrictEqual(view.turns.map((t) => [t.user, t.status]), [["primero", "completed"], ["segundo", "completed"]])
+    }))
+})
+
+layer(LunaBenchTest, { timeout: "120 seconds" })("what the model reads", (it) => {
+  it.effect("a quote's token reaches the log but never the model", () =>
+    Effect.gen(function* () {
+      const enrich = call("company_enrich", { company_ids: ["co_1g7b3x20002x", "co_1g7b3x20007j"] })
+      const { calls, events } = yield* scriptedTurn([callsReply(enrich), textReply("Te preparé la cotización [[ref:r1]].")], "Cotiza")
+      const output = events.find((e) => e.type === "tool" && e.state === "output-available")
+      const token = /"quote_token":"([^"]+)"/.exec(JSON.stringify(output))?.[1] ?? ""
+      assert.isAbove(token.length, 10, "the log keeps the quote's token")
+      const messages = calls[1]?.request.messages ?? []
+      const reply = messages.find((m) => m.role === "tool")
+      assert.include(reply?.role === "tool" ? reply.content : "", "\"ref\":\"r1\"")
+      assert.include(reply?.role === "tool" ? reply.content : "", "\"kind\":\"quote\"")
+      assert.notInclude(JSON.stringify(messages), token)
+      assert.notInclude(JSON.stringify(messages), "\\\"quote_token\\\":")
+    }))
+
+  it("modelView removes the hidden tokens at any depth and keeps the rest", () => {
+    assert.deepStrictEqual(
+      modelView({
+        data: { quote_token: "q", items: [{ idempotency_key: "k", n: 1 }], total: 2 },
+        correlation_id: "c",
+        cost: { credits: 4 }
+      }),
+      { data: { items: [{ n: 1 }], total: 2 }, cost: { credits: 4 } }
+    )
+  })
+})
