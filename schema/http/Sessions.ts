@@ -24,7 +24,8 @@ export class ChatPrincipal extends HttpApiMiddleware.Tag<ChatPrincipal>()("brein
 export const SessionIdParam = Schema.Struct({ id: Schema.String })
 
 const EventId = Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative()).annotations({
-  description: "The seq of the last event the client saw"
+  description: "The seq of the last event the client saw",
+  message: () => "must be the seq of an event: a whole number, 0 or more"
 })
 
 export const ResumeHeaders = Schema.Struct({

@@ -1,7 +1,7 @@
 import { HttpServerRequest } from "@effect/platform"
 import type { Exit } from "effect"
 import { Effect, Layer, Option, Redacted } from "effect"
-import { CsrfRejected, HumanRequired } from "../../schema/Errors.ts"
+import { CsrfRejected, HumanRequired, Unauthorized } from "../../schema/Errors.ts"
 import {
   CSRF_HEADER,
   HumanSession,
@@ -64,6 +64,12 @@ export const HumanSessionLive = Layer.effect(
  * key alone counts (a bad key is not rescued by a cookie). The scheme handlers may both run for one
  * request (the second when the first fails), so the outcome is computed once per request.
  */
+const NO_CREDENTIALS = new Unauthorized({
+  message: "no credentials: send an API key (Authorization: Bearer brein_sk_…) or sign in (the brein_session cookie)",
+  hint:
+    "An operator creates a key with: brein keys create --workspace NAME, or a sign-in link with: brein users link --workspace NAME --email EMAIL"
+})
+
 /**
  * An API key or a signed-in person, whichever the request carries. An Authorization header decides: with
  * one the key alone counts (a bad key is not rescued by a cookie). The scheme handlers may both run for
@@ -74,10 +80,12 @@ const keyOrSession = <A>(gate: Gate, session: ReturnType<typeof sessionOf>, of: 
   readonly human: (human: Human) => A
 }) => {
   const outcomes = new WeakMap<HttpServerRequest.HttpServerRequest, Exit.Exit<A, KeyOrSessionFailure>>()
-  const resolve = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<A, KeyOrSessionFailure> =>
-    request.headers["authorization"] !== undefined
-      ? Effect.map(gate.authenticateFrom(Option.getOrUndefined(request.remoteAddress), request.headers), of.key)
-      : Effect.map(session(request, cookieOf(request)), of.human)
+  const resolve = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<A, KeyOrSessionFailure> => {
+    if (request.headers["authorization"] !== undefined) {
+      return Effect.map(gate.authenticateFrom(Option.getOrUndefined(request.remoteAddress), request.headers), of.key)
+    }
+    return cookieOf(request) === "" ? Effect.fail(NO_CREDENTIALS) : Effect.map(session(request, cookieOf(request)), of.human)
+  }
   return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const known = outcomes.get(request)
     if (known !== undefined) return known

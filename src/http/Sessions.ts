@@ -13,7 +13,9 @@ const frame = (event: LunaEvent) => `id: ${event.seq}\nevent: ${event.type}\ndat
 /** Server-sent events: one frame per event, with comments in between while nothing happens. */
 const sse = <E>(events: Stream.Stream<LunaEvent, E>) =>
   HttpServerResponse.stream(
-    Stream.merge(Stream.map(events, frame), Stream.map(Stream.tick(HEARTBEAT), () => ": keep-alive\n\n"), { haltStrategy: "left" })
+    Stream.merge(Stream.map(events, frame), Stream.map(Stream.drop(Stream.tick(HEARTBEAT), 1), () => ": keep-alive\n\n"), {
+      haltStrategy: "left"
+    })
       .pipe(Stream.encodeText),
     { contentType: "text/event-stream", headers: { "cache-control": "no-cache", "x-accel-buffering": "no" } }
   )

@@ -104,6 +104,7 @@ layer(SessionsHttpTest, { excludeTestServices: true, timeout: "120 seconds" })("
       const answer = yield* post(`/api/v1/sessions/${id}/messages`, { text: "¿Cuánto he usado?" }, { key })
       assert.strictEqual(answer.status, 200, answer.text)
       assert.match(answer.type, /^text\/event-stream/)
+      assert.isTrue(answer.text.startsWith("id: 1\n"), "the first frame is the turn's first event, not a keep-alive")
       const frames = framesOf(answer.text)
       assert.deepStrictEqual(frames.map((f) => f.id), [1, 2, 3, 4, 5, 6])
       assert.deepStrictEqual(frames.map((f) => f.event), [
@@ -145,6 +146,10 @@ layer(SessionsHttpTest, { excludeTestServices: true, timeout: "120 seconds" })("
       const bad = yield* get(`/api/v1/sessions/${id}/events`, { key, lastEventId: "tres" })
       assert.strictEqual(bad.status, 422, bad.text)
       assert.strictEqual(json(bad)["_tag"], "InvalidInput")
+      assert.include(String(json(bad)["message"]), "must be a number")
+      const negative = yield* get(`/api/v1/sessions/${id}/events`, { key, lastEventId: "-1" })
+      assert.strictEqual(negative.status, 422)
+      assert.include(String(json(negative)["message"]), "must be the seq of an event")
     }))
 
   it.effect("a session is another key's or workspace's 404; without credentials 401; bad bodies are typed refusals that create nothing", () =>
@@ -161,7 +166,10 @@ layer(SessionsHttpTest, { excludeTestServices: true, timeout: "120 seconds" })("
         assert.strictEqual(message.status, 404)
         assert.strictEqual((yield* get(`/api/v1/sessions/${id}/events`, { key })).status, 404)
       }
-      assert.strictEqual((yield* get(`/api/v1/sessions/${id}`, {})).status, 401)
+      const anonymous = yield* get(`/api/v1/sessions/${id}`, {})
+      assert.strictEqual(anonymous.status, 401)
+      assert.strictEqual(json(anonymous)["_tag"], "Unauthorized")
+      assert.include(String(json(anonymous)["message"]), "Authorization: Bearer")
       for (const body of [{ stage: "vendiendo" }, { title: "" }, { title: "x".repeat(201) }]) {
         const refused = yield* post("/api/v1/sessions", body, { key: ana.key })
         assert.strictEqual(refused.status, 422, JSON.stringify(body))
