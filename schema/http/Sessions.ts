@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity, OpenApi } from "@effect/platform"
 import { Context, Schema } from "effect"
 import { ModelNotConfigured } from "../luna/LunaErrors.ts"
+import { SessionView } from "../luna/Projection.ts"
 import { CreateSessionBody, MessageBody, TurnInProgress, WorkSession, WorkSessionNotFound } from "../luna/Session.ts"
 import type { Principal } from "../Principal.ts"
 import { SESSION_COOKIE } from "./Humans.ts"
@@ -39,33 +40,6 @@ export const ResumeParams = Schema.Struct({
 const EventStream = Schema.String.pipe(HttpApiSchema.withEncoding({ kind: "Text", contentType: "text/event-stream" })).annotations({
   description: "Server-sent events: `id` is the event's seq, `event` its type, `data` the event as JSON (schema LunaEvent)"
 })
-
-export const ToolPartView = Schema.Struct({
-  tool_call_id: Schema.String,
-  tool_id: Schema.String,
-  state: Schema.String,
-  input: Schema.Unknown,
-  ref: Schema.optional(Schema.String),
-  output: Schema.optional(Schema.Unknown),
-  error: Schema.optional(Schema.Struct({ tag: Schema.String, message: Schema.String }))
-})
-
-export const SessionView = Schema.Struct({
-  session: WorkSession,
-  stage: Schema.String,
-  turns: Schema.Array(Schema.Struct({
-    turn_id: Schema.String,
-    parent_turn_id: Schema.NullOr(Schema.String),
-    variant: Schema.Int,
-    status: Schema.Literal("running", "completed", "failed"),
-    user: Schema.String,
-    parts: Schema.Array(ToolPartView),
-    text: Schema.NullOr(Schema.String),
-    outcome: Schema.NullOr(Schema.Unknown),
-    metrics: Schema.NullOr(Schema.Unknown)
-  })),
-  last_seq: Schema.Int
-}).annotations({ identifier: "SessionView" })
 
 export class SessionsGroup extends HttpApiGroup.make("sessions")
   .add(

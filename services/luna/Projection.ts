@@ -1,36 +1,6 @@
-import type { LunaEvent, ToolState } from "../../schema/luna/Events.ts"
-import type { Outcome, TurnMetrics } from "../../schema/luna/Outcome.ts"
+import type { LunaEvent } from "../../schema/luna/Events.ts"
+import type { SessionView, ToolPartView, TurnView } from "../../schema/luna/Projection.ts"
 import type { WorkSession } from "../../schema/luna/Session.ts"
-import type { Stage } from "../../schema/tools/Definition.ts"
-
-export interface ToolPartView {
-  readonly tool_call_id: string
-  readonly tool_id: string
-  readonly state: ToolState
-  readonly input: unknown
-  readonly ref?: string
-  readonly output?: unknown
-  readonly error?: { readonly tag: string; readonly message: string }
-}
-
-export interface TurnView {
-  readonly turn_id: string
-  readonly parent_turn_id: string | null
-  readonly variant: number
-  readonly status: "running" | "completed" | "failed"
-  readonly user: string
-  readonly parts: ReadonlyArray<ToolPartView>
-  readonly text: string | null
-  readonly outcome: Outcome | null
-  readonly metrics: TurnMetrics | null
-}
-
-export interface SessionView {
-  readonly session: WorkSession
-  readonly stage: Stage
-  readonly turns: ReadonlyArray<TurnView>
-  readonly last_seq: number
-}
 
 const applyTool = (parts: ReadonlyArray<ToolPartView>, event: Extract<LunaEvent, { type: "tool" }>): ReadonlyArray<ToolPartView> => {
   if (event.state === "input-available") {
