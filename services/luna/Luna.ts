@@ -8,13 +8,13 @@ import { Executor } from "../pipeline/Executor.ts"
 import { Registry } from "../tools/Registry.ts"
 import { beltOf } from "./Belts.ts"
 import { boardItemsOf } from "./BoardItems.ts"
+import { COVERAGE_REF, COVERAGE_TOOL, coverageIn } from "./Coverage.ts"
 import { ModelGateway } from "./ModelGateway.ts"
 import { project } from "./Projection.ts"
+import type { Emit } from "./ToolStep.ts"
 import { runTurn, type TurnContext } from "./Turn.ts"
 import { type CitableResult, historyOf, resultsOf, systemMessage } from "./TurnInput.ts"
 import { type Owner, type TurnPlace, WorkSessions } from "./WorkSessions.ts"
-
-const COVERAGE_REF = "mercado"
 
 /**
  * Luna: runs a session's turns over the shared registry and executor. A turn runs in the service's
@@ -31,28 +31,42 @@ export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
     const scope = yield* Effect.scope
     const running = new Map<string, string>()
 
-    /** What the Mercado data set covers, compiled into a buscando turn's input (the model never calls it). */
-    const coverage = (who: Owner, sessionId: string) =>
-      executor.call("market_capabilities", {}, { surface: "luna", principal: who.principal, sessionId }).pipe(
-        Effect.map((response): CitableResult => {
-          const { meta: _meta, ...payload } = response
-          return { ref: COVERAGE_REF, toolId: "market_capabilities", payload }
-        }),
-        Effect.option
-      )
+    const emitter = (sessionId: string, place: TurnPlace): Emit => (bodies) => Effect.asVoid(sessions.append(sessionId, place, bodies))
+
+    /**
+     * What the Mercado data set covers, for a buscando turn's input (the model never calls it): Luna calls
+     * market_capabilities once per session, through the executor, and the log keeps the answer (ref mercado).
+     */
+    const compileCoverage = Effect.fn("Luna.coverage")(function* (who: Owner, sessionId: string, emit: Emit) {
+      const answered = yield* Effect.option(executor.call(COVERAGE_TOOL, {}, { surface: "luna", principal: who.principal, sessionId }))
+      if (answered._tag === "None") return null
+      const { meta, ...payload } = answered.value
+      const part = { type: "tool", tool_call_id: `coverage_${meta.request_id}`, tool_id: COVERAGE_TOOL } as const
+      yield* emit([{ ...part, state: "input-available", input: {} }, {
+        ...part,
+        state: "output-available",
+        ref: COVERAGE_REF,
+        output: payload,
+        request_id: meta.request_id,
+        audit_status: meta.audit_status
+      }])
+      return { ref: COVERAGE_REF, toolId: COVERAGE_TOOL, payload } satisfies CitableResult
+    })
 
     const execute = Effect.fn("Luna.execute")(function* (who: Owner, sessionId: string, place: TurnPlace, stage: Stage, text: string) {
       const earlier = (yield* sessions.events(sessionId, 0, 100_000)).filter((event) => event.turn_id !== place.turnId)
       const board = yield* boards.read(who.principal, sessionId)
-      const covered = stage === "buscando" ? yield* coverage(who, sessionId) : undefined
-      const facts = resultsOf(earlier)
-      const results = covered === undefined || covered._tag === "None" ? facts : [covered.value, ...facts]
+      const emit = emitter(sessionId, place)
+      const known = coverageIn(earlier)
+      const coverage = known ?? (stage === "buscando" ? yield* compileCoverage(who, sessionId, emit) : null)
+      const facts = resultsOf(earlier).filter((result) => result.ref !== COVERAGE_REF)
+      const results = coverage === null ? facts : [coverage, ...facts]
       const system = systemMessage({
         stage,
         belt: beltOf(registry.tools, stage),
         board: { items: board.items, selected: board.selected },
         facts,
-        coverage: covered === undefined || covered._tag === "None" ? null : covered.value
+        coverage
       })
       const context: TurnContext = {
         registry,
@@ -60,7 +74,7 @@ export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
         executor,
         who,
         sessionId,
-        emit: (bodies) => Effect.asVoid(sessions.append(sessionId, place, bodies)),
+        emit,
         show: (result) => {
           const items = boardItemsOf(result.payload)
           return items.length === 0 ? Effect.void : Effect.asVoid(boards.show(who.principal, sessionId, items))

@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { Chunk, Deferred, Effect, Layer, Stream } from "effect"
 import { BenchServicesLive } from "../../../layers/LunaBench.ts"
@@ -5,8 +6,16 @@ import { benchOwner } from "../../../services/luna/bench/Setup.ts"
 import { Luna } from "../../../services/luna/Luna.ts"
 import { ModelGateway } from "../../../services/luna/ModelGateway.ts"
 import { modelView } from "../../../services/luna/ModelView.ts"
+import { ScriptedModel } from "../../../services/luna/ScriptedModel.ts"
 import { call, callsReply, LunaBenchTest, scriptedTurn, textReply } from "../../support/LunaBench.ts"
 import { TestDatabase } from "../../support/TestDatabase.ts"
+
+const auditedTools = (workspaceId: string) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql<{ readonly toolId: string }>`SELECT tool_id FROM audit_log WHERE workspace_id = ${workspaceId}`
+  )
+    .pipe(Effect.map((rows) => rows.map((row) => row.toolId)))
 
 /** A model that answers only once the test opens its gate: a turn stays running until then. */
 class Gate extends Effect.Service<Gate>()("test/luna/Gate", { effect: Deferred.make<void>() }) {}
@@ -56,6 +65,27 @@ layer(LunaBenchTest, { timeout: "120 seconds" })("what the model reads", (it) =>
       assert.include(reply?.role === "tool" ? reply.content : "", "\"kind\":\"quote\"")
       assert.notInclude(JSON.stringify(messages), token)
       assert.notInclude(JSON.stringify(messages), "\\\"quote_token\\\":")
+    }))
+
+  it.effect("a buscando turn has the Mercado coverage compiled in once per session: logged under ref mercado, citable, one audited call", () =>
+    Effect.gen(function* () {
+      const { calls, end, events, session, who } = yield* scriptedTurn(
+        [textReply("El conjunto tiene 2000 adjudicaciones [[ref:mercado]].")],
+        "¿Qué cubre Mercado?",
+        "buscando"
+      )
+      const coverage = events.filter((e) => e.type === "tool" && e.tool_id === "market_capabilities").map((e) =>
+        e.type === "tool" ? e.state : ""
+      )
+      assert.deepStrictEqual(coverage, ["input-available", "output-available"])
+      assert.deepStrictEqual(end.outcome, { kind: "responder", text: "El conjunto tiene 2000 adjudicaciones.", partial: false })
+      assert.include(calls[0]?.request.messages[0]?.content ?? "", "Cobertura de Mercado [ref mercado]")
+      assert.notInclude(calls[0]?.request.functions.map((f) => f.tool) ?? [], "market_capabilities")
+      const model = yield* ScriptedModel
+      yield* model.load([textReply("Sigue siendo el mismo conjunto [[ref:mercado]].")])
+      const second = Chunk.toReadonlyArray(yield* Stream.runCollect((yield* Luna).turn(who, session.id, "¿y ahora?")))
+      assert.isFalse(second.some((e) => e.type === "tool"), "the second turn reuses the logged coverage")
+      assert.deepStrictEqual(yield* auditedTools(who.principal.workspaceId), ["market_capabilities"])
     }))
 
   it("modelView removes the hidden tokens at any depth and keeps the rest", () => {
