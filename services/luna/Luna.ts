@@ -94,8 +94,15 @@ export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
 
     /** Starts a turn: writes its first events and runs it in the background. Answers where the turn's events start. */
     const start = Effect.fn("Luna.start")(function* (who: Owner, sessionId: string, text: string) {
-      const session = yield* sessions.get(who, sessionId)
-      const busy = running.get(sessionId)
+      yield* sessions.get(who, sessionId)
+      yield* gateway.ready
+      const turnId = yield* newId("turn")
+      // checked and taken in one step: two messages at once cannot both start a turn
+      const busy = yield* Effect.sync(() => {
+        const current = running.get(sessionId)
+        if (current === undefined) running.set(sessionId, turnId)
+        return current
+      })
       if (busy !== undefined) {
         return yield* new TurnInProgress({
           sessionId,
@@ -104,14 +111,16 @@ export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
           hint: "Read the running turn from GET /api/v1/sessions/{id}/events and send the message when it ends"
         })
       }
-      yield* gateway.ready
-      const turnId = yield* newId("turn")
-      running.set(sessionId, turnId)
       const place: TurnPlace = { turnId, parentTurnId: null, variant: 1 }
-      const first = yield* sessions.append(sessionId, place, [{ type: "turn.started", stage: session.stage }, {
-        type: "message.user",
-        text
-      }]).pipe(Effect.onError(() => Effect.sync(() => running.delete(sessionId))))
+      // read again once the turn is ours: a turn that ended meanwhile may have moved the stage
+      const { first, session } = yield* Effect.gen(function* () {
+        const session = yield* sessions.get(who, sessionId)
+        const first = yield* sessions.append(sessionId, place, [{ type: "turn.started", stage: session.stage }, {
+          type: "message.user",
+          text
+        }])
+        return { first, session }
+      }).pipe(Effect.onError(() => Effect.sync(() => running.delete(sessionId))))
       yield* execute(who, sessionId, place, session.stage, text).pipe(
         Effect.catchAllCause((cause) =>
           Cause.isInterruptedOnly(cause)

@@ -44,6 +44,12 @@ layer(GatedTest, { timeout: "60 seconds" })("one turn at a time", (it) => {
       yield* Deferred.succeed(yield* Gate, undefined)
       const events = Chunk.toReadonlyArray(yield* Stream.runCollect(luna.turnEvents(session.id, first)))
       assert.strictEqual(events[events.length - 1]?.type, "turn.completed")
+      const racing = yield* luna.create(who, { stage: "prospectando" })
+      const both = yield* Effect.all([luna.start(who, racing.id, "a"), luna.start(who, racing.id, "b")], {
+        concurrency: 2,
+        mode: "either"
+      })
+      assert.deepStrictEqual(both.map((r) => r._tag === "Right" ? "started" : r.left._tag).sort(), ["TurnInProgress", "started"])
       const second = Chunk.toReadonlyArray(yield* Stream.runCollect(luna.turn(who, session.id, "segundo")))
       assert.deepStrictEqual(second.map((e) => e.type), ["turn.started", "message.user", "message.assistant", "turn.completed"])
       const view = yield* luna.view(who, session.id)
