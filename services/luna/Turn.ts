@@ -72,7 +72,8 @@ const step = (context: TurnContext, state: State): Effect.Effect<Step> =>
     if (reply.tool_calls.length === 0) {
       const narration = reply.content ?? ""
       const narrated = yield* narrate(context.gateway, state.messages, narration, state.results)
-      const kind = seen.tool_calls > 0 ? "cierre" : "responder"
+      // a call refused for being off the belt ran nothing: an answer after only such calls is still a responder
+      const kind = seen.tool_calls - seen.belt_violations > 0 ? "cierre" : "responder"
       yield* context.emit([{
         type: "message.assistant",
         text: stripRefTokens(narrated.narration),
@@ -91,14 +92,16 @@ const step = (context: TurnContext, state: State): Effect.Effect<Step> =>
       messages: [...state.messages, { role: "assistant", content: reply.content, tool_calls: reply.tool_calls }]
     }
     for (const call of reply.tool_calls) {
-      const handled = yield* control(context, current, call, belt.map((t) => t.descriptor.id))
+      // a call earlier in this reply may have moved the stage: each call is checked against the belt of the stage it runs in
+      const visible = current.stage === state.stage ? belt : beltOf(context.registry.tools, current.stage)
+      const handled = yield* control(context, current, call, visible.map((t) => t.descriptor.id))
       if (handled._tag === "end") return handled
       if (handled._tag === "next") {
         current = handled.state
         continue
       }
       const ref = `r${current.nextRef}`
-      const done = yield* callTool(context, belt, current.stage, call, ref)
+      const done = yield* callTool(context, visible, current.stage, call, ref)
       const after = done.result === null ? current.stage : stageAfter(call.tool, current.stage)
       if (done.result !== null) yield* context.show(done.result)
       if (after !== current.stage) {

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { Chunk, Deferred, Effect, Layer, Stream } from "effect"
 import { BenchServicesLive } from "../../../layers/LunaBench.ts"
+import { CONTROL } from "../../../schema/luna/Control.ts"
 import { benchOwner } from "../../../services/luna/bench/Setup.ts"
 import { Luna } from "../../../services/luna/Luna.ts"
 import { ModelGateway } from "../../../services/luna/ModelGateway.ts"
@@ -92,6 +93,24 @@ layer(LunaBenchTest, { timeout: "120 seconds" })("what the model reads", (it) =>
       const second = Chunk.toReadonlyArray(yield* Stream.runCollect((yield* Luna).turn(who, session.id, "¿y ahora?")))
       assert.isFalse(second.some((e) => e.type === "tool"), "the second turn reuses the logged coverage")
       assert.deepStrictEqual(yield* auditedTools(who.principal.workspaceId), ["market_capabilities"])
+    }))
+
+  it.effect("a call after a stage change in the same reply is checked against the new stage's belt", () =>
+    Effect.gen(function* () {
+      const move = call(CONTROL.stage, { stage: "con_lista", reason: "trabajar la secuencia" })
+      const get = call("sequence_get", { sequence_id: "sq_nope" })
+      const { end, events } = yield* scriptedTurn([callsReply(move, get), textReply("No encontré esa secuencia.")], "Mira la secuencia")
+      assert.strictEqual(end.metrics.belt_violations, 0)
+      const error = events.find((e) => e.type === "tool" && e.state === "output-error")
+      assert.strictEqual(error?.type === "tool" && error.state === "output-error" ? error.error.tag : "", "SequenceNotFound")
+      assert.strictEqual(end.outcome.kind, "cierre")
+    }))
+
+  it.effect("an answer after only calls refused for being off the belt is a responder: nothing ran", () =>
+    Effect.gen(function* () {
+      const offBelt = call("sequence_get", { sequence_id: "sq_nope" })
+      const { end } = yield* scriptedTurn([callsReply(offBelt), textReply("Eso se hace con una lista guardada.")], "Mira la secuencia")
+      assert.deepStrictEqual([end.outcome.kind, end.metrics.belt_violations, end.metrics.tool_calls], ["responder", 1, 1])
     }))
 
   it("modelView removes the hidden tokens at any depth and keeps the rest", () => {
