@@ -58,35 +58,38 @@ export const peopleWithEmail = (country: "CL" | "MX", n: number, offset = 0) =>
 export const reveal = (principal: Principal, ids: ReadonlyArray<string>) =>
   Effect.flatMap(Owned, (owned) => owned.reveal(principal, ids, "req_test"))
 
-export const definitionFor = (mailboxId: string, name = "Prospección Q4") =>
-  Schema.encodeSync(SequenceDefinition)(
-    Schema.decodeUnknownSync(SequenceDefinition)({
-      name,
-      mailbox_id: mailboxId,
-      steps: [
-        {
-          id: "s1",
-          delay: 0,
-          delay_unit: "days",
-          subject: "{Hola|Buen día} {{first_name}}",
-          body: "Hola {{first_name}},\n\nVi que {{company}} está creciendo en {{region}}. ¿Conversamos?\n\n{{unsubscribe}}"
-        },
-        {
-          id: "s2",
-          delay: 3,
-          delay_unit: "days",
-          subject: "Re: una idea para {{company}}",
-          body: "{{first_name|Hola}}, retomo mi correo anterior.\n\n{{unsubscribe}}",
-          variants: [{ id: "b", subject: "Otra idea para {{company}}", body: "¿Tiene sentido, {{first_name}}?\n\n{{unsubscribe}}" }]
-        }
-      ],
-      settings: {
-        sender_identity: "Acme SpA",
-        physical_address: "Av. Apoquindo 3000, Las Condes, Santiago",
-        privacy_notice_url: "https://acme.example/privacidad",
-        daily_cap: 200,
-        spacing_seconds: 60,
-        window: { start_hour: 9, end_hour: 18, timezone: "America/Santiago" }
+/** A definition every preflight rule passes (decoded). */
+export const goodDefinition = (mailboxId: string, name = "Prospección Q4") =>
+  Schema.decodeUnknownSync(SequenceDefinition)({
+    name,
+    mailbox_id: mailboxId,
+    steps: [
+      {
+        id: "s1",
+        delay: 0,
+        delay_unit: "days",
+        subject: "{Hola|Buen día} {{first_name}}",
+        body: "Hola {{first_name}},\n\nVi que {{company}} está creciendo en {{region}}. ¿Conversamos?\n\n{{unsubscribe}}"
+      },
+      {
+        id: "s2",
+        delay: 3,
+        delay_unit: "days",
+        subject: "Re: una idea para {{company}}",
+        body: "{{first_name|Hola}}, retomo mi correo anterior.\n\n{{unsubscribe}}",
+        variants: [{ id: "b", subject: "Otra idea para {{company}}", body: "¿Tiene sentido, {{first_name}}?\n\n{{unsubscribe}}" }]
       }
-    })
-  )
+    ],
+    settings: {
+      sender_identity: "Acme SpA",
+      physical_address: "Av. Apoquindo 3000, Las Condes, Santiago",
+      privacy_notice_url: "https://acme.example/privacidad",
+      daily_cap: 200,
+      spacing_seconds: 60,
+      window: { start_hour: 9, end_hour: 18, timezone: "America/Santiago" }
+    }
+  })
+
+/** The same, encoded as a tool takes it. */
+export const definitionFor = (mailboxId: string, name = "Prospección Q4") =>
+  Schema.encodeSync(SequenceDefinition)(goodDefinition(mailboxId, name))

@@ -5,37 +5,7 @@ import type { RuleId } from "../../../../schema/catalog/SequenceTools.ts"
 import type { MailboxRow } from "../../../../services/catalog/sequences/Mailboxes.ts"
 import { checkSequence, type PreflightSubject } from "../../../../services/catalog/sequences/Rules.ts"
 import type { RecipientRow } from "../../../../services/catalog/sequences/SequenceStore.ts"
-
-export const goodDefinition = (mailboxId: string, name = "Prospección Q4") =>
-  Schema.decodeUnknownSync(SequenceDefinition)({
-    name,
-    mailbox_id: mailboxId,
-    steps: [
-      {
-        id: "s1",
-        delay: 0,
-        delay_unit: "days",
-        subject: "{Hola|Buen día} {{first_name}}",
-        body: "Hola {{first_name}},\n\nVi que {{company}} está creciendo en {{region}}. ¿Conversamos?\n\n{{unsubscribe}}"
-      },
-      {
-        id: "s2",
-        delay: 3,
-        delay_unit: "days",
-        subject: "Re: una idea para {{company}}",
-        body: "{{first_name|Hola}}, retomo mi correo anterior.\n\n{{unsubscribe}}",
-        variants: [{ id: "b", subject: "Otra idea para {{company}}", body: "¿Tiene sentido, {{first_name}}?\n\n{{unsubscribe}}" }]
-      }
-    ],
-    settings: {
-      sender_identity: "Acme SpA",
-      physical_address: "Av. Apoquindo 3000, Las Condes, Santiago",
-      privacy_notice_url: "https://acme.example/privacidad",
-      daily_cap: 200,
-      spacing_seconds: 60,
-      window: { start_hour: 9, end_hour: 18, timezone: "America/Santiago" }
-    }
-  })
+import { goodDefinition } from "./Fixtures.ts"
 
 const mailbox: MailboxRow = {
   id: "mb_1",
