@@ -6,6 +6,7 @@ import type { AttemptMetrics, Outcome, TurnMetrics } from "../../../schema/luna/
 import type { Stage } from "../../../schema/tools/Definition.ts"
 import { anchoredOnly, checkAnchors } from "../anchors/Validate.ts"
 import type { ModelCall } from "../ReplayModel.ts"
+import { resultsOf } from "../TurnInput.ts"
 
 /** What one brief's turn left behind: its events, the model calls it made, the stage it ended on. */
 export interface ReplayRun {
@@ -19,9 +20,6 @@ export interface ReplayRun {
 }
 
 const NO_METRICS: TurnMetrics = { steps: 0, tool_calls: 0, belt_violations: 0, attempts: [], models: [] }
-
-const resultsOf = (events: ReadonlyArray<LunaEvent>): ReadonlyArray<CitedResult> =>
-  events.flatMap((event) => event.type === "tool" && event.state === "output-available" ? [{ ref: event.ref, payload: event.output }] : [])
 
 const anchorsIn = (narration: string, results: ReadonlyArray<CitedResult>) => checkAnchors({ narration, results }).anchors.length
 
