@@ -19,6 +19,7 @@ import users from "./0018_users.ts"
 import sequenceAuthorizations from "./0019_sequence_authorizations.ts"
 import sequenceSends from "./0020_sequence_sends.ts"
 import workSessions from "./0021_work_sessions.ts"
+import readWindows from "./0022_read_windows.ts"
 
 export const migrations = {
   "0001_foundation": foundation,
@@ -41,5 +42,6 @@ export const migrations = {
   "0018_users": users,
   "0019_sequence_authorizations": sequenceAuthorizations,
   "0020_sequence_sends": sequenceSends,
-  "0021_work_sessions": workSessions
+  "0021_work_sessions": workSessions,
+  "0022_read_windows": readWindows
 }

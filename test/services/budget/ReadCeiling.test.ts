@@ -22,6 +22,13 @@ const readRows = (workspaceId: WorkspaceId) =>
     (sql) => sql<{ n: number }>`SELECT count(*)::int AS n FROM read_usage WHERE workspace_id = ${workspaceId}`
   ).pipe(Effect.map((rows) => rows[0]?.n))
 
+/** What a take reads instead of counting the rows: it must stand for exactly the rows there are. */
+const windowCount = (workspaceId: WorkspaceId) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql<{ used: number }>`SELECT used FROM read_windows WHERE workspace_id = ${workspaceId}`
+  ).pipe(Effect.map((rows) => rows[0]?.used))
+
 layer(BudgetServices)("the hourly read ceiling", (it) => {
   it.effect("a workspace makes its reads of a sliding hour; the next is refused until the oldest of them leaves it", () =>
     Effect.gen(function* () {
@@ -59,7 +66,13 @@ layer(BudgetServices)("the hourly read ceiling", (it) => {
       const sliding = yield* refusal(principal)
       assert.strictEqual(sliding.resetsAt, at(SUITE_NOW + 90 * 60_000))
       assert.strictEqual(sliding.retryAfterSeconds, 30 * 60)
-      assert.strictEqual(yield* readRows(principal.workspaceId), 3)
+      assert.strictEqual(yield* readRows(principal.workspaceId), 3, "the read that left the hour is gone")
+      assert.strictEqual(yield* windowCount(principal.workspaceId), 3, "and the count no longer holds it")
+
+      yield* TestClock.adjust("2 hours")
+      const later = yield* lookup(principal)
+      assert.deepStrictEqual(later.cost, { kind: "read", reads: 1, used: 1, limit: READS_PER_HOUR_FREE, resets_at: at(SUITE_NOW + 240 * 60_000) })
+      assert.deepStrictEqual([yield* readRows(principal.workspaceId), yield* windowCount(principal.workspaceId)], [1, 1])
     }))
 
   it.effect("another workspace has an hour of its own, with its plan's ceiling", () =>
@@ -99,5 +112,6 @@ layer(BudgetServices)("the hourly read ceiling", (it) => {
       assert.strictEqual(passed, READS_PER_HOUR_PAID)
       assert.deepStrictEqual(new Set(refused), new Set(["ReadCeilingReached"]))
       assert.strictEqual(yield* readRows(principal.workspaceId), READS_PER_HOUR_PAID)
+      assert.strictEqual(yield* windowCount(principal.workspaceId), READS_PER_HOUR_PAID)
     }))
 })

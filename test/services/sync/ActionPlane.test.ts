@@ -11,14 +11,14 @@ import { issuePrincipal } from "../../support/TestLayers.ts"
 const Live = simulatedServices().pipe(Layer.provideMerge(TestDatabase))
 
 /**
- * Every table but the executor's own records (the audit log, and the reads of the hourly ceiling the
+ * Every table but the executor's own records (the audit log, and the reads of the hourly ceiling and their count per workspace, which the
  * budget step takes), one digest each: any row written, changed or deleted changes it.
  */
 const businessTables = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const tables = yield* sql<{ name: string }>`
     SELECT table_name AS name FROM information_schema.tables
-    WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' AND table_name NOT IN ('audit_log', 'audit_checkpoint', 'read_usage') ORDER BY 1`
+    WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' AND table_name NOT IN ('audit_log', 'audit_checkpoint', 'read_usage', 'read_windows') ORDER BY 1`
   const digests: Record<string, string> = {}
   for (const { name } of tables) {
     const [row] = yield* sql.unsafe<{ digest: string }>(
