@@ -19,6 +19,8 @@ export interface Request {
   /** The call's span (Executor.call): every step's span is its child. */
   readonly span: Tracer.Span
   readonly clock: Clock.Clock
+  /** The tracer that makes the steps' spans; none when tracing is off for the call. */
+  readonly tracer: Option.Option<Tracer.Tracer>
 }
 
 export interface Resolved extends Request {

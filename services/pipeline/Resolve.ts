@@ -1,24 +1,31 @@
-import { Effect, Either, Option, type Tracer } from "effect"
+import { Clock, Context, Effect, Either, FiberRef, Option, type Tracer } from "effect"
 import { ToolNotFound } from "../../schema/Errors.ts"
 import { isToolId } from "../../schema/Ids.ts"
 import type { CallContext } from "../../schema/Principal.ts"
-import { newId } from "../Ids.ts"
+import { newIdNow } from "../Ids.ts"
+
+const newRequestId = () => newIdNow("req")
 import type { RegisteredTool, RegistryApi } from "../tools/Registry.ts"
 import type { Request, Resolved } from "./Call.ts"
 import { pure } from "./Step.ts"
 
 const IN_PROCESS = new Set(["luna", "library"])
 
-/** Opens the call in its span (Executor.call): its request id and start time, written on that span. */
-export const begin = Effect.fnUntraced(function* (span: Tracer.Span, toolId: string, rawInput: unknown, context: CallContext) {
-  const clock = yield* Effect.clock
-  const startedNanos = clock.unsafeCurrentTimeNanos()
-  const requestId = context.requestId ?? (yield* newId("req"))
-  span.attribute("toolId", toolId)
-  span.attribute("requestId", requestId)
-  span.attribute("surface", context.surface)
-  return { toolId, rawInput, context, requestId, startedNanos, span, clock } satisfies Request
-})
+/**
+ * Opens the call in its span (Executor.call): its request id and start time, written on that span,
+ * and the clock and tracer its steps use, read from the fiber once.
+ */
+export const begin = (span: Tracer.Span, toolId: string, rawInput: unknown, context: CallContext) =>
+  Effect.withFiberRuntime<Request>((fiber) => {
+    const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
+    const tracer = fiber.getFiberRef(FiberRef.currentTracerEnabled) ? Option.some(fiber.currentTracer) : Option.none()
+    const startedNanos = clock.unsafeCurrentTimeNanos()
+    const requestId = context.requestId ?? newRequestId()
+    span.attribute("toolId", toolId)
+    span.attribute("requestId", requestId)
+    span.attribute("surface", context.surface)
+    return Effect.succeed({ toolId, rawInput, context, requestId, startedNanos, span, clock, tracer })
+  })
 
 /** The tool the caller may reach: `external: false` tools only from inside the process. */
 export const visibleTool = (registry: RegistryApi, request: Request): Option.Option<RegisteredTool> =>

@@ -59,11 +59,16 @@ const register = (source: Source, tool: AnyTool, context: Context.Context<never>
   const requiresConnection = tool.access !== "open"
   // Persist is never inherited: only the read plane gets it, and only this call's buffer. The step that
   // runs the handler is the parent of its spans: provided here, with the rest of its context, at once.
+  // One copy of the registry's context and the caller's per call (Context.merge, omit and add would each copy it again).
   const provide = <A, E>(effect: Effect.Effect<A, E, unknown>, info: CallInfo, persist: PersistApi | null): Effect.Effect<A, E> =>
     Effect.mapInputContext(effect, (outer: Context.Context<never>) => {
-      const base = Context.add(Context.omit(Persist)(Context.merge(context, outer)), Tracer.ParentSpan, info.span)
+      const services = new Map(context.unsafeMap)
+      for (const [key, service] of outer.unsafeMap) services.set(key, service)
+      services.delete(Persist.key)
+      services.set(Tracer.ParentSpan.key, info.span)
+      if (persist !== null) services.set(Persist.key, persist)
       // A tool's own requirements were erased when it was stored as AnyTool; the registry holds them.
-      return (persist === null ? base : Context.add(base, Persist, persist)) as Context.Context<unknown>
+      return Context.unsafeMake<unknown>(services)
     })
   const bind = (prepared: Prepared<unknown>): Decoded => {
     switch (prepared.access) {

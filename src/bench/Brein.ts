@@ -3,6 +3,14 @@ import { awaitHttp, runToEnd, spawn } from "./Children.ts"
 
 export class BreinCommandFailed extends Data.TaggedError("BreinCommandFailed")<{ readonly message: string }> {}
 
+/**
+ * The built program, as `npm start` runs it (the bench's npm script builds it first): under tsx, every
+ * function brein creates per call would also be named at run time (esbuild's keepNames), a cost the
+ * program users run does not have.
+ */
+const PROGRAM = "dist/bin/brein.js"
+const program = (...args: ReadonlyArray<string>) => ({ args: [PROGRAM, ...args], tsx: false })
+
 export interface BreinOptions {
   readonly databaseUrl: string
   readonly dataDir: string
@@ -21,7 +29,7 @@ const envFor = (options: BreinOptions) => ({
 export const createKey = Effect.fn("Bench.createKey")(function* (options: BreinOptions) {
   const result = yield* runToEnd({
     name: "brein keys create",
-    args: ["src/main.ts", "keys", "create", "--workspace", "bench", "--plan", "paid"],
+    ...program("keys", "create", "--workspace", "bench", "--plan", "paid"),
     env: envFor(options)
   })
   const key = result.stdout.trim()
@@ -31,13 +39,17 @@ export const createKey = Effect.fn("Bench.createKey")(function* (options: BreinO
   return key
 })
 
-/** `brein serve` on `port` in its own process; answers /health before this returns. */
+/**
+ * `brein serve` on `port` in its own process; answers /health before this returns. `fromSources` serves
+ * the TypeScript sources under tsx instead of the built program: a CPU profile then names brein's files
+ * (in the bundle, brein and its libraries share one file).
+ */
 export const serveBrein = Effect.fn("Bench.serveBrein")(function* (
-  options: BreinOptions & { readonly port: number; readonly nodeFlags: ReadonlyArray<string> }
+  options: BreinOptions & { readonly port: number; readonly nodeFlags: ReadonlyArray<string>; readonly fromSources?: boolean }
 ) {
   const child = yield* spawn({
     name: "brein",
-    args: ["src/main.ts", "serve"],
+    ...(options.fromSources === true ? { args: ["src/main.ts", "serve"] } : program("serve")),
     env: { ...envFor(options), PORT: String(options.port) },
     nodeFlags: options.nodeFlags
   })
@@ -47,7 +59,7 @@ export const serveBrein = Effect.fn("Bench.serveBrein")(function* (
 
 /** `brein audit verify`: its one-line verdict and whether the chain is intact. */
 export const verifyAudit = Effect.fn("Bench.verifyAudit")(function* (options: BreinOptions) {
-  const result = yield* runToEnd({ name: "brein audit verify", args: ["src/main.ts", "audit", "verify"], env: envFor(options) })
+  const result = yield* runToEnd({ name: "brein audit verify", ...program("audit", "verify"), env: envFor(options) })
   const verdict = result.stdout.trim() || result.stderr.trim().split("\n").slice(-3).join("\n")
   return { intact: result.exitCode === 0, verdict }
 })
@@ -57,7 +69,7 @@ export const seedDirectory = Effect.fn("Bench.seedDirectory")(
   function* (options: BreinOptions & { readonly companies: number; readonly seed: string }) {
     const result = yield* runToEnd({
       name: "brein seed",
-      args: ["src/main.ts", "seed", "--only", "directory", "--companies", String(options.companies), "--seed", options.seed],
+      ...program("seed", "--only", "directory", "--companies", String(options.companies), "--seed", options.seed),
       env: envFor(options)
     })
     if (result.exitCode !== 0) return yield* new BreinCommandFailed({ message: `seed exited ${result.exitCode}\n${result.stderr}` })
@@ -70,7 +82,7 @@ export const seedMarket = Effect.fn("Bench.seedMarket")(
   function* (options: BreinOptions & { readonly awards: number; readonly seed: string }) {
     const result = yield* runToEnd({
       name: "brein seed",
-      args: ["src/main.ts", "seed", "--only", "mercado", "--awards", String(options.awards), "--seed", options.seed],
+      ...program("seed", "--only", "mercado", "--awards", String(options.awards), "--seed", options.seed),
       env: envFor(options)
     })
     if (result.exitCode !== 0) return yield* new BreinCommandFailed({ message: `seed exited ${result.exitCode}\n${result.stderr}` })

@@ -77,7 +77,8 @@ export const compare = Effect.fn("Bench.compare")(function* (spec: Comparison) {
   const brein = yield* serveBrein({
     ...breinOptions,
     port: breinPort,
-    nodeFlags: [...settings.nodeFlags, ...(settings.profile ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [])]
+    nodeFlags: [...settings.nodeFlags, ...(settings.profile ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [])],
+    fromSources: settings.profile
   })
   const baseline = yield* spawn({
     name: "baseline",
@@ -110,7 +111,7 @@ export const compare = Effect.fn("Bench.compare")(function* (spec: Comparison) {
     `${Duration.format(settings.duration)}`,
     database.label,
     ...(settings.nodeFlags.length > 0 ? [`node ${settings.nodeFlags.join(" ")}`] : []),
-    ...(settings.profile ? ["brein under --cpu-prof"] : []),
+    settings.profile ? "brein from its sources under tsx and --cpu-prof" : "brein built (dist/bin/brein.js, as npm start runs it)",
     `load average ${loadBefore.toFixed(1)} before, ${(yield* loadAverage).toFixed(1)} after on ${Os.availableParallelism()} cores`
   ].join(", ")
   yield* printComparison(

@@ -39,7 +39,8 @@ const seed = (documents: number) => {
   SELECT DISTINCT 'conn_benchconsultar', 'periodo=' || periodo || '&perspectiva=' || perspectiva,
          jsonb_build_object('periodo', periodo, 'perspectiva', perspectiva), now(), true, 'job_bench'
   FROM rcv_documents WHERE connection_id = 'conn_benchconsultar';
-  ANALYZE rcv_documents;`
+  ANALYZE rcv_documents;
+  CHECKPOINT;`
 }
 
 const PAGE_SQL =

@@ -71,7 +71,13 @@ layer(BudgetServices)("the hourly read ceiling", (it) => {
 
       yield* TestClock.adjust("2 hours")
       const later = yield* lookup(principal)
-      assert.deepStrictEqual(later.cost, { kind: "read", reads: 1, used: 1, limit: READS_PER_HOUR_FREE, resets_at: at(SUITE_NOW + 240 * 60_000) })
+      assert.deepStrictEqual(later.cost, {
+        kind: "read",
+        reads: 1,
+        used: 1,
+        limit: READS_PER_HOUR_FREE,
+        resets_at: at(SUITE_NOW + 240 * 60_000)
+      })
       assert.deepStrictEqual([yield* readRows(principal.workspaceId), yield* windowCount(principal.workspaceId)], [1, 1])
     }))
 
