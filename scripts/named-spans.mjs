@@ -20,6 +20,7 @@ const EXCUSED = new Map([
   ["services/tools/Registry.ts decode", "the tool's prepare with its policy, inside Executor.decode"],
   ["services/pipeline/Authorize.ts run", "the bound handler of a call, inside Executor.run"],
   ["services/pipeline/Run.ts collecting", "a combinator over the handler, inside Executor.run or Executor.afterCommit"],
+  ["services/audit/AuditLog.ts record", "queues the caller's row, inside its Executor.audit span; the group writer's flush has its own"],
   ["services/pipeline/Resolve.ts begin", "writes the call's request id and start on its span (Executor.call), which it is handed"],
   ["services/pipeline/Executor.ts call", "opens its span (Executor.call) with Effect.useSpan and hands it to every step"],
   ["services/pipeline/Authorize.ts check", "picks one of its step's two spans (Executor.authorize), with or without a lookup under it"],

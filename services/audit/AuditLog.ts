@@ -1,5 +1,5 @@
 import type { Context } from "effect"
-import { Cause, Clock, Config, Deferred, Duration, Effect, Exit, Option, Queue, Redacted, Schedule, type Tracer } from "effect"
+import { Cause, Clock, Config, Deferred, Duration, Effect, Exit, FiberId, Option, Queue, Redacted, Schedule, type Tracer } from "effect"
 import type { AuditEntry, AuditRow } from "../../schema/audit/AuditRow.ts"
 import { AuditUnavailable } from "../../schema/Errors.ts"
 import { AuditKey } from "./AuditKey.ts"
@@ -159,12 +159,17 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
     // Untraced: it runs once per call, inside the caller's Executor.audit span, and only waits on the
     // group writer, whose flush has its span (under the first caller's span, linked to the others).
     // The caller's span is the current one unless given (the executor's audit step hands its own).
-    const record = Effect.fnUntraced(function* (entry: AuditEntry, caller?: Tracer.AnySpan) {
-      const done = yield* Deferred.make<AuditRow, AuditUnavailable>()
-      const span = caller === undefined ? yield* Effect.option(Effect.currentSpan) : Option.some(caller)
-      yield* Queue.offer(queue, { entry: prepared(entry, span), done, span })
-      return yield* Deferred.await(done)
-    })
+    // The pending row is queued in the step that asks for it (the queue is unbounded: an offer cannot wait).
+    const enqueue = (entry: AuditEntry, span: Option.Option<Tracer.AnySpan>) => {
+      const done = Deferred.unsafeMake<AuditRow, AuditUnavailable>(FiberId.none)
+      return Queue.unsafeOffer(queue, { entry: prepared(entry, span), done, span })
+        ? Deferred.await(done)
+        : Effect.fail(unavailable)
+    }
+    const record = (entry: AuditEntry, caller?: Tracer.AnySpan): Effect.Effect<AuditRow, AuditUnavailable> =>
+      caller === undefined
+        ? Effect.flatMap(Effect.option(Effect.currentSpan), (span) => enqueue(entry, span))
+        : Effect.suspend(() => enqueue(entry, Option.some(caller)))
 
     /**
      * Appends in the caller's own transaction, for calls that hold one: waiting on the writer while

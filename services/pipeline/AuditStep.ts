@@ -54,7 +54,7 @@ export const auditStep = (log: AuditLog) => {
 
   /** Through the group writer, committed before the call answers. */
   const grouped = leafWithSpan("Executor.audit")((span: Tracer.Span, call: Enveloped) =>
-    Effect.map(Effect.suspend(() => log.record(succeeded(call), span)), recorded(call))
+    Effect.map(log.record(succeeded(call), span), recorded(call))
   )
 
   /** In the caller's transaction: the row commits with the call's effects or not at all. */

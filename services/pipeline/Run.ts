@@ -28,8 +28,7 @@ export const collecting = <A, E>(
   from: EnvelopeExtras,
   body: (info: CallInfo) => Effect.Effect<A, E>
 ): Effect.Effect<readonly [A, EnvelopeExtras], E> =>
-  Effect.gen(function* () {
-    const extras = yield* Ref.make(from)
+  Effect.flatMap(Ref.make(from), (extras) => {
     const info: CallInfo = {
       requestId: request.requestId,
       surface: request.context.surface,
@@ -39,8 +38,7 @@ export const collecting = <A, E>(
       progress: request.context.onProgress ?? (() => Effect.void),
       span
     }
-    const result = yield* body(info)
-    return [result, yield* Ref.get(extras)] as const
+    return Effect.flatMap(body(info), (result) => Effect.map(Ref.get(extras), (collected) => [result, collected] as const))
   })
 
 /**
