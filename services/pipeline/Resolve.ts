@@ -3,8 +3,6 @@ import { ToolNotFound } from "../../schema/Errors.ts"
 import { isToolId } from "../../schema/Ids.ts"
 import type { CallContext } from "../../schema/Principal.ts"
 import { newIdNow } from "../Ids.ts"
-
-const newRequestId = () => newIdNow("req")
 import type { RegisteredTool, RegistryApi } from "../tools/Registry.ts"
 import type { Request, Resolved } from "./Call.ts"
 import { pure } from "./Step.ts"
@@ -20,7 +18,7 @@ export const begin = (span: Tracer.Span, toolId: string, rawInput: unknown, cont
     const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
     const tracer = fiber.getFiberRef(FiberRef.currentTracerEnabled) ? Option.some(fiber.currentTracer) : Option.none()
     const startedNanos = clock.unsafeCurrentTimeNanos()
-    const requestId = context.requestId ?? newRequestId()
+    const requestId = context.requestId ?? newIdNow("req")
     span.attribute("toolId", toolId)
     span.attribute("requestId", requestId)
     span.attribute("surface", context.surface)
