@@ -1,5 +1,5 @@
 import type { Context } from "effect"
-import { Cause, Clock, Config, Deferred, Duration, Effect, Exit, FiberId, Option, Queue, Redacted, Schedule, type Tracer } from "effect"
+import { Cause, Clock, Config, Duration, Effect, Exit, Option, Queue, Redacted, Schedule, type Tracer } from "effect"
 import type { AuditEntry, AuditRow } from "../../schema/audit/AuditRow.ts"
 import { AuditUnavailable } from "../../schema/Errors.ts"
 import { AuditKey } from "./AuditKey.ts"
@@ -9,7 +9,8 @@ import { chainsOf, GENESIS, link, signCheckpoint } from "./Chain.ts"
 
 interface Pending {
   readonly entry: AuditEntry
-  readonly done: Deferred.Deferred<AuditRow, AuditUnavailable>
+  /** Resumes the caller waiting on its row (a callback: a Deferred per call cost more than the rest of the wait). */
+  readonly answer: (exit: Exit.Exit<AuditRow, AuditUnavailable>) => void
   /** The caller's span: one INSERT serves many calls, so it sits under the first and links the others. */
   readonly span: Option.Option<Tracer.AnySpan>
 }
@@ -51,7 +52,7 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
 
     // The row names the trace of the call that writes it (`span`, the caller's), unless the entry says otherwise.
     const prepared = (entry: AuditEntry, span: Option.Option<Tracer.AnySpan>) =>
-      boundEntry(entry.traceId !== undefined ? entry : { ...entry, traceId: Option.getOrNull(Option.map(span, (s) => s.traceId)) })
+      boundEntry(entry, entry.traceId !== undefined ? entry.traceId : Option.isSome(span) ? span.value.traceId : null)
 
     // Inside the flush's span; the heads it may read have their own (AuditStore.heads).
     const chain = Effect.fnUntraced(function* (entries: ReadonlyArray<AuditEntry>) {
@@ -94,7 +95,7 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
       const byRequest = new Map(rows.map((row) => [row.requestId + "\u0000" + row.chain, row]))
       for (const p of batch) {
         const row = byRequest.get(p.entry.requestId + "\u0000" + p.entry.workspaceId)
-        Deferred.unsafeDone(p.done, row === undefined ? Exit.fail(unavailable) : Exit.succeed(row))
+        p.answer(row === undefined ? Exit.fail(unavailable) : Exit.succeed(row))
       }
     }
 
@@ -160,12 +161,11 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
     // group writer, whose flush has its span (under the first caller's span, linked to the others).
     // The caller's span is the current one unless given (the executor's audit step hands its own).
     // The pending row is queued in the step that asks for it (the queue is unbounded: an offer cannot wait).
-    const enqueue = (entry: AuditEntry, span: Option.Option<Tracer.AnySpan>) => {
-      const done = Deferred.unsafeMake<AuditRow, AuditUnavailable>(FiberId.none)
-      return Queue.unsafeOffer(queue, { entry: prepared(entry, span), done, span })
-        ? Deferred.await(done)
-        : Effect.fail(unavailable)
-    }
+    // A caller interrupted meanwhile is not answered; its row is still written.
+    const enqueue = (entry: AuditEntry, span: Option.Option<Tracer.AnySpan>) =>
+      Effect.async<AuditRow, AuditUnavailable>((resume) => {
+        if (!Queue.unsafeOffer(queue, { entry: prepared(entry, span), answer: resume, span })) resume(Effect.fail(unavailable))
+      })
     const record = (entry: AuditEntry, caller?: Tracer.AnySpan): Effect.Effect<AuditRow, AuditUnavailable> =>
       caller === undefined
         ? Effect.flatMap(Effect.option(Effect.currentSpan), (span) => enqueue(entry, span))

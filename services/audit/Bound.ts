@@ -21,8 +21,11 @@ export const boundText = (text: string): string => {
 
 const boundOrNull = (text: string | null) => (text === null ? null : boundText(text))
 
-/** Every text of an entry bounded: what reaches the append-only log cannot grow it without limit. */
-export const boundEntry = (entry: AuditEntry): AuditEntry => ({
+/**
+ * Every text of an entry bounded: what reaches the append-only log cannot grow it without limit. The
+ * trace it names is `traceId` when given (in the same copy of the entry).
+ */
+export const boundEntry = (entry: AuditEntry, traceId: string | null | undefined = entry.traceId): AuditEntry => ({
   ...entry,
   requestId: boundText(entry.requestId),
   workspaceId: boundText(entry.workspaceId),
@@ -33,5 +36,5 @@ export const boundEntry = (entry: AuditEntry): AuditEntry => ({
   outputDigest: boundOrNull(entry.outputDigest),
   errorTag: boundOrNull(entry.errorTag),
   cost: boundText(entry.cost),
-  ...(entry.traceId === undefined ? {} : { traceId: boundOrNull(entry.traceId) })
+  ...(traceId === undefined ? {} : { traceId: boundOrNull(traceId) })
 })

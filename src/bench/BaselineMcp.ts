@@ -1,10 +1,17 @@
 import { type NodeIncomingMessageLike, toNodeHandler } from "@modelcontextprotocol/node"
 import { createMcpHandler, fromJsonSchema, McpServer } from "@modelcontextprotocol/server"
+import { randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage } from "node:http"
+import pg from "pg"
+import { auditShapedRow, CREATE_AUDIT_SHAPED, INSERT_AUDIT_SHAPED } from "./AuditShaped.ts"
 
 // The reference brein's /mcp is measured against: a bare stateless v2 handler with one tool that
-// answers a constant; its schemas are built once, outside the per-request factory.
-const port = Number(process.argv[2] ?? "0")
+// answers a constant; its schemas are built once, outside the per-request factory. Run with `insert`
+// after the database url, the tool also writes one audit-shaped row per call (one INSERT, not grouped)
+// before it answers: the floor of a handler that records every call, as brein does.
+const [portArg, url, mode] = process.argv.slice(2)
+const port = Number(portArg ?? "0")
+const pool = mode === "insert" ? new pg.Pool({ connectionString: url, max: 10 }) : undefined
 const message = { type: "object", properties: { message: { type: "string" } }, required: ["message"], additionalProperties: false } as const
 const inputSchema = fromJsonSchema<{ message: string }>(message)
 const outputSchema = fromJsonSchema<{ message: string }>(message)
@@ -21,7 +28,17 @@ const factory = () => {
       outputSchema,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
     },
-    () => result
+    pool === undefined ? () => result : (args) => {
+      const at = new Date()
+      const row = {
+        requestId: `req_${randomUUID()}`,
+        surface: "mcp",
+        toolId: "echo.message.reflect",
+        input: JSON.stringify(args),
+        output: result.content[0].text
+      }
+      return pool.query(INSERT_AUDIT_SHAPED, auditShapedRow(row, at, 0)).then(() => result)
+    }
   )
   return server
 }
@@ -34,4 +51,6 @@ const like = (req: IncomingMessage): NodeIncomingMessageLike => ({
   headers: req.headers,
   [Symbol.asyncIterator]: () => req[Symbol.asyncIterator]()
 })
-createServer((req, res) => void handler(like(req), res)).listen(port, "127.0.0.1")
+const listen = () => createServer((req, res) => void handler(like(req), res)).listen(port, "127.0.0.1")
+if (pool === undefined) listen()
+else void pool.query(CREATE_AUDIT_SHAPED).then(listen)

@@ -15,8 +15,9 @@ export interface Comparison {
   readonly title: string
   readonly breinLabel: string
   readonly baselineLabel: string
-  /** a node script under src/bench/ run as `script <port> <database url>` */
+  /** a node script under src/bench/ run as `script <port> <database url> ...baselineArgs` */
   readonly baselineScript: string
+  readonly baselineArgs?: ReadonlyArray<string>
   readonly baselineReadyPath: string
   readonly brein: (origin: string, key: string) => Target
   readonly baseline: (origin: string) => Target
@@ -82,7 +83,7 @@ export const compare = Effect.fn("Bench.compare")(function* (spec: Comparison) {
   })
   const baseline = yield* spawn({
     name: "baseline",
-    args: [spec.baselineScript, String(baselinePort), databaseUrl],
+    args: [spec.baselineScript, String(baselinePort), databaseUrl, ...(spec.baselineArgs ?? [])],
     nodeFlags: settings.nodeFlags
   })
   yield* awaitHttp(baseline, `http://127.0.0.1:${baselinePort}${spec.baselineReadyPath}`)

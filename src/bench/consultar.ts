@@ -5,8 +5,10 @@ import http from "node:http"
 import { availableParallelism, loadavg } from "node:os"
 import pg from "pg"
 import { LoggingLive } from "../../layers/Logging.ts"
-import { encodeCursor } from "../../services/sync/Coverage.ts"
+import { encodeCursor, STATUS_COLUMNS } from "../../services/sync/Coverage.ts"
+import { scopeKeyOf } from "../../services/sync/SyncJobs.ts"
 import { makePrng } from "../../services/upstream/Prng.ts"
+import { auditShapedRow, CREATE_AUDIT_SHAPED, INSERT_AUDIT_SHAPED } from "./AuditShaped.ts"
 import { createKey, serveBrein } from "./Brein.ts"
 import { freePort } from "./Children.ts"
 import { sharedDatabase } from "./SharedDatabase.ts"
@@ -48,6 +50,17 @@ const PAGE_SQL =
   monto_exento, monto_neto, monto_iva, monto_total, estado, periodo, perspectiva, tipo_doc_ref, folio_ref, version
   FROM rcv_documents WHERE connection_id = $1 AND periodo = $2 AND perspectiva = $3 AND id > $4 ORDER BY id LIMIT 101`
 
+// The floor: what a call of brein does in the database, in the same order, with raw pg and none of brein's
+// code: take one read of the hour (brein's own function), the page beside its scope's status (two connections),
+// then one audit-shaped row, committed. The goal is set against the page alone; this says how much of the
+// ratio is the statements a call has to make.
+const TAKE_SQL = "SELECT allowed, used, oldest FROM brein_take_read($1, $2, interval '1 hour', $3, $4, true)"
+// the statement Coverage.scopeStatus builds (services/sync/Coverage.ts), with positional parameters
+const STATUS_SQL = `SELECT ${STATUS_COLUMNS} FROM (SELECT 1) one
+  LEFT JOIN sync_coverage c ON c.connection_id = $1 AND c.scope_key = $2
+  LEFT JOIN LATERAL (SELECT id, state, progress FROM sync_jobs
+                     WHERE connection_id = $1 AND scope_key = $2 AND state IN ('en_cola', 'sincronizando') LIMIT 1) j ON true`
+
 const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0
 const summary = (samples: Array<number>) => {
   const sorted = [...samples].sort((a, b) => a - b)
@@ -62,6 +75,12 @@ const program = Effect.gen(function* () {
   const key = yield* createKey({ databaseUrl: database.url, dataDir })
   const client = new pg.Client({ connectionString: database.url })
   yield* Effect.acquireRelease(Effect.promise(() => client.connect()), () => Effect.promise(() => client.end()))
+  const beside = new pg.Client({ connectionString: database.url })
+  yield* Effect.acquireRelease(Effect.promise(() => beside.connect()), () => Effect.promise(() => beside.end()))
+  yield* Effect.promise(() => client.query(CREATE_AUDIT_SHAPED))
+  const workspaceId = yield* Effect.promise(() => client.query<{ id: string }>("SELECT id FROM workspaces WHERE name = 'bench'")).pipe(
+    Effect.map((result) => result.rows[0]?.id ?? "")
+  )
   yield* Effect.promise(() => client.query("DELETE FROM connections WHERE id = 'conn_benchconsultar'"))
   const [seedMs] = yield* Effect.timed(Effect.promise(() => client.query(seed(documents))))
   yield* Effect.addFinalizer(() => Effect.promise(() => client.query("DELETE FROM connections WHERE id = 'conn_benchconsultar'")))
@@ -120,6 +139,25 @@ const program = Effect.gen(function* () {
     )
   const query = (page: (typeof pages)[number]) =>
     Effect.promise(() => client.query(PAGE_SQL, ["conn_benchconsultar", page.periodo, page.perspectiva, page.after]))
+  let floorCalls = 0
+  const floor = (page: (typeof pages)[number]) =>
+    Effect.promise(async () => {
+      floorCalls += 1
+      const requestId = `req_floor_${floorCalls}`
+      await client.query(TAKE_SQL, [workspaceId, new Date(), 100_000_000, requestId])
+      const [rows] = await Promise.all([
+        client.query(PAGE_SQL, ["conn_benchconsultar", page.periodo, page.perspectiva, page.after]),
+        beside.query(STATUS_SQL, ["conn_benchconsultar", scopeKeyOf({ periodo: page.periodo, perspectiva: page.perspectiva })])
+      ])
+      const row = {
+        requestId,
+        surface: "http",
+        toolId: "sii.rcv.consultar",
+        input: JSON.stringify(page),
+        output: JSON.stringify(rows.rows)
+      }
+      await client.query(INSERT_AUDIT_SHAPED, auditShapedRow(row, new Date(), 0))
+    })
   const timed = (run: Effect.Effect<unknown>) => Effect.map(Effect.timed(run), ([d]) => Duration.toMillis(d))
 
   // Both are measured on a warm cache: one pass over every page first, then brein's warm-up. Then
@@ -128,14 +166,18 @@ const program = Effect.gen(function* () {
   yield* Effect.forEach(pages.slice(0, 200), call, { discard: true })
   const breinMs: Array<number> = []
   const rawMs: Array<number> = []
+  const floorMs: Array<number> = []
+  yield* Effect.forEach(pages.slice(0, 200), floor, { discard: true })
   yield* Effect.forEach(pages, (page) =>
     Effect.gen(function* () {
       breinMs.push(yield* timed(call(page)))
       rawMs.push(yield* timed(query(page)))
+      floorMs.push(yield* timed(floor(page)))
     }), { discard: true })
   const brein = summary(breinMs)
   const inside = summary(serverMs.slice(200))
   const raw = summary(rawMs)
+  const floorSummary = summary(floorMs)
   const ratio = brein.p50 / raw.p50
   const row = (label: string, s: ReturnType<typeof summary>) =>
     `  ${label.padEnd(44)} p50 ${s.p50.toFixed(2).padStart(6)} ms   p99 ${s.p99.toFixed(2).padStart(6)} ms   mean ${
@@ -147,9 +189,14 @@ const program = Effect.gen(function* () {
       row("brein HTTP sii.rcv.consultar (+ auth, audit)", brein),
       row("  of which inside brein's executor", inside),
       row("raw pg query of the same page", raw),
+      row("raw pg: a call's statements (floor)", floorSummary),
       `  ratio brein/raw: p50 ${ratio.toFixed(1)}× (goal ≤ ${GOAL_RATIO}×: ${ratio <= GOAL_RATIO ? "met" : "MISSED"}), p99 ${
         (brein.p99 / raw.p99).toFixed(1)
       }×`,
+      `  the floor (take a read, the page beside its status, one audit-shaped row) is ${
+        (floorSummary.p50 / raw.p50).toFixed(1)
+      }× the page alone;` +
+      ` brein/floor: p50 ${(brein.p50 / floorSummary.p50).toFixed(1)}×`,
       `  load average during the run: ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${availableParallelism()} CPUs`,
       ""
     ].join("\n")

@@ -7,6 +7,8 @@ import { compare } from "./Comparison.ts"
 const TOOL = "echo.message.reflect"
 const MODERN = "2026-07-28"
 const Era = Schema.Literal("modern", "legacy")
+// `sdk`: the issue's reference, the bare handler; `sdk+insert`: the same handler writing one audit-shaped row per call.
+const Baseline = Schema.Literal("sdk", "sdk+insert")
 
 // modern: one self-describing POST (per-request _meta envelope and its mirror headers);
 // legacy: a claim-less tools/call, which a stateless 2025-era endpoint serves without initialize.
@@ -32,12 +34,14 @@ const isResult = (status: number, text: string) => status === 200 && text.includ
 
 const program = Effect.gen(function* () {
   const era = yield* Schema.Config("BENCH_MCP_ERA", Era).pipe(Config.withDefault("modern" as const))
+  const baseline = yield* Schema.Config("BENCH_MCP_BASELINE", Baseline).pipe(Config.withDefault("sdk" as const))
   const { body, headers } = call(era)
   return yield* compare({
     title: `bench:mcp  tools/call ${TOOL} over /mcp (${era} era)`,
     breinLabel: "brein /mcp (executor + audit)",
-    baselineLabel: "bare MCP v2 handler",
+    baselineLabel: baseline === "sdk" ? "bare MCP v2 handler" : "MCP v2 handler + 1 INSERT",
     baselineScript: "src/bench/BaselineMcp.ts",
+    baselineArgs: baseline === "sdk" ? [] : ["insert"],
     baselineReadyPath: "/mcp",
     brein: (origin, key) => ({ url: `${origin}/mcp`, headers: { ...headers, authorization: `Bearer ${key}` }, body }),
     baseline: (origin) => ({ url: `${origin}/mcp`, headers, body }),
