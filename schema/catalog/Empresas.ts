@@ -24,12 +24,12 @@ const Cursor = Schema.optionalWith(
   { exact: true }
 )
 
-const Text = (description: string) =>
+const LENGTH_MESSAGE = { message: () => "expected 2 to 100 characters" }
+
+/** Words to search by: 2 to 100 characters once trimmed (the length's own message; anything not a string says so). */
+export const Words = (description: string) =>
   Schema.optionalWith(
-    Schema.Trim.pipe(Schema.minLength(2), Schema.maxLength(100)).annotations({
-      description,
-      message: () => ({ message: "expected 2 to 100 characters", override: true })
-    }),
+    Schema.Trim.pipe(Schema.minLength(2, LENGTH_MESSAGE), Schema.maxLength(100, LENGTH_MESSAGE)).annotations({ description }),
     { exact: true }
   )
 
@@ -51,7 +51,7 @@ const regionInCountry = (input: { readonly country?: string; readonly region?: s
   { path: ["region"], message: `region ${input.region} is not in ${input.country}` }
 
 export const CompaniesSearchInput = Schema.Struct({
-  q: Text("Words of the company's name (legal or trade); case and accents are ignored: compania finds Compañía"),
+  q: Words("Words of the company's name (legal or trade); case and accents are ignored: compania finds Compañía"),
   country: optional(Country, "Only companies of this country"),
   region: optional(Region, "Only companies in this region (Chile) or state (Mexico)"),
   industry: optional(Industry, "Only this industry"),
@@ -113,8 +113,8 @@ export const PeopleSearchInput = Schema.Struct({
   region: optional(Region, "Only people in this region (Chile) or state (Mexico)"),
   seniority: optional(Seniority, "Only this seniority"),
   department: optional(Department, "Only this department"),
-  title: Text("Words of the job title; case and accents are ignored (gerente comercial, tecnologia)"),
-  name: Text("Words of the person's name; case and accents are ignored"),
+  title: Words("Words of the job title; case and accents are ignored (gerente comercial, tecnologia)"),
+  name: Words("Words of the person's name; case and accents are ignored"),
   limit: Limit(25),
   cursor: Cursor
 }).pipe(Schema.filter(regionInCountry))

@@ -1,5 +1,7 @@
 import { Schema } from "effect"
-import { COUNT_CAP, MAX_LIMIT } from "./Empresas.ts"
+import { COUNT_CAP, MAX_LIMIT, Words } from "./Empresas.ts"
+
+export { Words }
 
 export const Persona = Schema.Literal("moral", "fisica")
 export const SupplierSize = Schema.Literal("micro", "pequena", "mediana", "no_mipyme").annotations({
@@ -83,15 +85,6 @@ export const Cursor = Schema.optionalWith(
   }),
   { exact: true }
 )
-
-export const Words = (description: string) =>
-  Schema.optionalWith(
-    Schema.Trim.pipe(Schema.minLength(2), Schema.maxLength(100)).annotations({
-      description,
-      message: () => ({ message: "expected 2 to 100 characters", override: true })
-    }),
-    { exact: true }
-  )
 
 export const optional = <A, I>(schema: Schema.Schema<A, I>, description: string) =>
   Schema.optionalWith(schema, { exact: true }).annotations({ description })
