@@ -37,7 +37,9 @@ const program = Effect.gen(function* () {
   const baseline = yield* Schema.Config("BENCH_MCP_BASELINE", Baseline).pipe(Config.withDefault("sdk" as const))
   const { body, headers } = call(era)
   return yield* compare({
-    title: `bench:mcp  tools/call ${TOOL} over /mcp (${era} era)`,
+    title: `bench:mcp  tools/call ${TOOL} over /mcp (${era} era)${
+      baseline === "sdk" ? "" : ", against the floor of a handler that records each call (the goal is set against the bare handler)"
+    }`,
     breinLabel: "brein /mcp (executor + audit)",
     baselineLabel: baseline === "sdk" ? "bare MCP v2 handler" : "MCP v2 handler + 1 INSERT",
     baselineScript: "src/bench/BaselineMcp.ts",
