@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { MexicoState, MexicoStateCode } from "../geo/MexicoStates.ts"
 import { Rfc } from "../tax/Rfc.ts"
+import { Words } from "./Empresas.ts"
 import { SectorInput } from "./MarketSectors.ts"
 import {
   AwardStatus,
@@ -28,7 +29,6 @@ import {
   SearchFields,
   SupplierSize,
   SupplierStatus,
-  Words,
   Year
 } from "./MercadoFields.ts"
 

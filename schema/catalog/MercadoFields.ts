@@ -1,7 +1,5 @@
 import { Schema } from "effect"
-import { COUNT_CAP, MAX_LIMIT, Words } from "./Empresas.ts"
-
-export { Words }
+import { COUNT_CAP, MAX_LIMIT } from "./Empresas.ts"
 
 export const Persona = Schema.Literal("moral", "fisica")
 export const SupplierSize = Schema.Literal("micro", "pequena", "mediana", "no_mipyme").annotations({

@@ -78,8 +78,10 @@ const program = Effect.gen(function* () {
   const beside = new pg.Client({ connectionString: database.url })
   yield* Effect.acquireRelease(Effect.promise(() => beside.connect()), () => Effect.promise(() => beside.end()))
   yield* Effect.promise(() => client.query(CREATE_AUDIT_SHAPED))
+  // the workspace `brein keys create` made: the floor takes its reads of the hour as brein's calls do
   const workspaceId = yield* Effect.promise(() => client.query<{ id: string }>("SELECT id FROM workspaces WHERE name = 'bench'")).pipe(
-    Effect.map((result) => result.rows[0]?.id ?? "")
+    Effect.flatMap((result) => Effect.fromNullable(result.rows[0]?.id)),
+    Effect.orDieWith(() => new Error("the bench workspace was not created"))
   )
   yield* Effect.promise(() => client.query("DELETE FROM connections WHERE id = 'conn_benchconsultar'"))
   const [seedMs] = yield* Effect.timed(Effect.promise(() => client.query(seed(documents))))
