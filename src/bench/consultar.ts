@@ -1,6 +1,8 @@
+import { Reactivity } from "@effect/experimental"
 import { FetchHttpClient, FileSystem } from "@effect/platform"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { Config, Console, Duration, Effect, Layer } from "effect"
+import { PgClient } from "@effect/sql-pg"
+import { Config, Console, Duration, Effect, Layer, Option, Redacted } from "effect"
 import http from "node:http"
 import { availableParallelism, loadavg } from "node:os"
 import pg from "pg"
@@ -11,6 +13,7 @@ import { makePrng } from "../../services/upstream/Prng.ts"
 import { auditShapedRow, CREATE_AUDIT_SHAPED, INSERT_AUDIT_SHAPED } from "./AuditShaped.ts"
 import { createKey, serveBrein } from "./Brein.ts"
 import { freePort } from "./Children.ts"
+import { cpuTimeMs } from "./CpuTime.ts"
 import { sharedDatabase } from "./SharedDatabase.ts"
 
 const SCOPES = 200
@@ -102,7 +105,7 @@ const program = Effect.gen(function* () {
 
   const serverMs: Array<number> = []
   const port = yield* freePort
-  yield* serveBrein({ databaseUrl: database.url, dataDir, port, nodeFlags: ["--max-semi-space-size=64"] })
+  const server = yield* serveBrein({ databaseUrl: database.url, dataDir, port, nodeFlags: ["--max-semi-space-size=64"] })
   const url = `http://127.0.0.1:${port}/api/v1/tools/sii.rcv.consultar/execute`
   // node:http with a kept-alive socket, as the raw side keeps its connection: fetch's own cost per
   // request (a Request, a Response, a body stream) is the client's, not brein's.
@@ -160,7 +163,32 @@ const program = Effect.gen(function* () {
       }
       await client.query(INSERT_AUDIT_SHAPED, auditShapedRow(row, new Date(), 0))
     })
-  const timed = (run: Effect.Effect<unknown>) => Effect.map(Effect.timed(run), ([d]) => Duration.toMillis(d))
+  // The same statements in the same order through the house stack (Effect and @effect/sql-pg, as brein makes
+  // them), still without any of brein's code: what the stack itself adds to the floor.
+  const house = yield* PgClient.make({ url: Redacted.make(database.url), maxConnections: 2 }).pipe(Effect.provide(Reactivity.layer))
+  let houseCalls = 0
+  const houseFloor = (page: (typeof pages)[number]) =>
+    Effect.gen(function* () {
+      houseCalls += 1
+      const requestId = `req_house_${houseCalls}`
+      yield* house.unsafe(TAKE_SQL, [workspaceId, new Date(), 100_000_000, requestId])
+      const [rows] = yield* Effect.all([
+        house.unsafe(PAGE_SQL, ["conn_benchconsultar", page.periodo, page.perspectiva, page.after]),
+        house.unsafe(STATUS_SQL, ["conn_benchconsultar", scopeKeyOf({ periodo: page.periodo, perspectiva: page.perspectiva })])
+      ], { concurrency: 2 })
+      const row = { requestId, surface: "http", toolId: "sii.rcv.consultar", input: JSON.stringify(page), output: JSON.stringify(rows) }
+      yield* house.unsafe(INSERT_AUDIT_SHAPED, auditShapedRow(row, new Date(), 0))
+    }).pipe(Effect.orDie)
+  // wall time in ms, and this process's CPU time in µs (the raw and house sides run here)
+  const timed = (run: Effect.Effect<unknown>, cpu?: { us: number }) =>
+    Effect.suspend(() => {
+      const before = process.cpuUsage()
+      return Effect.map(Effect.timed(run), ([d]) => {
+        const used = process.cpuUsage(before)
+        if (cpu !== undefined) cpu.us += used.user + used.system
+        return Duration.toMillis(d)
+      })
+    })
 
   // Both are measured on a warm cache: one pass over every page first, then brein's warm-up. Then
   // each page is asked of both in turn, so a burst of load on a shared machine falls on both alike.
@@ -169,17 +197,26 @@ const program = Effect.gen(function* () {
   const breinMs: Array<number> = []
   const rawMs: Array<number> = []
   const floorMs: Array<number> = []
+  const houseMs: Array<number> = []
+  const cpu = { raw: { us: 0 }, floor: { us: 0 }, house: { us: 0 } }
   yield* Effect.forEach(pages.slice(0, 200), floor, { discard: true })
+  yield* Effect.forEach(pages.slice(0, 200), houseFloor, { discard: true })
+  const cpuBefore = yield* cpuTimeMs(server.process.pid)
   yield* Effect.forEach(pages, (page) =>
     Effect.gen(function* () {
       breinMs.push(yield* timed(call(page)))
-      rawMs.push(yield* timed(query(page)))
-      floorMs.push(yield* timed(floor(page)))
+      rawMs.push(yield* timed(query(page), cpu.raw))
+      floorMs.push(yield* timed(floor(page), cpu.floor))
+      houseMs.push(yield* timed(houseFloor(page), cpu.house))
     }), { discard: true })
+  const cpuAfter = yield* cpuTimeMs(server.process.pid)
+  const cpuPerCall = Option.map(Option.all([cpuBefore, cpuAfter]), ([before, after]) => ((after - before) * 1000) / pages.length)
   const brein = summary(breinMs)
   const inside = summary(serverMs.slice(200))
   const raw = summary(rawMs)
   const floorSummary = summary(floorMs)
+  const houseSummary = summary(houseMs)
+  const cpuOf = (side: { us: number }) => `${(side.us / pages.length).toFixed(0)} µs`
   const ratio = brein.p50 / raw.p50
   const row = (label: string, s: ReturnType<typeof summary>) =>
     `  ${label.padEnd(44)} p50 ${s.p50.toFixed(2).padStart(6)} ms   p99 ${s.p99.toFixed(2).padStart(6)} ms   mean ${
@@ -190,8 +227,10 @@ const program = Effect.gen(function* () {
       "",
       row("brein HTTP sii.rcv.consultar (+ auth, audit)", brein),
       row("  of which inside brein's executor", inside),
+      ...Option.toArray(Option.map(cpuPerCall, (us) => `  brein's server CPU per call: ${us.toFixed(0)} µs`)),
       row("raw pg query of the same page", raw),
       row("raw pg: a call's statements (floor)", floorSummary),
+      row("  the same through Effect + @effect/sql-pg", houseSummary),
       `  ratio brein/raw: p50 ${ratio.toFixed(1)}× (goal ≤ ${GOAL_RATIO}×: ${ratio <= GOAL_RATIO ? "met" : "MISSED"}), p99 ${
         (brein.p99 / raw.p99).toFixed(1)
       }×`,
@@ -199,6 +238,12 @@ const program = Effect.gen(function* () {
         (floorSummary.p50 / raw.p50).toFixed(1)
       }× the page alone;` +
       ` brein/floor: p50 ${(brein.p50 / floorSummary.p50).toFixed(1)}×`,
+      `  the floor through the house stack (Effect + @effect/sql-pg, none of brein's code) is ${
+        (houseSummary.p50 / raw.p50).toFixed(1)
+      }× the page alone`,
+      `  CPU per call in the bench's process: the page ${cpuOf(cpu.raw)}, the floor ${
+        cpuOf(cpu.floor)
+      }, the floor through the house stack ${cpuOf(cpu.house)}`,
       `  load average during the run: ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${availableParallelism()} CPUs`,
       ""
     ].join("\n")
