@@ -1,7 +1,16 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { SequenceNotFound } from "../catalog/SequenceErrors.ts"
-import { ActivationRefused, CsrfRejected, HumanRequired, RateLimited, SessionRequired, SignInLinkRefused, Unauthorized } from "../Errors.ts"
+import {
+  ActivationRefused,
+  AuditUnavailable,
+  CsrfRejected,
+  HumanRequired,
+  RateLimited,
+  SessionRequired,
+  SignInLinkRefused,
+  Unauthorized
+} from "../Errors.ts"
 import { ActivateBody, SequenceAuthorization } from "../humans/Authorization.ts"
 import { CurrentHuman } from "../humans/Human.ts"
 import { CurrentPrincipal } from "./Security.ts"
@@ -82,6 +91,7 @@ export class SequenceAuthorizationsGroup extends HttpApiGroup.make("sequenceAuth
       .addSuccess(SequenceAuthorization)
       .addError(SequenceNotFound)
       .addError(ActivationRefused)
+      .addError(AuditUnavailable)
       .middleware(HumanSession)
       .annotate(
         OpenApi.Summary,

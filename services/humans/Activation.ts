@@ -3,8 +3,10 @@ import { Array as Arr, Clock, Effect, Option, Schema } from "effect"
 import { SequenceNotFound } from "../../schema/catalog/SequenceErrors.ts"
 import { ActivationRefused } from "../../schema/Errors.ts"
 import type { SequenceAuthorization } from "../../schema/humans/Authorization.ts"
-import { CurrentHuman } from "../../schema/humans/Human.ts"
+import { CurrentHuman, type Human } from "../../schema/humans/Human.ts"
 import type { WorkspaceId } from "../../schema/Ids.ts"
+import { ChangeAudit } from "../audit/ChangeAudit.ts"
+import { Preflights } from "../catalog/sequences/Preflights.ts"
 import { newId } from "../Ids.ts"
 
 const SequenceRow = Schema.Struct({
@@ -13,14 +15,6 @@ const SequenceRow = Schema.Struct({
   version: Schema.Int,
   contentDigest: Schema.String,
   recipientsDigest: Schema.String
-})
-const PreflightRow = Schema.Struct({
-  id: Schema.String,
-  version: Schema.Int,
-  contentDigest: Schema.String,
-  recipientsDigest: Schema.String,
-  ok: Schema.Boolean,
-  blockers: Schema.parseJson(Schema.Array(Schema.Unknown))
 })
 const LedgerRow = Schema.Struct({
   id: Schema.String,
@@ -36,7 +30,6 @@ const LedgerRow = Schema.Struct({
   decidedAt: Schema.DateFromSelf
 })
 const decodeSequences = Schema.decodeUnknown(Schema.Array(SequenceRow))
-const decodePreflights = Schema.decodeUnknown(Schema.Array(PreflightRow))
 const decodeLedger = Schema.decodeUnknown(Schema.Array(LedgerRow))
 
 const answer = (row: typeof LedgerRow.Type): SequenceAuthorization => ({
@@ -59,6 +52,8 @@ const PREFLIGHT_AGAIN = { tool: "sequence_preflight", reason: "check the sequenc
 export class Activation extends Effect.Service<Activation>()("brein/humans/Activation", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const changes = yield* ChangeAudit
+    const preflights = yield* Preflights
 
     const lockSequence = Effect.fn("Activation.lockSequence")(function* (sequenceId: string, workspaceId: WorkspaceId) {
       const rows = yield* sql`SELECT workspace_id, status, version, content_digest, recipients_digest
@@ -67,23 +62,13 @@ export class Activation extends Effect.Service<Activation>()("brein/humans/Activ
       return yield* Option.match(found, { onNone: () => Effect.fail(SequenceNotFound.of(sequenceId)), onSome: Effect.succeed })
     })
 
-    const latestPreflight = Effect.fn("Activation.latestPreflight")(function* (sequenceId: string) {
-      const rows = yield* sql`SELECT id, version, content_digest, recipients_digest, ok, blockers FROM sequence_preflights
-                              WHERE sequence_id = ${sequenceId} ORDER BY checked_at DESC, id DESC LIMIT 1`.pipe(
-        Effect.flatMap(decodePreflights),
-        Effect.orDie
-      )
-      return Arr.head(rows)
-    })
-
     /**
-     * Activates the version of a sequence the signed-in person reviewed, when its latest preflight checked
-     * exactly that content and those recipients and found no blocker. One transaction: the sequence is
-     * locked, the ledger row written and the sequence made active together, or nothing is.
+     * The decision, inside the caller's transaction: the version the person reviewed is activated when its
+     * latest preflight checked exactly that content and those recipients and found no blocker. The sequence
+     * is locked, the ledger row written and the sequence made active together, or nothing is.
      */
-    const activate = Effect.fn("Activation.activate")(
-      function* (sequenceId: string, reviewedVersion: number) {
-        const human = yield* CurrentHuman
+    const decide = Effect.fn("Activation.decide")(
+      function* (human: Human, sequenceId: string, reviewedVersion: number) {
         const sequence = yield* lockSequence(sequenceId, human.principal.workspaceId)
         const refuse = (reason: typeof ActivationRefused.fields.reason.Type, message: string, extra: object = {}) =>
           new ActivationRefused({ reason, message, sequenceId, version: sequence.version, ...extra })
@@ -97,7 +82,7 @@ export class Activation extends Effect.Service<Activation>()("brein/humans/Activ
             { hint: "Review the sequence again (sequence_get, sequence_preview) and activate the version you reviewed" }
           )
         }
-        const preflight = yield* latestPreflight(sequenceId)
+        const preflight = yield* preflights.latest(sequenceId)
         if (Option.isNone(preflight)) {
           return yield* refuse("no_preflight", "the sequence has no preflight: run sequence_preflight first", {
             next_actions: [PREFLIGHT_AGAIN]
@@ -105,11 +90,11 @@ export class Activation extends Effect.Service<Activation>()("brein/humans/Activ
         }
         const checked = preflight.value
         if (
-          checked.version !== sequence.version || checked.contentDigest !== sequence.contentDigest ||
-          checked.recipientsDigest !== sequence.recipientsDigest
+          checked.version !== sequence.version || checked.content_digest !== sequence.contentDigest ||
+          checked.recipients_digest !== sequence.recipientsDigest
         ) {
           return yield* refuse("preflight_stale", "the sequence changed after its preflight: run sequence_preflight again", {
-            preflightId: checked.id,
+            preflightId: checked.preflight_id,
             next_actions: [PREFLIGHT_AGAIN]
           })
         }
@@ -119,7 +104,7 @@ export class Activation extends Effect.Service<Activation>()("brein/humans/Activ
             `the latest preflight found ${checked.blockers.length} blocker${
               checked.blockers.length === 1 ? "" : "s"
             }: fix them and run sequence_preflight again`,
-            { preflightId: checked.id, blockers: checked.blockers, next_actions: [PREFLIGHT_AGAIN] }
+            { preflightId: checked.preflight_id, blockers: checked.blockers, next_actions: [PREFLIGHT_AGAIN] }
           )
         }
         const [counted] = yield* sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM sequence_recipients
@@ -129,7 +114,9 @@ export class Activation extends Effect.Service<Activation>()("brein/humans/Activ
         const rows = yield* sql`INSERT INTO sequence_authorizations (id, workspace_id, sequence_id, sequence_version, content_digest,
               recipients_digest, recipients, preflight_id, user_id, user_email, session_id, decided_at)
             VALUES (${id}, ${human.principal.workspaceId}, ${sequenceId}, ${sequence.version}, ${sequence.contentDigest},
-              ${sequence.recipientsDigest}, ${counted?.n ?? 0}, ${checked.id}, ${human.userId}, ${human.email}, ${human.sessionId},
+              ${sequence.recipientsDigest}, ${
+          counted?.n ?? 0
+        }, ${checked.preflight_id}, ${human.userId}, ${human.email}, ${human.sessionId},
               ${decidedAt})
             RETURNING *`.pipe(Effect.flatMap(decodeLedger), Effect.orDie)
         yield* sql`UPDATE sequences SET status = 'active', activated_at = ${decidedAt}, updated_at = ${decidedAt}
@@ -137,10 +124,26 @@ export class Activation extends Effect.Service<Activation>()("brein/humans/Activ
         const row = yield* Effect.orDie(Arr.head(rows))
         yield* Effect.annotateCurrentSpan({ sequence: sequenceId, version: sequence.version, authorization: id })
         return answer(row)
-      },
-      sql.withTransaction,
-      Effect.catchTag("SqlError", Effect.die)
+      }
     )
+
+    /**
+     * Activates the version of a sequence the signed-in person reviewed (see `decide`). The decision, its
+     * ledger row and its audit row (in the workspace's chain, the person as principal) commit together; a
+     * refusal changes nothing and writes neither.
+     */
+    const activate = Effect.fn("Activation.activate")(function* (sequenceId: string, reviewedVersion: number) {
+      const human = yield* CurrentHuman
+      return yield* changes.audited(decide(human, sequenceId, reviewedVersion), (authorization) => ({
+        workspaceId: human.principal.workspaceId,
+        principal: human.userId,
+        surface: "http",
+        toolId: "sequences.activate",
+        connectionId: null,
+        input: { sequence_id: sequenceId, version: reviewedVersion },
+        output: authorization
+      }))
+    })
 
     /** The ledger rows of a sequence of the workspace, oldest first. */
     const authorizations = Effect.fn("Activation.authorizations")(function* (sequenceId: string, workspaceId: WorkspaceId) {
@@ -155,5 +158,6 @@ export class Activation extends Effect.Service<Activation>()("brein/humans/Activ
     })
 
     return { activate, authorizations } as const
-  })
+  }),
+  dependencies: [ChangeAudit.Default, Preflights.Default]
 }) {}

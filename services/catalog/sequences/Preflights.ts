@@ -48,7 +48,7 @@ export class Preflights extends Effect.Service<Preflights>()("brein/catalog/sequ
     const latest = Effect.fn("Preflights.latest")(function* (sequenceId: string) {
       const rows = yield* sql`SELECT id, sequence_id, version, content_digest, recipients_digest, ok, blockers, warnings, ruleset_version,
           checked_at
-        FROM sequence_preflights WHERE sequence_id = ${sequenceId} ORDER BY checked_at DESC, version DESC LIMIT 1`.pipe(
+        FROM sequence_preflights WHERE sequence_id = ${sequenceId} ORDER BY checked_at DESC, version DESC, id DESC LIMIT 1`.pipe(
         Effect.flatMap(decodeRows),
         Effect.orDie
       )

@@ -1,7 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { assert, expectTypeOf, layer } from "@effect/vitest"
 import { Effect, Either } from "effect"
+import type { Finding } from "../../../schema/catalog/SequenceTools.ts"
 import { CurrentHuman, type Human } from "../../../schema/humans/Human.ts"
+import { digestOf } from "../../../services/audit/Chain.ts"
 import { Activation } from "../../../services/humans/Activation.ts"
 import { Users } from "../../../services/humans/Users.ts"
 import { HumansTest, newWorkspace } from "./HumansTest.ts"
@@ -21,6 +23,19 @@ const activateAs = (human: Human, sequenceId: string, version: number) =>
   Effect.flatMap(Activation, (activation) => activation.activate(sequenceId, version)).pipe(Effect.provideService(CurrentHuman, human))
 
 const refusal = (human: Human, sequenceId: string, version: number) => Effect.flip(activateAs(human, sequenceId, version))
+
+/** The audit rows activations left in a workspace's chain. */
+const activationRows = (workspaceId: string) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<{ principal: string; surface: string; outcome: string; inputDigest: string; outputDigest: string }>`
+      SELECT principal, surface, outcome, input_digest, output_digest FROM audit_log
+      WHERE chain = ${workspaceId} AND tool_id = 'sequences.activate' ORDER BY seq`.pipe(
+        Effect.map((rows) => rows.map((row) => ({ ...row }))),
+        Effect.orDie
+      )
+  )
 
 layer(HumansTest, { excludeTestServices: true })("Activation", (it) => {
   it("activate needs CurrentHuman, which only the cookie session middleware provides", () => {
@@ -58,6 +73,47 @@ layer(HumansTest, { excludeTestServices: true })("Activation", (it) => {
       assert.deepStrictEqual(listed, [authorization])
     }))
 
+  it.effect("an activation leaves one audit row in the workspace's chain, with the person as principal; a refusal leaves none", () =>
+    Effect.gen(function* () {
+      const { human, workspace } = yield* signedIn
+      const sequence = yield* insertSequence(workspace.id)
+      assert.deepInclude(yield* refusal(human, sequence.id, sequence.version), { reason: "no_preflight" })
+      assert.deepStrictEqual(yield* activationRows(workspace.id), [])
+      yield* insertPreflight(workspace.id, sequence)
+      const authorization = yield* activateAs(human, sequence.id, sequence.version)
+      const rows = yield* activationRows(workspace.id)
+      assert.deepStrictEqual(rows, [{
+        principal: human.userId,
+        surface: "http",
+        outcome: "ok",
+        inputDigest: digestOf({ sequence_id: sequence.id, version: sequence.version }),
+        outputDigest: digestOf(authorization)
+      }])
+    }))
+
+  it.effect("when its audit row cannot be written the activation is not committed: no ledger row, still a draft", () =>
+    Effect.gen(function* () {
+      const { human, workspace } = yield* signedIn
+      const sequence = yield* insertSequence(workspace.id)
+      yield* insertPreflight(workspace.id, sequence)
+      const sql = yield* SqlClient.SqlClient
+      // Fault injection: the audit log refuses this workspace's rows (the trigger names its chain, so other tests write on).
+      const trigger = `refuse_${workspace.id.replace(/[^a-z0-9]/gi, "").toLowerCase()}`
+      yield* sql.unsafe(`CREATE FUNCTION ${trigger}() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF NEW.chain = '${workspace.id}' THEN RAISE EXCEPTION 'audit refused by the test'; END IF; RETURN NEW; END $$`)
+      yield* sql.unsafe(`CREATE TRIGGER ${trigger} BEFORE INSERT ON audit_log FOR EACH ROW EXECUTE FUNCTION ${trigger}()`)
+      const failed = yield* refusal(human, sequence.id, sequence.version).pipe(
+        Effect.ensuring(Effect.orDie(sql.unsafe(`DROP TRIGGER ${trigger} ON audit_log; DROP FUNCTION ${trigger}()`)))
+      )
+      assert.strictEqual(failed._tag, "AuditUnavailable")
+      assert.lengthOf(yield* ledgerRows(sequence.id), 0)
+      assert.strictEqual((yield* sequenceState(sequence.id))?.status, "draft")
+      assert.deepStrictEqual(yield* activationRows(workspace.id), [])
+      // the fault is gone: the same person activates the same version
+      yield* activateAs(human, sequence.id, sequence.version)
+      assert.lengthOf(yield* activationRows(workspace.id), 1)
+    }))
+
   it.effect("two people activating at once: one wins, the other is told the sequence is no longer a draft", () =>
     Effect.gen(function* () {
       const { human, workspace } = yield* signedIn
@@ -77,7 +133,7 @@ layer(HumansTest, { excludeTestServices: true })("Activation", (it) => {
   it.effect("refused, writing nothing: blocked preflight, changed after preflight, reviewed another version, no preflight", () =>
     Effect.gen(function* () {
       const { human, workspace } = yield* signedIn
-      const blockers = [{ rule: "unsubscribe_link", message: "step 2 has no {{unsubscribe}} link" }]
+      const blockers: ReadonlyArray<Finding> = [{ rule: "unsubscribe", message: "step 2 has no {{unsubscribe}} link" }]
 
       const blocked = yield* insertSequence(workspace.id)
       const blockedPreflight = yield* insertPreflight(workspace.id, blocked, { blockers })

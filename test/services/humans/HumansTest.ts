@@ -1,13 +1,14 @@
 import { Effect, Layer } from "effect"
 import { HumansLive } from "../../../layers/Humans.ts"
+import { AuditStoreSql } from "../../../services/audit/AuditStoreSql.ts"
 import { Workspaces } from "../../../services/workspace/Workspaces.ts"
 import { auditKeyInTemp } from "../../support/TestAuditKey.ts"
 import { TestDatabase } from "../../support/TestDatabase.ts"
 import { uniqueName } from "../../support/TestLayers.ts"
 
-/** Users, CSRF tokens and activation over a fresh database, with an audit key of their own. */
+/** Users, CSRF tokens and activation over a fresh database, with an audit key of their own and the audit log. */
 export const HumansTest = Layer.mergeAll(HumansLive, Workspaces.Default).pipe(
-  Layer.provide(auditKeyInTemp),
+  Layer.provide(Layer.merge(auditKeyInTemp, AuditStoreSql)),
   Layer.provideMerge(TestDatabase)
 )
 

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomBytes } from "node:crypto"
+import type { Finding } from "../../../schema/catalog/SequenceTools.ts"
 
 const suffix = () => randomBytes(5).toString("hex")
 
@@ -54,7 +55,7 @@ export const insertPreflight = (
   sequence: SequenceFixture,
   options: {
     readonly ok?: boolean
-    readonly blockers?: ReadonlyArray<unknown>
+    readonly blockers?: ReadonlyArray<Finding>
     readonly version?: number
     readonly contentDigest?: string
     readonly recipientsDigest?: string

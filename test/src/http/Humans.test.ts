@@ -189,7 +189,7 @@ layer(HttpTest, { excludeTestServices: true })("people over HTTP: sign-in, sessi
       const me = yield* signedIn()
       const credentials = { cookie: me.cookie, csrf: me.csrf }
       const activate = (id: string, version: number) => post(`/api/v1/sequences/${id}/activate`, { version }, credentials)
-      const blockers = [{ rule: "privacy_notice", message: "MX recipients need the privacy notice" }]
+      const blockers = [{ rule: "regional_notice" as const, message: "MX recipients need the privacy notice" }]
 
       const blocked = yield* insertSequence(me.workspaceId)
       yield* insertPreflight(me.workspaceId, blocked, { blockers })
