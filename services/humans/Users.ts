@@ -212,7 +212,33 @@ export class Users extends Effect.Service<Users>()("brein/humans/Users", {
       )
     })
 
-    return { publicUrl, create, find: findUser, issueLink, signIn, resolve, signOut, list } as const
+    /**
+     * Disables a person: every session they have open ends and every link not used yet expires, now; no
+     * new link signs them in while they stay disabled. Answers whether they were enabled before and how
+     * many sessions ended.
+     */
+    const disable = Effect.fn("Users.disable")(
+      function* (user: User) {
+        const at = yield* now
+        const changed = yield* sql`UPDATE users SET disabled_at = ${at} WHERE id = ${user.id} AND disabled_at IS NULL RETURNING id`
+        const ended = yield* sql`UPDATE user_sessions SET revoked_at = ${at}
+                                 WHERE user_id = ${user.id} AND revoked_at IS NULL AND expires_at > ${at} RETURNING id`
+        yield* sql`UPDATE sign_in_links SET expires_at = ${at} WHERE user_id = ${user.id} AND used_at IS NULL AND expires_at > ${at}`
+        return { disabled: changed.length > 0, sessionsEnded: ended.length } as const
+      },
+      sql.withTransaction,
+      Effect.orDie
+    )
+
+    /** Lets a disabled person sign in again, with a new link: what was ended when they were disabled stays ended. */
+    const enable = Effect.fn("Users.enable")(function* (user: User) {
+      const changed = yield* sql`UPDATE users SET disabled_at = NULL WHERE id = ${user.id} AND disabled_at IS NOT NULL RETURNING id`.pipe(
+        Effect.orDie
+      )
+      return { enabled: changed.length > 0 } as const
+    })
+
+    return { publicUrl, create, find: findUser, issueLink, signIn, resolve, signOut, list, disable, enable } as const
   }),
   dependencies: [Workspaces.Default]
 }) {}

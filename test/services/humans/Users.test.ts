@@ -94,6 +94,33 @@ layer(HumansTest, { excludeTestServices: true })("Users", (it) => {
       assert.include(out.message, "unknown, expired or signed out")
     }).pipe(Effect.provide(TestContext.TestContext)))
 
+  it.effect("disabling a person ends their sessions and expires their links at once; enabled again, only a new link signs them in", () =>
+    Effect.gen(function* () {
+      const { token, user, users, workspace } = yield* person()
+      const opened = yield* users.signIn(token)
+      const other = yield* users.signIn(tokenOf((yield* users.issueLink(user)).url))
+      const pending = yield* users.issueLink(user)
+
+      assert.deepStrictEqual(yield* users.disable(user), { disabled: true, sessionsEnded: 2 })
+      for (const session of [opened, other]) {
+        assert.deepInclude(yield* Effect.flip(users.resolve(cookieValue(session.token))), { _tag: "SessionRequired" })
+      }
+      assert.deepInclude(yield* Effect.flip(users.signIn(tokenOf(pending.url))), { _tag: "SignInLinkRefused", reason: "expired" })
+      const whileDisabled = yield* users.issueLink(user)
+      assert.deepInclude(yield* Effect.flip(users.signIn(tokenOf(whileDisabled.url))), { _tag: "SignInLinkRefused", reason: "disabled" })
+      assert.deepStrictEqual(yield* users.disable(user), { disabled: false, sessionsEnded: 0 })
+      const listed = (yield* users.list(workspace.name))[0]
+      assert.strictEqual(listed?.activeSessions, 0)
+      assert.isNotNull(listed?.disabledAt)
+
+      assert.deepStrictEqual(yield* users.enable(user), { enabled: true })
+      assert.deepStrictEqual(yield* users.enable(user), { enabled: false })
+      assert.deepInclude(yield* Effect.flip(users.signIn(tokenOf(pending.url))), { reason: "expired" }, "what disabling ended stays ended")
+      assert.deepInclude(yield* Effect.flip(users.resolve(cookieValue(opened.token))), { _tag: "SessionRequired" })
+      const back = yield* users.signIn(tokenOf((yield* users.issueLink(user)).url))
+      assert.strictEqual((yield* users.resolve(cookieValue(back.token))).userId, user.id)
+    }))
+
   it.effect("the CSRF token is the same for a session every time, differs between sessions, and only it matches", () =>
     Effect.gen(function* () {
       const csrf = yield* Csrf

@@ -1,7 +1,7 @@
 import { NodeContext } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
-import type { Redacted } from "effect"
-import { ConfigProvider, Context, Effect, Layer, String as Str } from "effect"
+import { ConfigProvider, Context, Effect, Layer, Redacted, String as Str } from "effect"
 import { randomBytes } from "node:crypto"
 import { ServicesLive } from "../../../layers/App.ts"
 import { databaseFromUrl } from "../../../layers/Database.ts"
@@ -63,6 +63,53 @@ layer(CliTest, { excludeTestServices: true })("brein users", (it) => {
         assert.match(list.stdout, /ana@acme\.cl\s+\S+ \S+\s+2\s/)
       }),
     { timeout: 90_000 }
+  )
+
+  it.effect(
+    "disable ends the person's session and refuses them a link; enable lets a new link sign them in; each change is audited once",
+    () =>
+      Effect.gen(function* () {
+        yield* Effect.orDie((yield* Workspaces).create("gamma", "paid"))
+        const created = yield* brein("users", "create", "--workspace", "gamma", "--email", "eva@gamma.cl")
+        assert.strictEqual(created.exitCode, 0, created.stderr)
+        const users = yield* Users
+        const opened = yield* users.signIn(new URL(created.stdout.trim()).searchParams.get("token") ?? "")
+
+        const disabled = yield* brein("users", "disable", "--workspace", "gamma", "--email", "EVA@gamma.cl")
+        assert.strictEqual(disabled.exitCode, 0, disabled.stderr)
+        assert.include(disabled.stderr, "disabled eva@gamma.cl: 1 open session ended")
+        assert.strictEqual((yield* Effect.flip(users.resolve(Redacted.value(opened.token))))._tag, "SessionRequired")
+        const again = yield* brein("users", "disable", "--workspace", "gamma", "--email", "eva@gamma.cl")
+        assert.strictEqual(again.exitCode, 0, again.stderr)
+        assert.include(again.stderr, "was already disabled")
+
+        for (const command of ["link", "create"]) {
+          const refused = yield* brein("users", command, "--workspace", "gamma", "--email", "eva@gamma.cl")
+          assert.strictEqual(refused.exitCode, 1, `${command}: ${refused.stderr}`)
+          assert.strictEqual(refused.stdout, "")
+          assert.include(refused.stderr, "eva@gamma.cl is disabled")
+        }
+        const list = yield* brein("users", "list", "--workspace", "gamma")
+        assert.match(list.stdout, /eva@gamma\.cl\s+\S+ \S+\s+0\s+\S+ \S+\s+\S+ \S+/)
+
+        const enabled = yield* brein("users", "enable", "--workspace", "gamma", "--email", "eva@gamma.cl")
+        assert.strictEqual(enabled.exitCode, 0, enabled.stderr)
+        assert.include(enabled.stderr, "enabled eva@gamma.cl")
+        const link = yield* brein("users", "link", "--workspace", "gamma", "--email", "eva@gamma.cl")
+        assert.strictEqual(link.exitCode, 0, link.stderr)
+        yield* users.signIn(new URL(link.stdout.trim()).searchParams.get("token") ?? "")
+        const notDisabled = yield* brein("users", "enable", "--workspace", "gamma", "--email", "eva@gamma.cl")
+        assert.include(notDisabled.stderr, "was not disabled")
+
+        const sql = yield* SqlClient.SqlClient
+        const rows = yield* sql<{ toolId: string; principal: string }>`SELECT a.tool_id, a.principal FROM audit_log a
+          JOIN workspaces w ON w.id = a.chain WHERE w.name = 'gamma' AND a.tool_id IN ('users.disable', 'users.enable') ORDER BY a.seq`
+        assert.deepStrictEqual(rows.map((r) => [r.toolId, r.principal]), [["users.disable", "operator:cli"], [
+          "users.enable",
+          "operator:cli"
+        ]])
+      }),
+    { timeout: 120_000 }
   )
 
   it.effect("a bad email, an unknown person or workspace: exit 1 with one line saying why", () =>
