@@ -363,14 +363,15 @@ export class ActivationRefused extends Schema.TaggedError<ActivationRefused>()(
 
 export const CursorRejection = Schema.Literal("tampered", "foreign_workspace", "stale", "other_search").annotations({
   description: "tampered: altered or not made here; foreign_workspace: issued to another workspace; " +
-    "stale: older than 30 minutes or the data set was reloaded since; other_search: made by a search with other filters"
+    "stale: older than 30 minutes, dated ahead of this server's clock, or the data set was reloaded since; other_search: made by a search with other filters"
 })
 export type CursorRejection = typeof CursorRejection.Type
 
 const CURSOR_PROBLEM: Record<CursorRejection, string> = {
   tampered: "the cursor was altered or was not issued by this service",
   foreign_workspace: "the cursor was issued to another workspace",
-  stale: "the cursor expired (cursors live 30 minutes) or the data set was reloaded since it was issued",
+  stale:
+    "the cursor expired (cursors live 30 minutes), is dated ahead of this server's clock, or the data set was reloaded since it was issued",
   other_search: "the cursor belongs to a search with other filters"
 }
 

@@ -4,6 +4,11 @@ import { hmacSha256, sameHex } from "../../Crypto.ts"
 import { CursorKey } from "./CursorKey.ts"
 
 export const CURSOR_LIFE = Duration.minutes(30)
+/**
+ * How far ahead of this server's clock a cursor may be dated (another process's clock running fast):
+ * past it the cursor's age cannot be known, and a cursor dated far ahead would live for as long.
+ */
+export const CLOCK_SKEW = Duration.minutes(1)
 
 /** Where the next page starts: the last row's order key (a date, or null when ordered by id alone) and id. */
 export const Position = Schema.Struct({ at: Schema.NullOr(Schema.String), id: Schema.String })
@@ -53,7 +58,8 @@ export class SealedCursor extends Effect.Service<SealedCursor>()("brein/catalog/
       if (sealed.workspace !== expected.workspace) return yield* refuse("foreign_workspace")
       if (sealed.search !== expected.search) return yield* refuse("other_search")
       const age = (yield* Clock.currentTimeMillis) - sealed.issuedAt
-      if (age > Duration.toMillis(CURSOR_LIFE) || sealed.dataset !== expected.dataset) return yield* refuse("stale")
+      const unknowable = age < -Duration.toMillis(CLOCK_SKEW)
+      if (unknowable || age > Duration.toMillis(CURSOR_LIFE) || sealed.dataset !== expected.dataset) return yield* refuse("stale")
       return sealed
     })
 

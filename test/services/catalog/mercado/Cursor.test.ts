@@ -1,5 +1,5 @@
 import { assert, layer } from "@effect/vitest"
-import { Effect, Layer, Redacted, TestClock } from "effect"
+import { Clock, Effect, Layer, Redacted, TestClock } from "effect"
 import { MarketSearchAwardsOutput, MarketSearchSuppliersOutput } from "../../../../schema/catalog/Mercado.ts"
 import { CursorKey } from "../../../../services/catalog/mercado/CursorKey.ts"
 import { SealedCursor } from "../../../../services/catalog/mercado/SealedCursor.ts"
@@ -71,6 +71,19 @@ layer(MercadoTest, { timeout: 120_000 })("sealed cursors", (it) => {
       yield* TestClock.adjust("31 minutes")
       const { error } = yield* failure(principal, "market_search_awards", { ...firstPage, cursor })
       assert.deepStrictEqual(refusal(error), ["CursorRejected", "stale"])
+    }))
+
+  it.effect("a cursor dated more than a minute ahead of the server's clock is stale (it would otherwise live that much longer)", () =>
+    Effect.gen(function* () {
+      const { cursor, principal } = yield* awardsPage
+      const issued = yield* Clock.currentTimeMillis
+      yield* TestClock.setTime(issued - 60_000)
+      const within = yield* callAs(MarketSearchAwardsOutput, principal, "market_search_awards", { ...firstPage, cursor })
+      assert.deepStrictEqual(within.page.awards.map((a) => a.id), ["aw_2", "aw_1"])
+      yield* TestClock.setTime(issued - 61_000)
+      const { error } = yield* failure(principal, "market_search_awards", { ...firstPage, cursor })
+      assert.deepStrictEqual(refusal(error), ["CursorRejected", "stale"])
+      assert.include(error.message, "ahead of this server's clock")
     }))
 
   it.effect("a cursor issued before the data set was reloaded is stale", () =>
