@@ -141,7 +141,10 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("brein/sequences/Di
       return earliest([...blocked, yield* store.nextDue(new Date(yield* Clock.currentTimeMillis))])
     })
 
-    /** Passes forever, each as soon as something is due (never later than the poll). */
+    /**
+     * Passes forever, each as soon as something is due (never later than the poll). Each pass is a trace of
+     * its own (Dispatcher.tick): a span around the loop would never end, and every pass would join its trace.
+     */
     const run = Effect.gen(function* () {
       const next = yield* tick().pipe(
         Effect.catchAllCause((cause) => Effect.as(Effect.logError("dispatcher pass failed", cause), Option.none<number>()))
@@ -150,7 +153,7 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("brein/sequences/Di
       const poll = Duration.toMillis(settings.poll)
       const wait = Option.match(next, { onNone: () => poll, onSome: (at) => Math.min(poll, Math.max(at - now, 250)) })
       yield* Effect.sleep(Duration.millis(wait))
-    }).pipe(Effect.forever, Effect.withSpan("Dispatcher.run"))
+    }).pipe(Effect.forever)
 
     return { tick, run }
   }),

@@ -1,8 +1,10 @@
 import { assert, layer } from "@effect/vitest"
-import { Chunk, Effect, Layer, TestClock, TestServices } from "effect"
+import { Chunk, Context, Effect, Layer, TestClock, TestServices } from "effect"
 import { DispatcherWorker } from "../../../layers/Dispatch.ts"
 import { mailSimulated } from "../../../layers/Mail.ts"
+import { DISPATCH_DEFAULTS } from "../../../services/sequences/DispatchSettings.ts"
 import { waitUntil } from "../../support/Eventually.ts"
+import { Spans, spansNamed, SpansTest } from "../../support/Spans.ts"
 import { TestDatabase } from "../../support/TestDatabase.ts"
 import { dispatcherInstance, sentMessages, START, TestDispatchSettings } from "./DispatchHarness.ts"
 import { seedSequence, sequenceStatus } from "./DispatchRows.ts"
@@ -39,5 +41,21 @@ layer(TestDatabase)("DispatcherWorker", (it) => {
           what: "completion"
         })
       )
+    }).pipe(Effect.provide(mailSimulated({ latencyMs: 0, bounceRate: 0 }))))
+
+  it.scoped("each pass of the loop is a trace of its own: no span stays open around the loop", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(START)
+      const worker = yield* Layer.build(
+        DispatcherWorker.pipe(Layer.provide(dispatcherInstance), Layer.provide(TestDispatchSettings), Layer.provideMerge(SpansTest))
+      )
+      const ticks = Effect.map(Context.get(worker, Spans).finished, (spans) => spansNamed(spans, "Dispatcher.tick"))
+      yield* live(waitUntil(ticks, (found) => found.length >= 1, { what: "the first pass" }))
+      yield* asleep
+      yield* TestClock.adjust(DISPATCH_DEFAULTS.poll)
+      const [first, second] = yield* live(waitUntil(ticks, (found) => found.length >= 2, { what: "the second pass" }))
+      assert.isUndefined(first?.parentId)
+      assert.isUndefined(second?.parentId)
+      assert.notStrictEqual(first?.traceId, second?.traceId)
     }).pipe(Effect.provide(mailSimulated({ latencyMs: 0, bounceRate: 0 }))))
 })
