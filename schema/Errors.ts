@@ -286,6 +286,20 @@ export class InsufficientCredits extends Schema.TaggedError<InsufficientCredits>
 
 const SIGN_IN_HINT = "Ask an operator for a new sign-in link: brein users link --workspace NAME --email EMAIL"
 
+/** An unsubscribe link this server did not make, or made for a person the sequence no longer has. */
+export class UnsubscribeLinkUnknown extends Schema.TaggedError<UnsubscribeLinkUnknown>()(
+  "UnsubscribeLinkUnknown",
+  { message: Schema.String, ...Guidance },
+  HttpApiSchema.annotations({ status: 404 })
+) {
+  static of() {
+    return new UnsubscribeLinkUnknown({
+      message: "this unsubscribe link is not valid: it was altered, or its sequence or person is gone; nothing was changed",
+      hint: "Open the link exactly as the message has it, or reply to the message asking to be removed"
+    })
+  }
+}
+
 export const SignInRefusal = Schema.Literal("unknown", "used", "expired", "disabled")
 
 export class SignInLinkRefused extends Schema.TaggedError<SignInLinkRefused>()(

@@ -29,6 +29,7 @@ import { ConnectionsGroup } from "./Connections.ts"
 import { HumansGroup, SequenceAuthorizationsGroup } from "./Humans.ts"
 import { Authentication } from "./Security.ts"
 import { SessionsGroup } from "./Sessions.ts"
+import { UnsubscribeGroup } from "./Unsubscribe.ts"
 
 export const ExecuteBody = Schema.Struct({
   input: Schema.optionalWith(Schema.Unknown, { default: () => ({}) }).annotations({
@@ -104,6 +105,7 @@ export class BreinApi extends HttpApi.make("brein")
   .add(HumansGroup)
   .add(SequenceAuthorizationsGroup)
   .add(SessionsGroup)
+  .add(UnsubscribeGroup)
   .add(HealthGroup)
   .addError(InvalidInput)
   .addError(PayloadTooLarge)

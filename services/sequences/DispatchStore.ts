@@ -25,6 +25,8 @@ const Stoppable = Schema.Struct({
   definition: Schema.String
 })
 
+const Unsubscribing = Schema.Struct({ workspaceId: Schema.String, email: Schema.NullOr(Schema.String) })
+
 /** Enrollments, sends, holds and cursors of the dispatcher; every change of several rows is one transaction. */
 export class DispatchStore extends Effect.Service<DispatchStore>()("brein/sequences/DispatchStore", {
   effect: Effect.gen(function* () {
@@ -176,6 +178,32 @@ export class DispatchStore extends Effect.Service<DispatchStore>()("brein/sequen
       }))
     }, Effect.orDie)
 
+    /**
+     * A recipient who followed their unsubscribe link: their enrollments in the sequence stop (pending steps
+     * cancelled) and their address joins the workspace's suppressions as unsubscribed. None when the
+     * sequence has no such person; `changed` is false when it was all done already (a second click).
+     */
+    const unsubscribe = Effect.fn("DispatchStore.unsubscribe")(function* (sequenceId: string, personId: string, now: Date) {
+      return yield* sql.withTransaction(Effect.gen(function* () {
+        const [found] = yield* sql`
+          SELECT s.workspace_id, coalesce(
+            (SELECT e.email FROM sequence_enrollments e WHERE e.sequence_id = s.id AND e.person_id = ${personId} ORDER BY e.version DESC LIMIT 1),
+            (SELECT r.email FROM sequence_recipients r WHERE r.sequence_id = s.id AND r.person_id = ${personId})) AS email
+          FROM sequences s WHERE s.id = ${sequenceId}`.pipe(Effect.flatMap(Rows(Unsubscribing)))
+        if (found === undefined || found.email === null) return Option.none()
+        const email = found.email.toLowerCase()
+        const stopped = yield* sql<{ version: number }>`
+          SELECT version FROM sequence_enrollments WHERE sequence_id = ${sequenceId} AND person_id = ${personId} AND state = 'active'`
+        for (const { version } of stopped) yield* finish({ sequenceId, version, personId }, "unsubscribed", now, ["active"])
+        const suppressed = yield* sql`INSERT INTO suppressions (workspace_id, address, reason, source, at)
+            VALUES (${found.workspaceId}, ${email}, 'unsubscribed', ${`link:${sequenceId}`}, ${now})
+            ON CONFLICT (workspace_id, address) DO UPDATE SET reason = EXCLUDED.reason, source = EXCLUDED.source, at = EXCLUDED.at
+            WHERE suppressions.reason <> 'unsubscribed'
+            RETURNING address`
+        return Option.some({ workspaceId: found.workspaceId, email, changed: stopped.length > 0 || suppressed.length > 0 })
+      }))
+    }, Effect.orDie)
+
     /** Grants whose notifications matter: their mailbox sent something in the last 30 days or has a send in flight. */
     const watchedGrants = Effect.fn("DispatchStore.watchedGrants")(function* (now: Date) {
       const rows = yield* sql<{ grantId: string }>`
@@ -241,6 +269,7 @@ export class DispatchStore extends Effect.Service<DispatchStore>()("brein/sequen
       extendLease,
       expired,
       stop,
+      unsubscribe,
       watchedGrants,
       inFlight,
       cursor,

@@ -1,6 +1,7 @@
 import { Clock, Duration, Effect, Either, Option } from "effect"
 import type { NotificationType, SendRequest } from "../../schema/mail/Nylas.ts"
 import { renderMessage } from "../catalog/sequences/Render.ts"
+import { UnsubscribeLinks } from "../catalog/sequences/UnsubscribeLinks.ts"
 import { MailClient } from "../mail/MailClient.ts"
 import { DispatchSettings } from "./DispatchSettings.ts"
 import { DispatchStore, type StopKind } from "./DispatchStore.ts"
@@ -26,6 +27,7 @@ const earliest = (times: ReadonlyArray<Option.Option<number>>): Option.Option<nu
 export class Dispatcher extends Effect.Service<Dispatcher>()("brein/sequences/Dispatcher", {
   effect: Effect.gen(function* () {
     const store = yield* DispatchStore
+    const links = yield* UnsubscribeLinks
     const claims = yield* MailboxClaims
     const mail = yield* MailClient
     const settings = yield* DispatchSettings
@@ -86,7 +88,8 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("brein/sequences/Di
         sequenceId: send.sequenceId,
         step,
         recipient: { id: send.personId, fields: send.fields },
-        settings: send.definition.settings
+        settings: send.definition.settings,
+        unsubscribe: yield* links.writer()
       })
       const problems = [...message.missing.map((m) => `missing ${m}`), ...message.unresolved.map((u) => `unresolved ${u}`)]
       if (message.subject === "") problems.push("empty subject")

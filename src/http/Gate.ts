@@ -81,6 +81,10 @@ export const bearerToken = (authorization: string | undefined): string =>
   authorization === undefined || authorization.length > MAX_AUTHORIZATION ? "" : (BEARER.exec(authorization)?.[1] ?? "")
 const MAX_AUTHORIZATION = 512
 const JSON_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i
+const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(;|$)/i
+/** The bodies a route takes: JSON everywhere; an HTML form (and RFC 8058's one-click POST) where a person posts one. */
+export const JSON_BODIES: ReadonlyArray<RegExp> = [JSON_TYPE]
+export const FORM_OR_JSON_BODIES: ReadonlyArray<RegExp> = [JSON_TYPE, FORM_TYPE]
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]", "::1"])
 
 const badKey = (error: Unauthorized) =>
@@ -156,10 +160,13 @@ export class Gate extends Effect.Service<Gate>()("brein/http/Gate", {
     const sessionFrom = <A extends { readonly sessionId: string }, E>(address: string | undefined, lookup: Effect.Effect<A, E>) =>
       limits.authenticateSession(address, lookup)
 
-    const admit = (headers: RequestHeaders): Effect.Effect<void, PayloadTooLarge | UnsupportedMediaType> => {
+    const admit = (
+      headers: RequestHeaders,
+      bodies: ReadonlyArray<RegExp> = JSON_BODIES
+    ): Effect.Effect<void, PayloadTooLarge | UnsupportedMediaType> => {
       if (Number(header(headers, "content-length") ?? "0") > MAX_BODY_BYTES) return Effect.fail(tooLarge)
       const type = header(headers, "content-type")
-      if (hasBody(headers) && (type === undefined || !JSON_TYPE.test(type))) return Effect.fail(UnsupportedMediaType.of(type))
+      if (hasBody(headers) && (type === undefined || !bodies.some((t) => t.test(type)))) return Effect.fail(UnsupportedMediaType.of(type))
       return Effect.void
     }
 

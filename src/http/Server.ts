@@ -3,13 +3,15 @@ import { NodeHttpServer, NodeHttpServerRequest } from "@effect/platform-node"
 import { Config, Effect, Either, Layer, Option } from "effect"
 import { createServer } from "node:http"
 import { BreinApi } from "../../schema/http/Api.ts"
+import { UNSUBSCRIBE_PREFIX } from "../../schema/http/Unsubscribe.ts"
+import { DispatchStore } from "../../services/sequences/DispatchStore.ts"
 import { makeMcpRoute } from "../mcp/Http.ts"
 import { AccountLive } from "./Account.ts"
 import { AuthenticationLive } from "./Authentication.ts"
 import { ConnectionsLive } from "./Connections.ts"
 import { drainable, HttpDrain, shutdownGrace } from "./Drain.ts"
 import { makeExecuteRoute } from "./Execute.ts"
-import { Gate, isChunked, MAX_BODY_BYTES } from "./Gate.ts"
+import { FORM_OR_JSON_BODIES, Gate, isChunked, JSON_BODIES, MAX_BODY_BYTES } from "./Gate.ts"
 import { HealthLive } from "./Health.ts"
 import { HumansLive, SequenceAuthorizationsLive } from "./Humans.ts"
 import { ChatPrincipalLive, HumanSessionLive, KeyOrSessionLive } from "./HumanSession.ts"
@@ -18,6 +20,7 @@ import { OpenApiLive } from "./OpenApi.ts"
 import { RefusalsLive, refuse } from "./Refusals.ts"
 import { SessionsLive } from "./Sessions.ts"
 import { ToolsLive } from "./Tools.ts"
+import { UnsubscribeLive } from "./Unsubscribe.ts"
 
 export { MAX_BODY_BYTES }
 
@@ -32,7 +35,9 @@ const withBody = (request: HttpServerRequest.HttpServerRequest, body: Buffer) =>
 export const gateway = Effect.fn("HttpServer.gateway")(function*<E, R> (app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) {
   const request = yield* HttpServerRequest.HttpServerRequest
   const gate = yield* Gate
-  const admitted = yield* Effect.either(gate.admit(request.headers))
+  const admitted = yield* Effect.either(
+    gate.admit(request.headers, request.url.startsWith(UNSUBSCRIBE_PREFIX) ? FORM_OR_JSON_BODIES : JSON_BODIES)
+  )
   if (Either.isLeft(admitted)) return refuse(admitted.left)
   if (!isChunked(request.headers)) return yield* HttpServerRequest.withMaxBodySize(app, Option.some(MAX_BODY_BYTES))
   const body = yield* Effect.either(gate.readBody(NodeHttpServerRequest.toIncomingMessage(request)))
@@ -45,6 +50,7 @@ export const ApiLive = HttpApiBuilder.api(BreinApi).pipe(
     Layer.mergeAll(ToolsLive, ConnectionsLive, AccountLive).pipe(Layer.provide(AuthenticationLive)),
     Layer.mergeAll(HumansLive, SequenceAuthorizationsLive).pipe(Layer.provide([HumanSessionLive, KeyOrSessionLive])),
     SessionsLive.pipe(Layer.provide(ChatPrincipalLive)),
+    UnsubscribeLive.pipe(Layer.provide(DispatchStore.Default)),
     HealthLive
   ])
 )

@@ -16,6 +16,7 @@ import { Preflights } from "./Preflights.ts"
 import { renderMessage } from "./Render.ts"
 import { checkSequence, RULESET_VERSION, sendable } from "./Rules.ts"
 import { SequenceStore } from "./SequenceStore.ts"
+import { UnsubscribeLinks } from "./UnsubscribeLinks.ts"
 
 const common = { family: FAMILY, plan: "free", cost: { kind: "free" }, level: 0, stages: STAGES } as const
 const reads = { readOnly: true, destructive: false, idempotent: true, openWorld: false } as const
@@ -41,13 +42,14 @@ export const sequencePreview = action({
         }])
       }
       const store = yield* SequenceStore
+      const unsubscribe = yield* (yield* UnsubscribeLinks).writer()
       const after = input.cursor === undefined ? 0 : Number(input.cursor.slice(1))
       const rows = yield* store.recipients(record.id, after, input.limit + 1)
       const page = rows.slice(0, input.limit)
       const total = (yield* store.recipients(record.id)).length
       const messages = page.flatMap((r) =>
         chosen.map((step) => {
-          const m = renderMessage({ sequenceId: record.id, step, recipient: { id: r.personId, fields: r.fields }, settings })
+          const m = renderMessage({ sequenceId: record.id, step, recipient: { id: r.personId, fields: r.fields }, settings, unsubscribe })
           return {
             step_id: step.id,
             step: steps.indexOf(step) + 1,
@@ -142,6 +144,7 @@ export const sequencePreflight = action({
       const recipients = yield* (yield* SequenceStore).recipients(record.id)
       const findings = checkSequence({
         sequenceId: record.id,
+        unsubscribe: yield* (yield* UnsubscribeLinks).writer(),
         definition: record.definition,
         mailbox: Option.getOrUndefined(mailbox),
         recipients

@@ -1,9 +1,7 @@
 import type { Settings, Step, Variant } from "../../../schema/catalog/Sequences.ts"
 import { MERGE_FIELDS } from "../../../schema/catalog/Sequences.ts"
 import { sha256 } from "../../Crypto.ts"
-
-/** Where unsubscribe links point; the dispatcher serves `${UNSUBSCRIBE_BASE}/<sequence>/<token>`. */
-export const UNSUBSCRIBE_BASE = "https://brein.app/u"
+import type { UnsubscribeWriter } from "./UnsubscribeLinks.ts"
 
 export interface RenderRecipient {
   /** The person id: with the sequence and step it picks the variant and spintax options. */
@@ -16,6 +14,8 @@ export interface RenderInput {
   readonly step: Step
   readonly recipient: RenderRecipient
   readonly settings: Pick<Settings, "unsubscribe_text" | "sender_identity" | "physical_address" | "privacy_notice_url">
+  /** The recipient's unsubscribe link (UnsubscribeLinks), where `{{unsubscribe}}` is written. */
+  readonly unsubscribe: UnsubscribeWriter
 }
 
 export interface RenderedMessage {
@@ -42,10 +42,6 @@ const MAX_SPINS = 200
 export const choose = (n: number, ...parts: ReadonlyArray<string>): number =>
   n <= 1 ? 0 : Number.parseInt(sha256(parts.join("\u0000")).slice(0, 12), 16) % n
 
-/** The recipient's unsubscribe link: the same in the preview and in the message sent. */
-export const unsubscribeUrl = (sequenceId: string, recipientId: string) =>
-  `${UNSUBSCRIBE_BASE}/${sequenceId}/${sha256(`unsubscribe\u0000${sequenceId}\u0000${recipientId}`).slice(0, 32)}`
-
 /** The step's variants: its own subject and body as variant a, then the others. */
 export const variantsOf = (step: Step): ReadonlyArray<Variant> => [
   { id: "a", subject: step.subject, body: step.body },
@@ -67,7 +63,7 @@ const fill = (template: string, input: RenderInput, part: string, found: Found):
       found.unresolved.add(token)
       values.push(token)
     } else if (name === "unsubscribe") {
-      values.push(`${input.settings.unsubscribe_text} ${unsubscribeUrl(input.sequenceId, input.recipient.id)}`)
+      values.push(`${input.settings.unsubscribe_text} ${input.unsubscribe(input.sequenceId, input.recipient.id)}`)
     } else {
       const value = input.recipient.fields[name]?.trim() ?? ""
       if (value === "" && fallback === undefined) found.missing.add(name)

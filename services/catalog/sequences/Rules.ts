@@ -9,11 +9,14 @@ import type { Finding, RuleId } from "../../../schema/catalog/SequenceTools.ts"
 import type { MailboxRow } from "./Mailboxes.ts"
 import { renderMessage, variantsOf } from "./Render.ts"
 import type { RecipientRow } from "./SequenceStore.ts"
+import type { UnsubscribeWriter } from "./UnsubscribeLinks.ts"
 
 export const RULESET_VERSION = "2026-09.1"
 
 export interface PreflightSubject {
   readonly sequenceId: string
+  /** Writes the recipients' unsubscribe links, as the messages carry them. */
+  readonly unsubscribe: UnsubscribeWriter
   readonly definition: SequenceDefinition
   readonly mailbox: MailboxRow | undefined
   readonly recipients: ReadonlyArray<RecipientRow>
@@ -198,7 +201,7 @@ const volume: Check = ({ definition, mailbox }, out) => {
 
 const FULL = Object.fromEntries(MERGE_FIELDS.map((f) => [f, "x"]))
 
-const personalization: Check = ({ definition, recipients, sequenceId }, out) => {
+const personalization: Check = ({ definition, recipients, sequenceId, unsubscribe }, out) => {
   const { settings } = definition
   for (const step of definition.steps) {
     for (const variant of variantsOf(step)) {
@@ -206,7 +209,8 @@ const personalization: Check = ({ definition, recipients, sequenceId }, out) => 
         sequenceId,
         step: { ...step, subject: variant.subject, body: variant.body, variants: [] },
         recipient: { id: "probe", fields: FULL },
-        settings
+        settings,
+        unsubscribe
       })
       for (const token of probe.unresolved) {
         out.block("personalization", `${token} is not a variable: use one of ${MERGE_FIELDS.join(", ")} or {{unsubscribe}}`, {
@@ -216,7 +220,7 @@ const personalization: Check = ({ definition, recipients, sequenceId }, out) => 
       }
     }
     for (const r of recipients.filter(sendable)) {
-      const m = renderMessage({ sequenceId, step, recipient: { id: r.personId, fields: r.fields }, settings })
+      const m = renderMessage({ sequenceId, step, recipient: { id: r.personId, fields: r.fields }, settings, unsubscribe })
       if (m.missing.length > 0) {
         out.block("personalization", `no value for ${m.missing.join(", ")}: add a fallback ({{${m.missing[0]}|…}}) or drop the recipient`, {
           step_id: step.id,

@@ -1,10 +1,12 @@
 import { Clock, Duration, Effect, Layer, Option, TestClock } from "effect"
 import { mailSimulated, type MailSimulatedOptions } from "../../../layers/Mail.ts"
 import type { Message } from "../../../schema/mail/Nylas.ts"
+import { UnsubscribeLinks } from "../../../services/catalog/sequences/UnsubscribeLinks.ts"
 import { Dispatcher } from "../../../services/sequences/Dispatcher.ts"
 import { DISPATCH_DEFAULTS, DispatchSettings } from "../../../services/sequences/DispatchSettings.ts"
 import { MailSimulatorControl } from "../../../services/simulators/mail/MailSimulatorServer.ts"
 import { SUITE_NOW } from "../../support/SuiteClock.ts"
+import { auditKeyInTemp } from "../../support/TestAuditKey.ts"
 
 /** A Monday, 15:00 UTC. */
 export const START = SUITE_NOW
@@ -12,8 +14,11 @@ export const DAY = 86_400_000
 
 export const TestDispatchSettings = Layer.succeed(DispatchSettings, { ...DISPATCH_DEFAULTS, enabled: true })
 
-/** A dispatcher instance (a process's), over whatever mail client and database the test provides. */
-export const dispatcherInstance = Dispatcher.Default.pipe(Layer.provide(TestDispatchSettings))
+/** A dispatcher instance (a process's), over whatever mail client and database the test provides; its links are signed with a key of its own. */
+export const dispatcherInstance = Dispatcher.Default.pipe(
+  Layer.provide(TestDispatchSettings),
+  Layer.provide(UnsubscribeLinks.Default.pipe(Layer.provide(auditKeyInTemp)))
+)
 
 /** The provider simulator (no latency, nothing bounces unless scripted) and one dispatcher over it; build inside the test, on its clock. */
 export const dispatching = (options: MailSimulatedOptions = {}) =>

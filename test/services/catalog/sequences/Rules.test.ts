@@ -42,6 +42,7 @@ const person = (n: number, country: "CL" | "MX", over: Partial<RecipientRow> = {
 
 const good: PreflightSubject = {
   sequenceId: "sq_1",
+  unsubscribe: (sequenceId, personId) => `https://brein.acme.test/u/${sequenceId}/${personId}/0123456789abcdef0123456789abcdef`,
   definition: goodDefinition("mb_1"),
   mailbox,
   recipients: [person(1, "CL"), person(2, "MX"), person(3, "CL")]

@@ -14,6 +14,7 @@ import { recipientsDigest } from "../../../../services/catalog/sequences/Digest.
 import { renderMessage } from "../../../../services/catalog/sequences/Render.ts"
 import { SequenceStore } from "../../../../services/catalog/sequences/SequenceStore.ts"
 import { Suppressions } from "../../../../services/catalog/sequences/Suppressions.ts"
+import { UnsubscribeLinks } from "../../../../services/catalog/sequences/UnsubscribeLinks.ts"
 import { as, call, definitionFor, failure, peopleWithEmail, reveal, Seeded, workspaceWithMailbox } from "./Fixtures.ts"
 
 const created = as(SequenceCreateOutput)
@@ -199,6 +200,7 @@ layer(Seeded, { timeout: 120_000 })("secuencias tools", (it) => {
         as(SequenceGetOutput)(yield* call(principal, "sequence_get", { sequence_id: seq.sequence_id })).definition
       )
       const stored = yield* (yield* SequenceStore).recipients(seq.sequence_id)
+      const unsubscribe = yield* (yield* UnsubscribeLinks).writer()
       for (const m of messages) {
         const step = definition.steps.find((s) => s.id === m.step_id)
         const r = stored.find((s) => s.personId === m.recipient_id)
@@ -209,7 +211,8 @@ layer(Seeded, { timeout: 120_000 })("secuencias tools", (it) => {
           sequenceId: seq.sequence_id,
           step,
           recipient: { id: r.personId, fields: r.fields },
-          settings: definition.settings
+          settings: definition.settings,
+          unsubscribe
         })
         assert.deepStrictEqual([m.subject, m.body, m.variant, m.missing, m.unresolved, m.links], [
           rendered.subject,

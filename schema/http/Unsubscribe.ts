@@ -1,0 +1,44 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { AuditUnavailable, UnsubscribeLinkUnknown } from "../Errors.ts"
+
+/** Where a recipient's unsubscribe link points; every message of a sequence carries one (`{{unsubscribe}}`). */
+export const UNSUBSCRIBE_PREFIX = "/u/"
+
+export const UnsubscribePath = Schema.Struct({
+  sequence: Schema.String.annotations({ description: "The sequence the message belongs to" }),
+  person: Schema.String.annotations({ description: "The recipient" }),
+  token: Schema.String.annotations({ description: "The link's proof: made by this server for that sequence and person" })
+})
+
+/** The page's button, or a provider's one-click POST (RFC 8058: `List-Unsubscribe=One-Click`); both are forms. */
+export const UnsubscribeForm = Schema.Struct({
+  "List-Unsubscribe": Schema.optional(Schema.String)
+}).pipe(HttpApiSchema.withEncoding({ kind: "UrlParams" }))
+
+export const Html = HttpApiSchema.Text({ contentType: "text/html; charset=utf-8" })
+
+export class UnsubscribeGroup extends HttpApiGroup.make("unsubscribe")
+  .add(
+    HttpApiEndpoint.get("page", "/u/:sequence/:person/:token")
+      .setPath(UnsubscribePath)
+      .addSuccess(Html)
+      .addError(UnsubscribeLinkUnknown)
+      .annotate(
+        OpenApi.Summary,
+        "A recipient's unsubscribe page: asks them to confirm with one button; opening it changes nothing (mail scanners open links)"
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("unsubscribe", "/u/:sequence/:person/:token")
+      .setPath(UnsubscribePath)
+      .setPayload(UnsubscribeForm)
+      .addSuccess(Html)
+      .addError(UnsubscribeLinkUnknown)
+      .addError(AuditUnavailable)
+      .annotate(
+        OpenApi.Summary,
+        "Unsubscribe (the page's button, or one-click per RFC 8058): the recipient's enrollment stops and their address is suppressed for the workspace"
+      )
+  )
+{}

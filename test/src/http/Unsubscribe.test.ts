@@ -1,0 +1,89 @@
+import { HttpClientRequest } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
+import { assert, layer } from "@effect/vitest"
+import { Effect, Layer, TestClock } from "effect"
+import { mailSimulated } from "../../../layers/Mail.ts"
+import { Dispatcher } from "../../../services/sequences/Dispatcher.ts"
+import { DAY, driveUntil, sentMessages, START, TestDispatchSettings } from "../../services/sequences/DispatchHarness.ts"
+import { enrollmentStates, seedSequence, sendStates, suppressionsOf } from "../../services/sequences/DispatchRows.ts"
+import { HttpTest, rawRequest } from "./TestServer.ts"
+
+/** The dispatcher of the test's process: its links are the server's (the same key and public URL). */
+const dispatching = Dispatcher.Default.pipe(
+  Layer.provide(TestDispatchSettings),
+  Layer.provideMerge(mailSimulated({ latencyMs: 0, bounceRate: 0 }))
+)
+
+const LINK = /https?:\/\/[^/\s]+(\/u\/sq_[0-9a-f]+\/pe_[0-9a-f]+\/[0-9a-f]{32})/
+
+const form = (path: string, body: string, contentType = "application/x-www-form-urlencoded") =>
+  rawRequest(HttpClientRequest.post(path).pipe(HttpClientRequest.bodyText(body, contentType)))
+
+const auditRows = (sequenceId: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ principal: string }>`SELECT principal FROM audit_log
+      WHERE tool_id = 'sequences.unsubscribe' AND chain IN (SELECT workspace_id FROM sequences WHERE id = ${sequenceId})`)
+
+/** A sequence of two steps a day apart to one recipient, its first step sent: the link is read from the message sent. */
+const sentFirstStep = Effect.gen(function* () {
+  yield* TestClock.setTime(START)
+  const seeded = yield* seedSequence({ recipients: ["eva@cliente.cl"], steps: [{ delay: 0 }, { delay: 1 }] })
+  yield* driveUntil(START + 60_000)
+  const [first] = yield* sentMessages(seeded.grantId)
+  const link = LINK.exec(first?.body ?? "")
+  assert.isNotNull(link, first?.body)
+  return { seeded, path: link?.[1] ?? "" }
+})
+
+layer(HttpTest)("unsubscribe links", (it) => {
+  it.effect("opening the link only asks; its button (or a one-click POST) stops the enrollment and suppresses the address, once", () =>
+    Effect.gen(function* () {
+      const { path, seeded } = yield* sentFirstStep
+      const [person] = seeded.personIds
+
+      const page = yield* rawRequest(HttpClientRequest.get(path))
+      assert.strictEqual(page.status, 200)
+      assert.match(page.contentType, /^text\/html/)
+      assert.include(page.text, `<form method="post">`)
+      assert.include(page.text, `name="List-Unsubscribe" value="One-Click"`)
+      assert.deepStrictEqual(yield* enrollmentStates(seeded.sequenceId), { [person ?? ""]: "active" }, "opening it changed nothing")
+      assert.deepStrictEqual(yield* suppressionsOf(seeded.workspaceId), [])
+
+      const done = yield* form(path, "List-Unsubscribe=One-Click")
+      assert.strictEqual(done.status, 200, done.text)
+      assert.include(done.text, "te diste de baja")
+      assert.deepStrictEqual(yield* enrollmentStates(seeded.sequenceId), { [person ?? ""]: "unsubscribed" })
+      assert.deepStrictEqual((yield* sendStates(seeded.sequenceId)).map(([, state]) => state), ["sent", "cancelled"])
+      assert.deepStrictEqual(yield* suppressionsOf(seeded.workspaceId), [["eva@cliente.cl", "unsubscribed"]])
+      assert.deepStrictEqual((yield* auditRows(seeded.sequenceId)).map((r) => r.principal), [`recipient:${person}`])
+
+      const again = yield* form(path, "List-Unsubscribe=One-Click")
+      assert.strictEqual(again.status, 200)
+      assert.lengthOf(yield* auditRows(seeded.sequenceId), 1, "a second click changes nothing")
+
+      yield* driveUntil(START + 3 * DAY)
+      assert.lengthOf(yield* sentMessages(seeded.grantId), 1, "the second step is never sent")
+    }).pipe(Effect.provide(dispatching)))
+
+  it.effect("a link altered, or moved to another person, is 404 and changes nothing; a body that is not a form is 415", () =>
+    Effect.gen(function* () {
+      const { path, seeded } = yield* sentFirstStep
+      const last = path.at(-1) === "0" ? "1" : "0"
+      const tampered = `${path.slice(0, -1)}${last}`
+      const [, , sequence, , token] = path.split("/")
+      const otherPerson = `/u/${sequence}/pe_0000000000/${token}`
+      for (const bad of [tampered, otherPerson, `/u/${sequence}/x/short`]) {
+        const page = yield* rawRequest(HttpClientRequest.get(bad))
+        assert.strictEqual(page.status, 404, bad)
+        assert.include(page.text, "UnsubscribeLinkUnknown")
+        const post = yield* form(bad, "List-Unsubscribe=One-Click")
+        assert.strictEqual(post.status, 404, bad)
+      }
+      const plain = yield* form(path, "unsubscribe me", "text/plain")
+      assert.strictEqual(plain.status, 415)
+      const elsewhere = yield* form("/api/v1/connections", "a=b")
+      assert.strictEqual(elsewhere.status, 415, "forms are taken on unsubscribe links only")
+      assert.deepStrictEqual(Object.values(yield* enrollmentStates(seeded.sequenceId)), ["active"])
+      assert.deepStrictEqual(yield* suppressionsOf(seeded.workspaceId), [])
+    }).pipe(Effect.provide(dispatching)))
+})
