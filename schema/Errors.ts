@@ -156,9 +156,10 @@ export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaTyp
   { message: Schema.String },
   HttpApiSchema.annotations({ status: 415 })
 ) {
-  static of(contentType: string | undefined) {
+  /** `accepted`: what the route takes, as said to the caller (JSON everywhere but where a form is posted). */
+  static of(contentType: string | undefined, accepted = "JSON: send it with Content-Type: application/json") {
     return new UnsupportedMediaType({
-      message: `the request body must be JSON: send it with Content-Type: application/json${
+      message: `the request body must be ${accepted}${
         contentType === undefined ? " (none was sent)" : `, not ${contentType.slice(0, 100)}`
       }`
     })

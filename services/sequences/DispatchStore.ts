@@ -25,7 +25,14 @@ const Stoppable = Schema.Struct({
   definition: Schema.String
 })
 
-const Unsubscribing = Schema.Struct({ workspaceId: Schema.String, email: Schema.NullOr(Schema.String) })
+/** What following an unsubscribe link did: the recipient's address (none when they have none) and whether anything changed. */
+export interface Unsubscribed {
+  readonly workspaceId: string
+  readonly email: string | null
+  readonly changed: boolean
+}
+
+const Unsubscribing = Schema.Struct({ workspaceId: Schema.String, known: Schema.Boolean, email: Schema.NullOr(Schema.String) })
 
 /** Enrollments, sends, holds and cursors of the dispatcher; every change of several rows is one transaction. */
 export class DispatchStore extends Effect.Service<DispatchStore>()("brein/sequences/DispatchStore", {
@@ -181,16 +188,21 @@ export class DispatchStore extends Effect.Service<DispatchStore>()("brein/sequen
     /**
      * A recipient who followed their unsubscribe link: their enrollments in the sequence stop (pending steps
      * cancelled) and their address joins the workspace's suppressions as unsubscribed. None when the
-     * sequence has no such person; `changed` is false when it was all done already (a second click).
+     * sequence has no such person (neither a recipient nor enrolled); `changed` is false when there was
+     * nothing to do (a second click, or a recipient with no address, who is never written to).
      */
     const unsubscribe = Effect.fn("DispatchStore.unsubscribe")(function* (sequenceId: string, personId: string, now: Date) {
       return yield* sql.withTransaction(Effect.gen(function* () {
         const [found] = yield* sql`
-          SELECT s.workspace_id, coalesce(
-            (SELECT e.email FROM sequence_enrollments e WHERE e.sequence_id = s.id AND e.person_id = ${personId} ORDER BY e.version DESC LIMIT 1),
-            (SELECT r.email FROM sequence_recipients r WHERE r.sequence_id = s.id AND r.person_id = ${personId})) AS email
+          SELECT s.workspace_id,
+            EXISTS (SELECT 1 FROM sequence_enrollments e WHERE e.sequence_id = s.id AND e.person_id = ${personId})
+              OR EXISTS (SELECT 1 FROM sequence_recipients r WHERE r.sequence_id = s.id AND r.person_id = ${personId}) AS known,
+            coalesce(
+              (SELECT e.email FROM sequence_enrollments e WHERE e.sequence_id = s.id AND e.person_id = ${personId} ORDER BY e.version DESC LIMIT 1),
+              (SELECT r.email FROM sequence_recipients r WHERE r.sequence_id = s.id AND r.person_id = ${personId})) AS email
           FROM sequences s WHERE s.id = ${sequenceId}`.pipe(Effect.flatMap(Rows(Unsubscribing)))
-        if (found === undefined || found.email === null) return Option.none()
+        if (found === undefined || !found.known) return Option.none<Unsubscribed>()
+        if (found.email === null) return Option.some<Unsubscribed>({ workspaceId: found.workspaceId, email: null, changed: false })
         const email = found.email.toLowerCase()
         const stopped = yield* sql<{ version: number }>`
           SELECT version FROM sequence_enrollments WHERE sequence_id = ${sequenceId} AND person_id = ${personId} AND state = 'active'`
@@ -200,7 +212,7 @@ export class DispatchStore extends Effect.Service<DispatchStore>()("brein/sequen
             ON CONFLICT (workspace_id, address) DO UPDATE SET reason = EXCLUDED.reason, source = EXCLUDED.source, at = EXCLUDED.at
             WHERE suppressions.reason <> 'unsubscribed'
             RETURNING address`
-        return Option.some({ workspaceId: found.workspaceId, email, changed: stopped.length > 0 || suppressed.length > 0 })
+        return Option.some<Unsubscribed>({ workspaceId: found.workspaceId, email, changed: stopped.length > 0 || suppressed.length > 0 })
       }))
     }, Effect.orDie)
 

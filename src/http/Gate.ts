@@ -82,9 +82,18 @@ export const bearerToken = (authorization: string | undefined): string =>
 const MAX_AUTHORIZATION = 512
 const JSON_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i
 const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(;|$)/i
-/** The bodies a route takes: JSON everywhere; an HTML form (and RFC 8058's one-click POST) where a person posts one. */
-export const JSON_BODIES: ReadonlyArray<RegExp> = [JSON_TYPE]
-export const FORM_OR_JSON_BODIES: ReadonlyArray<RegExp> = [JSON_TYPE, FORM_TYPE]
+
+/** The bodies a route takes, and how a refusal names them. */
+export interface Bodies {
+  readonly types: ReadonlyArray<RegExp>
+  readonly said: string
+}
+/** JSON everywhere; an HTML form (and RFC 8058's one-click POST) where a person posts one. */
+export const JSON_BODIES: Bodies = { types: [JSON_TYPE], said: "JSON: send it with Content-Type: application/json" }
+export const FORM_BODIES: Bodies = {
+  types: [FORM_TYPE, JSON_TYPE],
+  said: "a form: send it with Content-Type: application/x-www-form-urlencoded (List-Unsubscribe=One-Click)"
+}
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]", "::1"])
 
 const badKey = (error: Unauthorized) =>
@@ -160,13 +169,12 @@ export class Gate extends Effect.Service<Gate>()("brein/http/Gate", {
     const sessionFrom = <A extends { readonly sessionId: string }, E>(address: string | undefined, lookup: Effect.Effect<A, E>) =>
       limits.authenticateSession(address, lookup)
 
-    const admit = (
-      headers: RequestHeaders,
-      bodies: ReadonlyArray<RegExp> = JSON_BODIES
-    ): Effect.Effect<void, PayloadTooLarge | UnsupportedMediaType> => {
+    const admit = (headers: RequestHeaders, bodies: Bodies = JSON_BODIES): Effect.Effect<void, PayloadTooLarge | UnsupportedMediaType> => {
       if (Number(header(headers, "content-length") ?? "0") > MAX_BODY_BYTES) return Effect.fail(tooLarge)
       const type = header(headers, "content-type")
-      if (hasBody(headers) && (type === undefined || !bodies.some((t) => t.test(type)))) return Effect.fail(UnsupportedMediaType.of(type))
+      if (hasBody(headers) && (type === undefined || !bodies.types.some((t) => t.test(type)))) {
+        return Effect.fail(UnsupportedMediaType.of(type, bodies.said))
+      }
       return Effect.void
     }
 

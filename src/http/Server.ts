@@ -11,7 +11,7 @@ import { AuthenticationLive } from "./Authentication.ts"
 import { ConnectionsLive } from "./Connections.ts"
 import { drainable, HttpDrain, shutdownGrace } from "./Drain.ts"
 import { makeExecuteRoute } from "./Execute.ts"
-import { FORM_OR_JSON_BODIES, Gate, isChunked, JSON_BODIES, MAX_BODY_BYTES } from "./Gate.ts"
+import { FORM_BODIES, Gate, isChunked, JSON_BODIES, MAX_BODY_BYTES } from "./Gate.ts"
 import { HealthLive } from "./Health.ts"
 import { HumansLive, SequenceAuthorizationsLive } from "./Humans.ts"
 import { ChatPrincipalLive, HumanSessionLive, KeyOrSessionLive } from "./HumanSession.ts"
@@ -36,7 +36,7 @@ export const gateway = Effect.fn("HttpServer.gateway")(function*<E, R> (app: Eff
   const request = yield* HttpServerRequest.HttpServerRequest
   const gate = yield* Gate
   const admitted = yield* Effect.either(
-    gate.admit(request.headers, request.url.startsWith(UNSUBSCRIBE_PREFIX) ? FORM_OR_JSON_BODIES : JSON_BODIES)
+    gate.admit(request.headers, request.url.startsWith(UNSUBSCRIBE_PREFIX) ? FORM_BODIES : JSON_BODIES)
   )
   if (Either.isLeft(admitted)) return refuse(admitted.left)
   if (!isChunked(request.headers)) return yield* HttpServerRequest.withMaxBodySize(app, Option.some(MAX_BODY_BYTES))

@@ -3,6 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
 import { mailSimulated } from "../../../layers/Mail.ts"
+import { UnsubscribeLinks } from "../../../services/catalog/sequences/UnsubscribeLinks.ts"
 import { Dispatcher } from "../../../services/sequences/Dispatcher.ts"
 import { DAY, driveUntil, sentMessages, START, TestDispatchSettings } from "../../services/sequences/DispatchHarness.ts"
 import { enrollmentStates, seedSequence, sendStates, suppressionsOf } from "../../services/sequences/DispatchRows.ts"
@@ -27,7 +28,7 @@ const auditRows = (sequenceId: string) =>
 /** A sequence of two steps a day apart to one recipient, its first step sent: the link is read from the message sent. */
 const sentFirstStep = Effect.gen(function* () {
   yield* TestClock.setTime(START)
-  const seeded = yield* seedSequence({ recipients: ["eva@cliente.cl"], steps: [{ delay: 0 }, { delay: 1 }] })
+  const seeded = yield* seedSequence({ recipients: ["eva@cliente.cl", null], steps: [{ delay: 0 }, { delay: 1 }] })
   yield* driveUntil(START + 60_000)
   const [first] = yield* sentMessages(seeded.grantId)
   const link = LINK.exec(first?.body ?? "")
@@ -65,6 +66,19 @@ layer(HttpTest)("unsubscribe links", (it) => {
       assert.lengthOf(yield* sentMessages(seeded.grantId), 1, "the second step is never sent")
     }).pipe(Effect.provide(dispatching)))
 
+  it.effect("a recipient with no address (never written to) gets the page and the answer, and nothing is recorded", () =>
+    Effect.gen(function* () {
+      const { seeded } = yield* sentFirstStep
+      const write = yield* (yield* UnsubscribeLinks).writer()
+      const path = new URL(write(seeded.sequenceId, seeded.personIds[1] ?? "")).pathname
+      assert.strictEqual((yield* rawRequest(HttpClientRequest.get(path))).status, 200)
+      const done = yield* form(path, "List-Unsubscribe=One-Click")
+      assert.strictEqual(done.status, 200, done.text)
+      assert.include(done.text, "te diste de baja")
+      assert.deepStrictEqual(yield* suppressionsOf(seeded.workspaceId), [])
+      assert.lengthOf(yield* auditRows(seeded.sequenceId), 0)
+    }).pipe(Effect.provide(dispatching)))
+
   it.effect("a link altered, or moved to another person, is 404 and changes nothing; a body that is not a form is 415", () =>
     Effect.gen(function* () {
       const { path, seeded } = yield* sentFirstStep
@@ -81,6 +95,7 @@ layer(HttpTest)("unsubscribe links", (it) => {
       }
       const plain = yield* form(path, "unsubscribe me", "text/plain")
       assert.strictEqual(plain.status, 415)
+      assert.include(plain.text, "must be a form")
       const elsewhere = yield* form("/api/v1/connections", "a=b")
       assert.strictEqual(elsewhere.status, 415, "forms are taken on unsubscribe links only")
       assert.deepStrictEqual(Object.values(yield* enrollmentStates(seeded.sequenceId)), ["active"])
