@@ -109,14 +109,13 @@ export class Activation extends Effect.Service<Activation>()("brein/humans/Activ
         }
         const [counted] = yield* sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM sequence_recipients
             WHERE sequence_id = ${sequenceId} AND suppressed_reason IS NULL AND email IS NOT NULL`.pipe(Effect.orDie)
+        const recipients = counted?.n ?? 0
         const id = yield* newId("authz")
         const decidedAt = new Date(yield* Clock.currentTimeMillis)
         const rows = yield* sql`INSERT INTO sequence_authorizations (id, workspace_id, sequence_id, sequence_version, content_digest,
               recipients_digest, recipients, preflight_id, user_id, user_email, session_id, decided_at)
             VALUES (${id}, ${human.principal.workspaceId}, ${sequenceId}, ${sequence.version}, ${sequence.contentDigest},
-              ${sequence.recipientsDigest}, ${
-          counted?.n ?? 0
-        }, ${checked.preflight_id}, ${human.userId}, ${human.email}, ${human.sessionId},
+              ${sequence.recipientsDigest}, ${recipients}, ${checked.preflight_id}, ${human.userId}, ${human.email}, ${human.sessionId},
               ${decidedAt})
             RETURNING *`.pipe(Effect.flatMap(decodeLedger), Effect.orDie)
         yield* sql`UPDATE sequences SET status = 'active', activated_at = ${decidedAt}, updated_at = ${decidedAt}

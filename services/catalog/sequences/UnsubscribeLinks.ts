@@ -1,14 +1,12 @@
 import { Effect, Option, Redacted } from "effect"
 import { hkdfSync } from "node:crypto"
+import { UNSUBSCRIBE_PREFIX } from "../../../schema/http/Unsubscribe.ts"
 import { AuditKey } from "../../audit/AuditKey.ts"
 import { hmacSha256, sameHex } from "../../Crypto.ts"
 import { PublicUrl } from "../../humans/PublicUrl.ts"
 
 /** Writes a recipient's unsubscribe link: the same for the same sequence and person, in the preview and in what is sent. */
 export type UnsubscribeWriter = (sequenceId: string, personId: string) => string
-
-/** Where a link's parts sit in its path: `/u/<sequence>/<person>/<token>`. */
-export const UNSUBSCRIBE_PATH = "/u/:sequence/:person/:token"
 
 const INFO = "brein/sequences/unsubscribe"
 const TOKEN = /^[0-9a-f]{32}$/
@@ -27,7 +25,7 @@ export class UnsubscribeLinks extends Effect.Service<UnsubscribeLinks>()("brein/
   effect: Effect.gen(function* () {
     const audit = yield* AuditKey
     const publicUrl = yield* Effect.orDie(PublicUrl)
-    const base = new URL("u/", publicUrl.href.replace(/\/?$/, "/")).href
+    const base = new URL(UNSUBSCRIBE_PREFIX.slice(1), publicUrl.href.replace(/\/?$/, "/")).href
     const key = yield* Effect.cached(Effect.flatMap(
       audit.forSigning,
       Option.match({
