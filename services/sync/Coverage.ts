@@ -33,6 +33,20 @@ export const statusJoins = (
 
 export const STATUS_COLUMNS = "c.synced_at, c.completo, j.id AS job_id, j.state AS job_state, j.progress"
 
+/**
+ * The same columns beside every row of a page (the page joined to `statusJoins`, one round trip for both),
+ * under the names `StatusFields` decode: the sync's time comes as its ISO text, so that a value repeated
+ * down the page is not parsed as a date once per row.
+ */
+export const PAGE_STATUS_COLUMNS = `to_char(c.synced_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "syncedAt", ` +
+  `c.completo, j.id AS "jobId", j.state AS "jobState", j.progress`
+const decodePageStatus = Schema.decodeUnknown(Schema.Struct({ ...StatusFields, syncedAt: Schema.NullOr(Schema.Date) }))
+
+/** The status a page carries on its rows (`PAGE_STATUS_COLUMNS`), read from its first row. */
+export const pageStatus = Effect.fn("Coverage.pageStatus")(function* (first: unknown) {
+  return statusOf(yield* Effect.orDie(decodePageStatus(first)))
+})
+
 /** What `.consultar` says about its scope: when it was synced, whether complete, and a sync under way. */
 export const statusOf = (row: StatusRow | undefined) => ({
   sincronizacion: row?.syncedAt == null || row.completo === null

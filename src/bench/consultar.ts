@@ -7,7 +7,7 @@ import http from "node:http"
 import { availableParallelism, loadavg } from "node:os"
 import pg from "pg"
 import { LoggingLive } from "../../layers/Logging.ts"
-import { encodeCursor, STATUS_COLUMNS } from "../../services/sync/Coverage.ts"
+import { encodeCursor, PAGE_STATUS_COLUMNS } from "../../services/sync/Coverage.ts"
 import { scopeKeyOf } from "../../services/sync/SyncJobs.ts"
 import { makePrng } from "../../services/upstream/Prng.ts"
 import { auditShapedRow, CREATE_AUDIT_SHAPED, INSERT_AUDIT_SHAPED } from "./AuditShaped.ts"
@@ -54,15 +54,22 @@ const PAGE_SQL =
   FROM rcv_documents WHERE connection_id = $1 AND periodo = $2 AND perspectiva = $3 AND id > $4 ORDER BY id LIMIT 101`
 
 // The floor: what a call of brein does in the database, in the same order, with raw pg and none of brein's
-// code: take one read of the hour (brein's own function), the page beside its scope's status (two connections),
+// code: take one read of the hour (brein's own function), the page beside its scope's status (one statement),
 // then one audit-shaped row, committed. The goal is set against the page alone; this says how much of the
 // ratio is the statements a call has to make.
 const TAKE_SQL = "SELECT allowed, used, oldest FROM brein_take_read($1, $2, interval '1 hour', $3, $4, true)"
-// the statement Coverage.scopeStatus builds (services/sync/Coverage.ts), with positional parameters
-const STATUS_SQL = `SELECT ${STATUS_COLUMNS} FROM (SELECT 1) one
-  LEFT JOIN sync_coverage c ON c.connection_id = $1 AND c.scope_key = $2
+// the statement RcvCache.page builds (services/connectors/sii/RcvCache.ts), with positional parameters
+const PAGE_BESIDE_STATUS_SQL = `SELECT ${PAGE_STATUS_COLUMNS}, p.* FROM (SELECT 1) one
+  LEFT JOIN sync_coverage c ON c.connection_id = $1 AND c.scope_key = $5
   LEFT JOIN LATERAL (SELECT id, state, progress FROM sync_jobs
-                     WHERE connection_id = $1 AND scope_key = $2 AND state IN ('en_cola', 'sincronizando') LIMIT 1) j ON true`
+                     WHERE connection_id = $1 AND scope_key = $5 AND state IN ('en_cola', 'sincronizando') LIMIT 1) j ON true
+  LEFT JOIN LATERAL (SELECT id::float8 AS id, natural_key AS "naturalKey", tipo_dte AS "tipoDte", folio::float8 AS folio,
+      rut_emisor AS "rutEmisor", rut_receptor AS "rutReceptor", razon_social AS "razonSocial",
+      to_char(fecha_emision, 'DD/MM/YYYY') AS "fechaEmision", monto_exento::float8 AS "montoExento", monto_neto::float8 AS "montoNeto",
+      monto_iva::float8 AS "montoIva", monto_total::float8 AS "montoTotal", estado, periodo, perspectiva, tipo_doc_ref AS "tipoDocRef",
+      folio_ref::float8 AS "folioRef", version
+    FROM rcv_documents WHERE connection_id = $1 AND periodo = $2 AND perspectiva = $3 AND id > $4
+    ORDER BY rcv_documents.id LIMIT 101) p ON true`
 
 const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0
 const summary = (samples: Array<number>) => {
@@ -78,8 +85,6 @@ const program = Effect.gen(function* () {
   const key = yield* createKey({ databaseUrl: database.url, dataDir })
   const client = new pg.Client({ connectionString: database.url })
   yield* Effect.acquireRelease(Effect.promise(() => client.connect()), () => Effect.promise(() => client.end()))
-  const beside = new pg.Client({ connectionString: database.url })
-  yield* Effect.acquireRelease(Effect.promise(() => beside.connect()), () => Effect.promise(() => beside.end()))
   yield* Effect.promise(() => client.query(CREATE_AUDIT_SHAPED))
   // the workspace `brein keys create` made: the floor takes its reads of the hour as brein's calls do
   const workspaceId = yield* Effect.promise(() => client.query<{ id: string }>("SELECT id FROM workspaces WHERE name = 'bench'")).pipe(
@@ -142,6 +147,13 @@ const program = Effect.gen(function* () {
         serverMs.push(Number(/"latency_ms":([0-9.]+)/.exec(text)?.[1] ?? "0"))
       })
     )
+  const pageParameters = (page: (typeof pages)[number]) => [
+    "conn_benchconsultar",
+    page.periodo,
+    page.perspectiva,
+    page.after,
+    scopeKeyOf({ periodo: page.periodo, perspectiva: page.perspectiva })
+  ]
   const query = (page: (typeof pages)[number]) =>
     Effect.promise(() => client.query(PAGE_SQL, ["conn_benchconsultar", page.periodo, page.perspectiva, page.after]))
   let floorCalls = 0
@@ -150,16 +162,13 @@ const program = Effect.gen(function* () {
       floorCalls += 1
       const requestId = `req_floor_${floorCalls}`
       await client.query(TAKE_SQL, [workspaceId, new Date(), 100_000_000, requestId])
-      const [rows] = await Promise.all([
-        client.query(PAGE_SQL, ["conn_benchconsultar", page.periodo, page.perspectiva, page.after]),
-        beside.query(STATUS_SQL, ["conn_benchconsultar", scopeKeyOf({ periodo: page.periodo, perspectiva: page.perspectiva })])
-      ])
+      const { rows } = await client.query(PAGE_BESIDE_STATUS_SQL, pageParameters(page))
       const row = {
         requestId,
         surface: "http",
         toolId: "sii.rcv.consultar",
         input: JSON.stringify(page),
-        output: JSON.stringify(rows.rows)
+        output: JSON.stringify(rows)
       }
       await client.query(INSERT_AUDIT_SHAPED, auditShapedRow(row, new Date(), 0))
     })
@@ -172,10 +181,7 @@ const program = Effect.gen(function* () {
       houseCalls += 1
       const requestId = `req_house_${houseCalls}`
       yield* house.unsafe(TAKE_SQL, [workspaceId, new Date(), 100_000_000, requestId])
-      const [rows] = yield* Effect.all([
-        house.unsafe(PAGE_SQL, ["conn_benchconsultar", page.periodo, page.perspectiva, page.after]),
-        house.unsafe(STATUS_SQL, ["conn_benchconsultar", scopeKeyOf({ periodo: page.periodo, perspectiva: page.perspectiva })])
-      ], { concurrency: 2 })
+      const rows = yield* house.unsafe(PAGE_BESIDE_STATUS_SQL, pageParameters(page))
       const row = { requestId, surface: "http", toolId: "sii.rcv.consultar", input: JSON.stringify(page), output: JSON.stringify(rows) }
       yield* house.unsafe(INSERT_AUDIT_SHAPED, auditShapedRow(row, new Date(), 0))
     }).pipe(Effect.orDie)
@@ -234,7 +240,7 @@ const program = Effect.gen(function* () {
       `  ratio brein/raw: p50 ${ratio.toFixed(1)}× (goal ≤ ${GOAL_RATIO}×: ${ratio <= GOAL_RATIO ? "met" : "MISSED"}), p99 ${
         (brein.p99 / raw.p99).toFixed(1)
       }×`,
-      `  the floor (take a read, the page beside its status, one audit-shaped row) is ${
+      `  the floor (take a read, the page beside its status in one statement, one audit-shaped row) is ${
         (floorSummary.p50 / raw.p50).toFixed(1)
       }× the page alone;` +
       ` brein/floor: p50 ${(brein.p50 / floorSummary.p50).toFixed(1)}×`,

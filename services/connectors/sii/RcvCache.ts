@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import type { Perspectiva } from "../../../schema/upstream/Rcv.ts"
 import { decodeHistory } from "../../sync/CacheHistory.ts"
+import { PAGE_STATUS_COLUMNS, pageStatus, statusJoins, type statusOf } from "../../sync/Coverage.ts"
 import { RcvResource } from "./RcvResource.ts"
 
 const TypeRow = Schema.Struct({
@@ -14,9 +15,9 @@ const TypeRow = Schema.Struct({
 })
 const decodeTypes = Schema.decodeUnknown(Schema.Array(TypeRow))
 
-/** A document as the page statement returns it: the wire form's fields, in its order, plus its keys. */
+/** A document as the page statement returns it: the wire form's fields, in its order, plus its keys (none on a page of none). */
 interface PageRow {
-  readonly id: number
+  readonly id: number | null
   readonly naturalKey: string
   readonly tipoDte: unknown
   readonly folio: unknown
@@ -67,8 +68,10 @@ export interface RcvFilter {
   readonly limit: number
 }
 
-/** A page of documents in the wire form of `CachedRcvDocumento` (not checked yet). */
-export interface RcvPage {
+type Status = ReturnType<typeof statusOf>
+
+/** A page of documents in the wire form of `CachedRcvDocumento` (not checked yet), and its scope's status. */
+export interface RcvPage extends Status {
   readonly documentos: ReadonlyArray<ReturnType<typeof wireOf>>
   /** Their natural keys, in the same order (to read their history). */
   readonly keys: ReadonlyArray<string>
@@ -81,25 +84,35 @@ export class RcvCache extends Effect.Service<RcvCache>()("brein/connectors/sii/R
   effect: Effect.map(SqlClient.SqlClient, (sql) => {
     // The page's rows come back as pg parses them, under the names the answer uses: no renaming pass.
     const raw = sql.withoutTransforms()
-    /** ORDER BY names the column, not the float8 alias: sorting by the alias ignores the index. */
+    /**
+     * One statement, one round trip: the page beside its scope's status, which every row carries (a page of
+     * none is one row of status alone). ORDER BY names the column, not the float8 alias: sorting by the
+     * alias ignores the index.
+     */
     const page = Effect.fn("RcvCache.page")(function* (f: RcvFilter) {
       const rows = yield* raw<PageRow>`
-        SELECT id::float8 AS id, natural_key AS "naturalKey", tipo_dte AS "tipoDte", folio::float8 AS folio, rut_emisor AS "rutEmisor",
-               rut_receptor AS "rutReceptor", razon_social AS "razonSocial", to_char(fecha_emision, 'DD/MM/YYYY') AS "fechaEmision",
-               monto_exento::float8 AS "montoExento", monto_neto::float8 AS "montoNeto", monto_iva::float8 AS "montoIva",
-               monto_total::float8 AS "montoTotal", estado, periodo, perspectiva, tipo_doc_ref AS "tipoDocRef",
-               folio_ref::float8 AS "folioRef", version
-        FROM rcv_documents
-        WHERE connection_id = ${f.connectionId} AND periodo = ${f.periodo} AND perspectiva = ${f.perspectiva} AND id > ${f.after}
-          ${f.tipoDte === undefined ? raw`` : raw`AND tipo_dte = ${f.tipoDte}`}
-          ${f.rut === undefined ? raw`` : raw`AND (rut_emisor = ${f.rut} OR rut_receptor = ${f.rut})`}
-          ${f.estado === undefined ? raw`` : raw`AND estado = ${f.estado}`}
-        ORDER BY rcv_documents.id LIMIT ${f.limit + 1}`.pipe(Effect.orDie)
-      const shown = rows.length > f.limit ? rows.slice(0, f.limit) : rows
+        SELECT ${raw.literal(PAGE_STATUS_COLUMNS)}, p.*
+        FROM (SELECT 1) one ${statusJoins(raw, f.connectionId, { periodo: f.periodo, perspectiva: f.perspectiva })}
+        LEFT JOIN LATERAL (
+          SELECT id::float8 AS id, natural_key AS "naturalKey", tipo_dte AS "tipoDte", folio::float8 AS folio, rut_emisor AS "rutEmisor",
+                 rut_receptor AS "rutReceptor", razon_social AS "razonSocial", to_char(fecha_emision, 'DD/MM/YYYY') AS "fechaEmision",
+                 monto_exento::float8 AS "montoExento", monto_neto::float8 AS "montoNeto", monto_iva::float8 AS "montoIva",
+                 monto_total::float8 AS "montoTotal", estado, periodo, perspectiva, tipo_doc_ref AS "tipoDocRef",
+                 folio_ref::float8 AS "folioRef", version
+          FROM rcv_documents
+          WHERE connection_id = ${f.connectionId} AND periodo = ${f.periodo} AND perspectiva = ${f.perspectiva} AND id > ${f.after}
+            ${f.tipoDte === undefined ? raw`` : raw`AND tipo_dte = ${f.tipoDte}`}
+            ${f.rut === undefined ? raw`` : raw`AND (rut_emisor = ${f.rut} OR rut_receptor = ${f.rut})`}
+            ${f.estado === undefined ? raw`` : raw`AND estado = ${f.estado}`}
+          ORDER BY rcv_documents.id LIMIT ${f.limit + 1}) p ON true`.pipe(Effect.orDie)
+      const status = yield* pageStatus(rows[0])
+      const found = rows[0]?.id == null ? [] : rows
+      const shown = found.length > f.limit ? found.slice(0, f.limit) : found
       return {
         documentos: shown.map(wireOf),
         keys: shown.map((r) => r.naturalKey),
-        next: rows.length > f.limit ? shown[shown.length - 1]!.id : null
+        next: found.length > f.limit ? shown[shown.length - 1]!.id : null,
+        ...status
       } satisfies RcvPage
     })
 

@@ -76,10 +76,15 @@ export const rcvConsultar = connectedAction({
           })
         )
       )
-      const [page, status] = yield* Effect.all([
-        cache.page({ connectionId, periodo: input.periodo, perspectiva: input.perspectiva, after, limit: input.limit, ...pick(input) }),
-        scopeStatus(connectionId, { periodo: input.periodo, perspectiva: input.perspectiva })
-      ], { concurrency: 2 })
+      const page = yield* cache.page({
+        connectionId,
+        periodo: input.periodo,
+        perspectiva: input.perspectiva,
+        after,
+        limit: input.limit,
+        ...pick(input)
+      })
+      const status = { sincronizacion: page.sincronizacion, sincronizacionEnCurso: page.sincronizacionEnCurso }
       if (input.incluirHistorial) {
         const history = yield* cache.history(connectionId, page.keys)
         page.documentos.forEach((doc, i) => {

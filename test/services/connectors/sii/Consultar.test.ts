@@ -4,6 +4,8 @@ import { Effect, Layer, Schema } from "effect"
 import { RcvQueryOutput, RcvSummaryOutput } from "../../../../schema/connectors/Sii.ts"
 import type { ConnectionId } from "../../../../schema/Ids.ts"
 import type { Principal } from "../../../../schema/Principal.ts"
+import { encodeCursor } from "../../../../services/sync/Coverage.ts"
+import { scopeKeyOf } from "../../../../services/sync/SyncJobs.ts"
 import { rcvResumen } from "../../../../services/upstream/RcvGenerator.ts"
 import { execute, rut, siiConnection, simulatedServices } from "../../../support/Connected.ts"
 import { SUITE_DAY } from "../../../support/SuiteClock.ts"
@@ -104,6 +106,43 @@ layer(Live, { excludeTestServices: true })("sii .consultar tools", (it) => {
       yield* sql`UPDATE rcv_documents SET rut_emisor = '96500001-0' WHERE connection_id = ${connectionId} AND folio = 8000001`
       const broken = yield* Effect.flip(raw({ periodo: "2026-10", perspectiva: "compras", limit: 500 }))
       assert.strictEqual(broken._tag, "ToolFailed")
+    }))
+
+  it.effect("a page carries its scope's status as the summary reads it: the sync's time, and a sync under way, beside documents and beside none", () =>
+    Effect.gen(function* () {
+      const { connectionId, principal } = yield* synced(76700006)
+      const sql = yield* SqlClient.SqlClient
+      const scope = { periodo: "2026-10", perspectiva: "compras" }
+      const summaryStatus = Effect.map(
+        Effect.flatMap(execute(principal, "sii.rcv.resumen.consultar", scope, connectionId), (r) => decodeSummary(r.data)),
+        (s) => ({ sincronizacion: s.sincronizacion, sincronizacionEnCurso: s.sincronizacionEnCurso })
+      )
+      const statusOf = (page: typeof RcvQueryOutput.Type) => ({
+        sincronizacion: page.sincronizacion,
+        sincronizacionEnCurso: page.sincronizacionEnCurso
+      })
+      const [coverage] = yield* sql<{ syncedAt: Date }>`
+        SELECT synced_at FROM sync_coverage WHERE connection_id = ${connectionId} AND scope_key = ${scopeKeyOf(scope)}`
+      const first = (yield* query(principal, connectionId, { ...scope, limit: 3 })).data
+      assert.strictEqual(first.documentos.length, 3)
+      assert.deepStrictEqual(first.sincronizacion, { sincronizadoEn: coverage!.syncedAt.toISOString(), completo: true })
+      assert.deepStrictEqual(statusOf(first), yield* summaryStatus)
+
+      // a sync of the scope under way (due tomorrow, so no worker takes it while this runs)
+      yield* sql`INSERT INTO sync_jobs (id, connection_id, workspace_id, connector, scope_key, scope, state, run_after, progress)
+                 VALUES ('job_status_beside_page', ${connectionId}, ${principal.workspaceId}, 'sii', ${scopeKeyOf(scope)},
+                         ${JSON.stringify(scope)}::jsonb, 'sincronizando', now() + interval '1 day', '{"done": 2, "total": 5}')`
+      const during = (yield* query(principal, connectionId, { ...scope, limit: 3 })).data
+      assert.strictEqual(during.documentos.length, 3)
+      assert.deepStrictEqual(during.sincronizacionEnCurso, {
+        trabajo: "job_status_beside_page",
+        estado: "sincronizando",
+        progreso: { done: 2, total: 5 }
+      })
+      assert.deepStrictEqual(statusOf(during), yield* summaryStatus)
+      const [last] = yield* sql<{ id: string }>`SELECT max(id)::text AS id FROM rcv_documents WHERE connection_id = ${connectionId}`
+      const beyond = (yield* query(principal, connectionId, { ...scope, cursor: encodeCursor(Number(last!.id)) })).data
+      assert.deepStrictEqual(beyond, { documentos: [], cursor: null, ...statusOf(during) })
     }))
 
   it.effect("a cursor that is not one of the tool's is InvalidInput", () =>
