@@ -21,11 +21,17 @@ import { RcvCache } from "./RcvCache.ts"
 const consultHints = { readOnly: true, destructive: false, idempotent: true, openWorld: false } as const
 const RCV_SCOPE = "sii.rcv: documents of the Registro de Compras y Ventas per periodo × perspectiva, as last synced"
 
-const notSynced = (ctx: CallInfo, periodo: string, perspectiva: string) =>
+/** An empty answer of a period not synced says so; while a sync of it is under way, that it is and how to wait on it. */
+const notSynced = (ctx: CallInfo, periodo: string, perspectiva: string, enCurso: boolean) =>
   ctx.annotate({
-    hint:
-      `Period ${periodo} (${perspectiva}) has not been synced: an empty result means "not synced", not "no documents". Run sii.conexion.sincronizar, then consult again.`,
-    next_actions: [{ tool: "sii.conexion.sincronizar", reason: "sync the period into the cache", input: { periodo, perspectiva } }]
+    hint: enCurso
+      ? `Period ${periodo} (${perspectiva}) has not been synced yet: a sync of it is under way (sincronizacionEnCurso), and until it ends an empty result means "not synced", not "no documents". Consult again when it ends, or wait on it with sii.conexion.sincronizar (it joins the sync under way).`
+      : `Period ${periodo} (${perspectiva}) has not been synced: an empty result means "not synced", not "no documents". Run sii.conexion.sincronizar, then consult again.`,
+    next_actions: [{
+      tool: "sii.conexion.sincronizar",
+      reason: enCurso ? "wait for the sync under way to end" : "sync the period into the cache",
+      input: { periodo, perspectiva }
+    }]
   })
 
 export const siiSincronizar = read({
@@ -98,7 +104,9 @@ export const rcvConsultar = connectedAction({
           })
         })
       }
-      if (status.sincronizacion === null && page.documentos.length === 0) yield* notSynced(ctx, input.periodo, input.perspectiva)
+      if (status.sincronizacion === null && page.documentos.length === 0) {
+        yield* notSynced(ctx, input.periodo, input.perspectiva, status.sincronizacionEnCurso !== null)
+      }
       const cursor = page.next === null ? null : encodeCursor(page.next)
       // The rows come as the answer sends them: checked once, not decoded and encoded again.
       if (checkDocumentos(page.documentos)) return encodedOutput({ documentos: page.documentos, cursor, ...status })
@@ -138,7 +146,7 @@ export const rcvResumenConsultar = connectedAction({
         cache.byType(connectionId, input.periodo, input.perspectiva),
         scopeStatus(connectionId, { periodo: input.periodo, perspectiva: input.perspectiva })
       ], { concurrency: 2 })
-      if (status.sincronizacion === null) yield* notSynced(ctx, input.periodo, input.perspectiva)
+      if (status.sincronizacion === null) yield* notSynced(ctx, input.periodo, input.perspectiva, status.sincronizacionEnCurso !== null)
       const sign = (tipo: number) => (CREDIT_NOTES.has(tipo) ? -1 : 1)
       const sum = (field: "montoExento" | "montoNeto" | "montoIva" | "montoTotal") =>
         tipos.reduce((n, t) => n + sign(t.tipoDte) * t[field], 0)

@@ -145,6 +145,32 @@ layer(Live, { excludeTestServices: true })("sii .consultar tools", (it) => {
       assert.deepStrictEqual(beyond, { documentos: [], cursor: null, ...statusOf(during) })
     }))
 
+  it.effect("a period not synced yet whose first sync is under way says so, and how to wait on it, where it would say to sync", () =>
+    Effect.gen(function* () {
+      const { connectionId, principal } = yield* synced(76700007)
+      const sql = yield* SqlClient.SqlClient
+      const scope = { periodo: "2026-09", perspectiva: "ventas" }
+      yield* sql`INSERT INTO sync_jobs (id, connection_id, workspace_id, connector, scope_key, scope, state, run_after, progress)
+                 VALUES ('job_first_sync_under_way', ${connectionId}, ${principal.workspaceId}, 'sii', ${scopeKeyOf(scope)},
+                         ${JSON.stringify(scope)}::jsonb, 'sincronizando', now() + interval '1 day', '{"done": 1, "total": 4}')`
+      for (const tool of ["sii.rcv.consultar", "sii.rcv.resumen.consultar"]) {
+        const response = yield* execute(principal, tool, scope, connectionId)
+        const data = response.data as { readonly sincronizacion: unknown; readonly sincronizacionEnCurso: unknown }
+        assert.strictEqual(data.sincronizacion, null, tool)
+        assert.deepStrictEqual(data.sincronizacionEnCurso, {
+          trabajo: "job_first_sync_under_way",
+          estado: "sincronizando",
+          progreso: { done: 1, total: 4 }
+        }, tool)
+        assert.include(response.hint ?? "", "under way", tool)
+        assert.include(response.hint ?? "", "not synced", tool)
+        assert.notInclude(response.hint ?? "", "Run sii.conexion.sincronizar", tool)
+        assert.deepStrictEqual(response.next_actions, [
+          { tool: "sii.conexion.sincronizar", reason: "wait for the sync under way to end", input: scope }
+        ], tool)
+      }
+    }))
+
   it.effect("a cursor that is not one of the tool's is InvalidInput", () =>
     Effect.gen(function* () {
       const { connectionId, principal } = yield* synced(76700002)
