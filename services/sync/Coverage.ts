@@ -31,7 +31,7 @@ export const statusJoins = (
                        LIMIT 1) j ON true`
 }
 
-export const STATUS_COLUMNS = "c.synced_at, c.completo, j.id AS job_id, j.state AS job_state, j.progress"
+const STATUS_COLUMNS = "c.synced_at, c.completo, j.id AS job_id, j.state AS job_state, j.progress"
 
 /**
  * The same columns beside every row of a page (the page joined to `statusJoins`, one round trip for both),
@@ -41,6 +41,9 @@ export const STATUS_COLUMNS = "c.synced_at, c.completo, j.id AS job_id, j.state 
 export const PAGE_STATUS_COLUMNS = `to_char(c.synced_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "syncedAt", ` +
   `c.completo, j.id AS "jobId", j.state AS "jobState", j.progress`
 const decodePageStatus = Schema.decodeUnknown(Schema.Struct({ ...StatusFields, syncedAt: Schema.NullOr(Schema.Date) }))
+
+/** What `.consultar` answers about its scope (`statusOf`). */
+export type ScopeStatus = ReturnType<typeof statusOf>
 
 /** The status a page carries on its rows (`PAGE_STATUS_COLUMNS`), read from its first row. */
 export const pageStatus = Effect.fn("Coverage.pageStatus")(function* (first: unknown) {

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import type { Perspectiva } from "../../../schema/upstream/Rcv.ts"
 import { decodeHistory } from "../../sync/CacheHistory.ts"
-import { PAGE_STATUS_COLUMNS, pageStatus, statusJoins, type statusOf } from "../../sync/Coverage.ts"
+import { PAGE_STATUS_COLUMNS, pageStatus, type ScopeStatus, statusJoins } from "../../sync/Coverage.ts"
 import { RcvResource } from "./RcvResource.ts"
 
 const TypeRow = Schema.Struct({
@@ -68,10 +68,8 @@ export interface RcvFilter {
   readonly limit: number
 }
 
-type Status = ReturnType<typeof statusOf>
-
 /** A page of documents in the wire form of `CachedRcvDocumento` (not checked yet), and its scope's status. */
-export interface RcvPage extends Status {
+export interface RcvPage extends ScopeStatus {
   readonly documentos: ReadonlyArray<ReturnType<typeof wireOf>>
   /** Their natural keys, in the same order (to read their history). */
   readonly keys: ReadonlyArray<string>
