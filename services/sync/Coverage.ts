@@ -1,23 +1,20 @@
-import { SqlClient } from "@effect/sql"
-import type { Statement } from "@effect/sql"
+import type { SqlClient, Statement } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { scopeKeyOf } from "./SyncJobs.ts"
 
-/** The columns `statusColumns` adds to a statement, as they come back. */
-export const StatusFields = {
-  syncedAt: Schema.NullOr(Schema.DateFromSelf),
+/** The columns `STATUS_COLUMNS` adds to a statement, as they come back. */
+export const StatusColumns = Schema.Struct({
+  syncedAt: Schema.NullOr(Schema.Date),
   completo: Schema.NullOr(Schema.Boolean),
   jobId: Schema.NullOr(Schema.String),
   jobState: Schema.NullOr(Schema.Literal("en_cola", "sincronizando", "sincronizada", "parcial", "error")),
   progress: Schema.NullOr(Schema.Struct({ done: Schema.Int, total: Schema.Int }))
-}
-const Status = Schema.Struct(StatusFields)
-export type StatusRow = typeof Status.Type
-const decode = Schema.decodeUnknown(Schema.Array(Status))
+})
+type StatusRow = typeof StatusColumns.Type
 
 /**
- * The joins that read a scope's coverage and the sync under way in it, for a statement whose
- * FROM clause ends where they go: they add `synced_at, completo, job_id, job_state, progress`.
+ * The joins that read a scope's coverage (`c`) and the sync under way in it (`j`), for a statement whose
+ * FROM clause ends where they go; `STATUS_COLUMNS` selects from them.
  */
 export const statusJoins = (
   sql: SqlClient.SqlClient,
@@ -31,23 +28,33 @@ export const statusJoins = (
                        LIMIT 1) j ON true`
 }
 
-const STATUS_COLUMNS = "c.synced_at, c.completo, j.id AS job_id, j.state AS job_state, j.progress"
+/**
+ * The same for a connection as a whole: its latest coverage of any scope (`c`) and its oldest sync under
+ * way (`j`), for what every sync refreshes whatever its scope (a bank's accounts and balances).
+ */
+export const latestStatusJoins = (sql: SqlClient.SqlClient, connectionId: string): Statement.Fragment =>
+  sql`LEFT JOIN LATERAL (SELECT synced_at, completo FROM sync_coverage WHERE connection_id = ${connectionId}
+                         ORDER BY synced_at DESC LIMIT 1) c ON true
+    LEFT JOIN LATERAL (SELECT id, state, progress FROM sync_jobs
+                       WHERE connection_id = ${connectionId} AND state IN ('en_cola', 'sincronizando')
+                       ORDER BY created_at, id LIMIT 1) j ON true`
 
 /**
- * The same columns beside every row of a page (the page joined to `statusJoins`, one round trip for both),
- * under the names `StatusFields` decode: the sync's time comes as its ISO text, so that a value repeated
- * down the page is not parsed as a date once per row.
+ * The status columns of those joins, to go beside every row of a statement (a page or a summary joined to
+ * them: one round trip, and one snapshot for the rows and the status they are read with), under the names
+ * `StatusColumns` decodes: the sync's time comes as its ISO text, so that a value repeated down a page is
+ * not parsed as a date once per row.
  */
-export const PAGE_STATUS_COLUMNS = `to_char(c.synced_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "syncedAt", ` +
+export const STATUS_COLUMNS = `to_char(c.synced_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "syncedAt", ` +
   `c.completo, j.id AS "jobId", j.state AS "jobState", j.progress`
-const decodePageStatus = Schema.decodeUnknown(Schema.Struct({ ...StatusFields, syncedAt: Schema.NullOr(Schema.Date) }))
+const decodeStatusColumns = Schema.decodeUnknown(StatusColumns)
 
 /** What `.consultar` answers about its scope (`statusOf`). */
 export type ScopeStatus = ReturnType<typeof statusOf>
 
-/** The status a page carries on its rows (`PAGE_STATUS_COLUMNS`), read from its first row. */
-export const pageStatus = Effect.fn("Coverage.pageStatus")(function* (first: unknown) {
-  return statusOf(yield* Effect.orDie(decodePageStatus(first)))
+/** The status rows carry (`STATUS_COLUMNS`), read from the first: a statement of no rows of its own has that one row. */
+export const statusOfRow = Effect.fn("Coverage.statusOfRow")(function* (first: unknown) {
+  return statusOf(yield* Effect.orDie(decodeStatusColumns(first)))
 })
 
 /** What `.consultar` says about its scope: when it was synced, whether complete, and a sync under way. */
@@ -58,15 +65,6 @@ export const statusOf = (row: StatusRow | undefined) => ({
   sincronizacionEnCurso: row?.jobId == null || row.jobState === null || row.progress === null
     ? null
     : { trabajo: row.jobId, estado: row.jobState, progreso: row.progress }
-})
-
-export const scopeStatus = Effect.fn("Coverage.scopeStatus")(function* (connectionId: string, scope: Readonly<Record<string, string>>) {
-  const sql = yield* SqlClient.SqlClient
-  const [row] = yield* sql`SELECT ${sql.literal(STATUS_COLUMNS)} FROM (SELECT 1) one ${statusJoins(sql, connectionId, scope)}`.pipe(
-    Effect.flatMap(decode),
-    Effect.orDie
-  )
-  return statusOf(row)
 })
 
 export const encodeCursor = (id: number) => Buffer.from(JSON.stringify({ id }), "utf8").toString("base64url")

@@ -7,7 +7,7 @@ import http from "node:http"
 import { availableParallelism, loadavg } from "node:os"
 import pg from "pg"
 import { LoggingLive } from "../../layers/Logging.ts"
-import { encodeCursor, PAGE_STATUS_COLUMNS } from "../../services/sync/Coverage.ts"
+import { encodeCursor, STATUS_COLUMNS } from "../../services/sync/Coverage.ts"
 import { scopeKeyOf } from "../../services/sync/SyncJobs.ts"
 import { makePrng } from "../../services/upstream/Prng.ts"
 import { auditShapedRow, CREATE_AUDIT_SHAPED, INSERT_AUDIT_SHAPED } from "./AuditShaped.ts"
@@ -24,7 +24,12 @@ const quick = process.argv.includes("--quick")
 const settings = Config.all({
   documents: Config.integer("BENCH_DOCUMENTS").pipe(Config.withDefault(quick ? 100_000 : 1_000_000)),
   requests: Config.integer("BENCH_REQUESTS").pipe(Config.withDefault(quick ? 600 : 2_000)),
-  databaseUrl: Config.option(Config.redacted("DATABASE_URL"))
+  databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
+  /** Node flags for brein's server (e.g. --cpu-prof --cpu-prof-dir=…); the default is what `npm start` uses. */
+  nodeFlags: Config.string("BENCH_NODE_FLAGS").pipe(
+    Config.withDefault("--max-semi-space-size=64"),
+    Config.map((flags) => flags.split(/\s+/).filter((flag) => flag !== ""))
+  )
 })
 
 // 200 scopes (100 periods × ventas/compras) of equal size; a sync writes a scope's rows together, so
@@ -59,7 +64,7 @@ const PAGE_SQL =
 // ratio is the statements a call has to make.
 const TAKE_SQL = "SELECT allowed, used, oldest FROM brein_take_read($1, $2, interval '1 hour', $3, $4, true)"
 // the statement RcvCache.page builds (services/connectors/sii/RcvCache.ts), with positional parameters
-const PAGE_BESIDE_STATUS_SQL = `SELECT ${PAGE_STATUS_COLUMNS}, p.* FROM (SELECT 1) one
+const PAGE_BESIDE_STATUS_SQL = `SELECT ${STATUS_COLUMNS}, p.* FROM (SELECT 1) one
   LEFT JOIN sync_coverage c ON c.connection_id = $1 AND c.scope_key = $5
   LEFT JOIN LATERAL (SELECT id, state, progress FROM sync_jobs
                      WHERE connection_id = $1 AND scope_key = $5 AND state IN ('en_cola', 'sincronizando') LIMIT 1) j ON true
@@ -78,7 +83,7 @@ const summary = (samples: Array<number>) => {
 }
 
 const program = Effect.gen(function* () {
-  const { documents, requests, databaseUrl } = yield* settings
+  const { documents, requests, databaseUrl, nodeFlags } = yield* settings
   const database = yield* sharedDatabase(databaseUrl)
   yield* Console.log(`bench:consultar  sii.rcv.consultar pages of 100 from ${documents} cached documents on ${database.label}`)
   const dataDir = yield* (yield* FileSystem.FileSystem).makeTempDirectoryScoped({ prefix: "brein-bench-consultar-" })
@@ -110,7 +115,7 @@ const program = Effect.gen(function* () {
 
   const serverMs: Array<number> = []
   const port = yield* freePort
-  const server = yield* serveBrein({ databaseUrl: database.url, dataDir, port, nodeFlags: ["--max-semi-space-size=64"] })
+  const server = yield* serveBrein({ databaseUrl: database.url, dataDir, port, nodeFlags })
   const url = `http://127.0.0.1:${port}/api/v1/tools/sii.rcv.consultar/execute`
   // node:http with a kept-alive socket, as the raw side keeps its connection: fetch's own cost per
   // request (a Request, a Response, a body stream) is the client's, not brein's.

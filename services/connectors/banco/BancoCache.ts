@@ -1,9 +1,10 @@
 import { SqlClient } from "@effect/sql"
-import { Array as Arr, Effect, Option, Schema } from "effect"
-import { JobState, Progress } from "../../../schema/connections/SyncJob.ts"
+import { Effect, Option, Schema } from "effect"
 import { Account, AccountId, AccountType, Movement, MovementId } from "../../../schema/upstream/Banco.ts"
 import { Fecha } from "../../../schema/upstream/Fecha.ts"
 import { decodeHistory } from "../../sync/CacheHistory.ts"
+import { latestStatusJoins, STATUS_COLUMNS, StatusColumns, statusOf, statusOfRow } from "../../sync/Coverage.ts"
+import { scopeKeyOf } from "../../sync/SyncJobs.ts"
 import { CuentasResource, MovimientosResource } from "./BancoResources.ts"
 import type { MovimientoCursor } from "./MovimientoCursor.ts"
 
@@ -41,11 +42,13 @@ const MovimientoRow = Schema.Struct({
 export type MovimientoRow = typeof MovimientoRow.Type
 const decodeMovimientos = Schema.decodeUnknown(Schema.Array(MovimientoRow))
 
-const CoverageRow = Schema.Struct({ scopeKey: Schema.String, syncedAt: Schema.DateFromSelf, completo: Schema.Boolean })
-const decodeCoverage = Schema.decodeUnknown(Schema.Array(CoverageRow))
+const CUENTA_COLUMNS = `account_id, type, name, official_name, number, currency, balance_available::float8 AS balance_available,
+  balance_current::float8 AS balance_current, balance_limit::float8 AS balance_limit, version`
 
-const OpenJobRow = Schema.Struct({ id: Schema.String, state: JobState, progress: Progress })
-const decodeOpenJobs = Schema.decodeUnknown(Schema.Array(OpenJobRow))
+/** What a page of movements says of its months: those covered, the least recent sync among them, and the sync under way. */
+const decodeCoverageOfMonths = Schema.decodeUnknown(
+  Schema.Struct({ ...StatusColumns.fields, coveredKeys: Schema.NullOr(Schema.Array(Schema.String)) })
+)
 
 export interface MovimientosFilter {
   readonly connectionId: string
@@ -60,21 +63,62 @@ export interface MovimientosFilter {
 export class BancoCache extends Effect.Service<BancoCache>()("brein/connectors/banco/BancoCache", {
   effect: Effect.map(SqlClient.SqlClient, (sql) => {
     const cuentas = Effect.fn("BancoCache.cuentas")(function* (connectionId: string) {
-      return yield* sql`SELECT account_id, type, name, official_name, number, currency, balance_available::float8 AS balance_available,
-                 balance_current::float8 AS balance_current, balance_limit::float8 AS balance_limit, version
-          FROM ${sql(CuentasResource.table)} WHERE connection_id = ${connectionId}
+      return yield* sql`SELECT ${sql.literal(CUENTA_COLUMNS)} FROM ${sql(CuentasResource.table)} WHERE connection_id = ${connectionId}
           ORDER BY type, account_id`.pipe(Effect.flatMap(decodeCuentas), Effect.orDie)
     })
 
-    const movimientos = Effect.fn("BancoCache.movimientos")(function* (f: MovimientosFilter) {
-      return yield* sql`SELECT id::float8 AS row_id, movement_id, account_id, periodo, to_char(post_date, 'YYYY-MM-DD') AS post_date,
-                 to_char(transaction_date, 'YYYY-MM-DD') AS transaction_date, amount::float8 AS amount, balance::float8 AS balance,
-                 currency, description, comment, pending, reference_id, type, version
-          FROM ${sql(MovimientosResource.table)}
-          WHERE connection_id = ${f.connectionId} AND post_date BETWEEN ${f.desde}::date AND ${f.hasta}::date
-            ${f.cuenta === undefined ? sql`` : sql`AND account_id = ${f.cuenta}`}
-            ${Option.match(f.after, { onNone: () => sql``, onSome: (c) => sql`AND (post_date, id) > (${c.postDate}::date, ${c.id})` })}
-          ORDER BY bank_movements.post_date, bank_movements.id LIMIT ${f.limit + 1}`.pipe(Effect.flatMap(decodeMovimientos), Effect.orDie)
+    /**
+     * The accounts beside the connection's status (its latest sync, any sync under way) in one statement: the
+     * balances and the sync they are as of come from one snapshot, even while a sync commits.
+     */
+    const cuentasWithStatus = Effect.fn("BancoCache.cuentasWithStatus")(function* (connectionId: string) {
+      const rows = yield* sql`SELECT ${sql.literal(STATUS_COLUMNS)}, a.*
+          FROM (SELECT 1) one ${latestStatusJoins(sql, connectionId)}
+          LEFT JOIN LATERAL (SELECT ${sql.literal(CUENTA_COLUMNS)} FROM ${sql(CuentasResource.table)}
+                             WHERE connection_id = ${connectionId} ORDER BY type, account_id) a ON true`.pipe(Effect.orDie)
+      const status = yield* statusOfRow(rows[0])
+      return { cuentas: yield* decodeCuentas(rows.filter((row) => row["accountId"] != null)).pipe(Effect.orDie), ...status }
+    })
+
+    /**
+     * A page of movements beside the coverage of the months it spans and the oldest sync under way among them, in
+     * one statement: what the page holds and what it says of its months come from one snapshot, so a month a
+     * sync commits meanwhile is not called synced beside a page read before it (empty would then read as "no
+     * movements"). A page of none is one row of that status alone.
+     */
+    const movimientos = Effect.fn("BancoCache.movimientos")(function* (f: MovimientosFilter, periodos: ReadonlyArray<string>) {
+      const keys = periodos.map((periodo) => scopeKeyOf({ periodo }))
+      const rows = yield* sql`SELECT c.keys AS "coveredKeys",
+                 to_char(c.oldest AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "syncedAt", c.completo,
+                 j.id AS "jobId", j.state AS "jobState", j.progress, m.*
+          FROM (SELECT 1) one
+          LEFT JOIN LATERAL (SELECT array_agg(scope_key) AS keys, min(synced_at) AS oldest, bool_and(completo) AS completo
+                             FROM sync_coverage WHERE connection_id = ${f.connectionId} AND scope_key IN ${sql.in(keys)}) c ON true
+          LEFT JOIN LATERAL (SELECT id, state, progress FROM sync_jobs
+                             WHERE connection_id = ${f.connectionId} AND state IN ('en_cola', 'sincronizando') AND scope_key IN ${
+        sql.in(keys)
+      }
+                             ORDER BY created_at, id LIMIT 1) j ON true
+          LEFT JOIN LATERAL (
+            SELECT id::float8 AS row_id, movement_id, account_id, periodo, to_char(post_date, 'YYYY-MM-DD') AS post_date,
+                   to_char(transaction_date, 'YYYY-MM-DD') AS transaction_date, amount::float8 AS amount, balance::float8 AS balance,
+                   currency, description, comment, pending, reference_id, type, version
+            FROM ${sql(MovimientosResource.table)}
+            WHERE connection_id = ${f.connectionId} AND post_date BETWEEN ${f.desde}::date AND ${f.hasta}::date
+              ${f.cuenta === undefined ? sql`` : sql`AND account_id = ${f.cuenta}`}
+              ${Option.match(f.after, { onNone: () => sql``, onSome: (c) => sql`AND (post_date, id) > (${c.postDate}::date, ${c.id})` })}
+            ORDER BY bank_movements.post_date, bank_movements.id LIMIT ${f.limit + 1}) m ON true`.pipe(Effect.orDie)
+      const first = yield* decodeCoverageOfMonths(rows[0]).pipe(Effect.orDie)
+      const covered = new Set(first.coveredKeys ?? [])
+      const missing = periodos.filter((_, i) => !covered.has(keys[i]!))
+      // Synced as of the least recent of its months, and complete when all of them are: once none is missing.
+      const status = statusOf(first)
+      return {
+        rows: yield* decodeMovimientos(rows.filter((row) => row["rowId"] != null)).pipe(Effect.orDie),
+        missing,
+        sincronizacion: missing.length > 0 ? null : status.sincronizacion,
+        sincronizacionEnCurso: status.sincronizacionEnCurso
+      }
     })
 
     const history = Effect.fn("BancoCache.history")(function* (connectionId: string, keys: ReadonlyArray<string>) {
@@ -84,28 +128,6 @@ export class BancoCache extends Effect.Service<BancoCache>()("brein/connectors/b
               ORDER BY natural_key, version`.pipe(Effect.flatMap(decodeHistory), Effect.orDie)
     })
 
-    /** Coverage of the given scopes; with none given, the latest of the connection. */
-    const coverage = Effect.fn("BancoCache.coverage")(function* (connectionId: string, scopeKeys?: ReadonlyArray<string>) {
-      return yield* sql`SELECT scope_key, synced_at, completo FROM sync_coverage WHERE connection_id = ${connectionId}
-          ${scopeKeys === undefined ? sql`ORDER BY synced_at DESC LIMIT 1` : sql`AND scope_key IN ${sql.in(scopeKeys)}`}`.pipe(
-        Effect.flatMap(decodeCoverage),
-        Effect.orDie
-      )
-    })
-
-    /** The oldest sync under way among the given scopes (any scope of the connection when none given). */
-    const openJob = Effect.fn("BancoCache.openJob")(function* (connectionId: string, scopeKeys?: ReadonlyArray<string>) {
-      return yield* sql`SELECT id, state, progress FROM sync_jobs
-          WHERE connection_id = ${connectionId} AND state IN ('en_cola', 'sincronizando')
-            ${scopeKeys === undefined ? sql`` : sql`AND scope_key IN ${sql.in(scopeKeys)}`}
-          ORDER BY created_at, id LIMIT 1`.pipe(
-        Effect.flatMap(decodeOpenJobs),
-        Effect.orDie,
-        Effect.map(Arr.head),
-        Effect.map(Option.map((j) => ({ trabajo: j.id, estado: j.state, progreso: { done: j.progress.done, total: j.progress.total } })))
-      )
-    })
-
-    return { cuentas, movimientos, history, coverage, openJob }
+    return { cuentas, cuentasWithStatus, movimientos, history }
   })
 }) {}

@@ -1,4 +1,4 @@
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import {
   BancoSyncInput,
   CuentasQueryInput,
@@ -9,7 +9,6 @@ import {
 import { SyncOutput } from "../../../schema/connectors/Sync.ts"
 import { InvalidInput } from "../../../schema/Errors.ts"
 import { esperar, sincronizar } from "../../sync/Sincronizar.ts"
-import { scopeKeyOf } from "../../sync/SyncJobs.ts"
 import { connector } from "../../tools/Source.ts"
 import { type CallInfo, connectedAction, read } from "../../tools/Tool.ts"
 import { BancoCache, type MovimientoRow } from "./BancoCache.ts"
@@ -60,10 +59,8 @@ export const cuentasConsultar = connectedAction({
     Effect.gen(function* () {
       const cache = yield* BancoCache
       const connectionId = ctx.connectionId
-      const cuentas = yield* cache.cuentas(connectionId)
-      const [latest] = yield* cache.coverage(connectionId)
-      const enCurso = Option.getOrNull(yield* cache.openJob(connectionId))
-      if (latest === undefined) {
+      const { cuentas, sincronizacion, sincronizacionEnCurso: enCurso } = yield* cache.cuentasWithStatus(connectionId)
+      if (sincronizacion === null) {
         const periodo = yield* currentPeriodo
         yield* ctx.annotate({
           hint: enCurso === null
@@ -86,7 +83,7 @@ export const cuentasConsultar = connectedAction({
           id: accountId,
           balance: { available: balanceAvailable, current: balanceCurrent, limit: balanceLimit ?? 0 }
         })),
-        sincronizacion: latest === undefined ? null : { sincronizadoEn: latest.syncedAt.toISOString(), completo: latest.completo },
+        sincronizacion,
         sincronizacionEnCurso: enCurso
       }
     })
@@ -131,22 +128,17 @@ export const movimientosConsultar = connectedAction({
       const cache = yield* BancoCache
       const connectionId = ctx.connectionId
       const after = yield* decodeCursor(input.cursor)
-      const rows = yield* cache.movimientos({
+      const periodos = periodosBetween(input.desde, input.hasta)
+      const { rows, missing, sincronizacion, sincronizacionEnCurso: enCurso } = yield* cache.movimientos({
         connectionId,
         desde: input.desde,
         hasta: input.hasta,
         ...(input.cuenta === undefined ? {} : { cuenta: input.cuenta }),
         after,
         limit: input.limit
-      })
+      }, periodos)
       const page = rows.slice(0, input.limit)
       const history = input.incluirHistorial ? yield* cache.history(connectionId, page.map((r) => r.movementId)) : []
-
-      const periodos = periodosBetween(input.desde, input.hasta)
-      const keys = periodos.map((periodo) => scopeKeyOf({ periodo }))
-      const covered = yield* cache.coverage(connectionId, keys)
-      const missing = periodos.filter((_, i) => !covered.some((c) => c.scopeKey === keys[i]))
-      const enCurso = Option.getOrNull(yield* cache.openJob(connectionId, keys))
       if (missing.length > 0) yield* notSynced(ctx, missing, enCurso !== null)
       if (input.cuenta !== undefined && page.length === 0 && missing.length < periodos.length) {
         const cuentas = yield* cache.cuentas(connectionId)
@@ -155,16 +147,13 @@ export const movimientosConsultar = connectedAction({
         }
       }
 
-      const oldest = covered.reduce<Date | undefined>((min, c) => (min === undefined || c.syncedAt < min ? c.syncedAt : min), undefined)
       const last = page[page.length - 1]
       return {
         movimientos: page.map((row) =>
           toMovimiento(row, input.incluirHistorial ? history.filter((h) => h.naturalKey === row.movementId) : undefined)
         ),
         cursor: rows.length > input.limit && last !== undefined ? encodeCursor({ postDate: last.postDate, id: last.rowId }) : null,
-        sincronizacion: missing.length > 0 || oldest === undefined
-          ? null
-          : { sincronizadoEn: oldest.toISOString(), completo: covered.every((c) => c.completo) },
+        sincronizacion,
         sincronizacionEnCurso: enCurso
       }
     })

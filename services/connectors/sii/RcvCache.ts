@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import type { Perspectiva } from "../../../schema/upstream/Rcv.ts"
 import { decodeHistory } from "../../sync/CacheHistory.ts"
-import { PAGE_STATUS_COLUMNS, pageStatus, type ScopeStatus, statusJoins } from "../../sync/Coverage.ts"
+import { type ScopeStatus, STATUS_COLUMNS, statusJoins, statusOfRow } from "../../sync/Coverage.ts"
 import { RcvResource } from "./RcvResource.ts"
 
 const TypeRow = Schema.Struct({
@@ -77,6 +77,11 @@ export interface RcvPage extends ScopeStatus {
   readonly next: number | null
 }
 
+/** A period's totals per tipoDte (in tipoDte order) and its scope's status. */
+export interface RcvSummary extends ScopeStatus {
+  readonly tipos: ReadonlyArray<typeof TypeRow.Type>
+}
+
 /** Reads of the RCV cache: never the upstream. */
 export class RcvCache extends Effect.Service<RcvCache>()("brein/connectors/sii/RcvCache", {
   effect: Effect.map(SqlClient.SqlClient, (sql) => {
@@ -89,7 +94,7 @@ export class RcvCache extends Effect.Service<RcvCache>()("brein/connectors/sii/R
      */
     const page = Effect.fn("RcvCache.page")(function* (f: RcvFilter) {
       const rows = yield* raw<PageRow>`
-        SELECT ${raw.literal(PAGE_STATUS_COLUMNS)}, p.*
+        SELECT ${raw.literal(STATUS_COLUMNS)}, p.*
         FROM (SELECT 1) one ${statusJoins(raw, f.connectionId, { periodo: f.periodo, perspectiva: f.perspectiva })}
         LEFT JOIN LATERAL (
           SELECT id::float8 AS id, natural_key AS "naturalKey", tipo_dte AS "tipoDte", folio::float8 AS folio, rut_emisor AS "rutEmisor",
@@ -103,7 +108,7 @@ export class RcvCache extends Effect.Service<RcvCache>()("brein/connectors/sii/R
             ${f.rut === undefined ? raw`` : raw`AND (rut_emisor = ${f.rut} OR rut_receptor = ${f.rut})`}
             ${f.estado === undefined ? raw`` : raw`AND estado = ${f.estado}`}
           ORDER BY rcv_documents.id LIMIT ${f.limit + 1}) p ON true`.pipe(Effect.orDie)
-      const status = yield* pageStatus(rows[0])
+      const status = yield* statusOfRow(rows[0])
       const found = rows[0]?.id == null ? [] : rows
       const shown = found.length > f.limit ? found.slice(0, f.limit) : found
       return {
@@ -123,17 +128,29 @@ export class RcvCache extends Effect.Service<RcvCache>()("brein/connectors/sii/R
             ORDER BY natural_key, version`.pipe(Effect.flatMap(decodeHistory), Effect.orDie)
     })
 
-    const byType = Effect.fn("RcvCache.byType")(function* (connectionId: string, periodo: string, perspectiva: Perspectiva) {
-      return yield* sql`SELECT tipo_dte, count(*)::int AS documentos, sum(monto_exento)::float8 AS monto_exento, sum(monto_neto)::float8 AS monto_neto,
-                 sum(monto_iva)::float8 AS monto_iva, sum(monto_total)::float8 AS monto_total
+    /**
+     * The totals per tipoDte of a period (documents and the boletas' daily totals) beside its scope's status, in
+     * one statement: the figures and the sync they come from are read in one snapshot, so a summary's `ref` names
+     * the sync its figures are of, even while a sync of the period commits.
+     */
+    const summary = Effect.fn("RcvCache.summary")(function* (connectionId: string, periodo: string, perspectiva: Perspectiva) {
+      const rows = yield* raw`
+        SELECT ${raw.literal(STATUS_COLUMNS)}, t.*
+        FROM (SELECT 1) one ${statusJoins(raw, connectionId, { periodo, perspectiva })}
+        LEFT JOIN LATERAL (
+          SELECT tipo_dte AS "tipoDte", count(*)::int AS documentos, sum(monto_exento)::float8 AS "montoExento",
+                 sum(monto_neto)::float8 AS "montoNeto", sum(monto_iva)::float8 AS "montoIva", sum(monto_total)::float8 AS "montoTotal"
           FROM rcv_documents WHERE connection_id = ${connectionId} AND periodo = ${periodo} AND perspectiva = ${perspectiva}
           GROUP BY tipo_dte
           UNION ALL
           SELECT tipo_dte, documentos, monto_exento::float8, monto_neto::float8, monto_iva::float8, monto_total::float8
-          FROM rcv_totals WHERE connection_id = ${connectionId} AND periodo = ${periodo} AND perspectiva = ${perspectiva}
-          ORDER BY tipo_dte`.pipe(Effect.flatMap(decodeTypes), Effect.orDie)
+          FROM rcv_totals WHERE connection_id = ${connectionId} AND periodo = ${periodo} AND perspectiva = ${perspectiva}) t ON true
+        ORDER BY t."tipoDte"`.pipe(Effect.orDie)
+      const status = yield* statusOfRow(rows[0])
+      const tipos = yield* decodeTypes(rows.filter((row) => row["tipoDte"] != null)).pipe(Effect.orDie)
+      return { tipos, ...status } satisfies RcvSummary
     })
 
-    return { page, history, byType }
+    return { page, history, summary }
   })
 }) {}

@@ -10,7 +10,7 @@ import {
 import { SyncOutput } from "../../../schema/connectors/Sync.ts"
 import { InvalidInput } from "../../../schema/Errors.ts"
 import { TIPOS_DTE } from "../../../schema/upstream/Rcv.ts"
-import { decodeCursor, encodeCursor, scopeStatus } from "../../sync/Coverage.ts"
+import { decodeCursor, encodeCursor } from "../../sync/Coverage.ts"
 import { rowCheck } from "../../sync/RowCheck.ts"
 import { esperar, sincronizar } from "../../sync/Sincronizar.ts"
 import { connector } from "../../tools/Source.ts"
@@ -142,10 +142,7 @@ export const rcvResumenConsultar = connectedAction({
     Effect.gen(function* () {
       const cache = yield* RcvCache
       const connectionId = ctx.connectionId
-      const [tipos, status] = yield* Effect.all([
-        cache.byType(connectionId, input.periodo, input.perspectiva),
-        scopeStatus(connectionId, { periodo: input.periodo, perspectiva: input.perspectiva })
-      ], { concurrency: 2 })
+      const { tipos, ...status } = yield* cache.summary(connectionId, input.periodo, input.perspectiva)
       if (status.sincronizacion === null) yield* notSynced(ctx, input.periodo, input.perspectiva, status.sincronizacionEnCurso !== null)
       const sign = (tipo: number) => (CREDIT_NOTES.has(tipo) ? -1 : 1)
       const sum = (field: "montoExento" | "montoNeto" | "montoIva" | "montoTotal") =>

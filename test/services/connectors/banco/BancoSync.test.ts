@@ -6,6 +6,7 @@ import { SyncOutput } from "../../../../schema/connectors/Sync.ts"
 import { rutDv } from "../../../../schema/upstream/Rut.ts"
 import { currentPeriodo, MESES_HISTORIA, monthBounds } from "../../../../services/connectors/banco/Periodo.ts"
 import { Executor } from "../../../../services/pipeline/Executor.ts"
+import { scopeKeyOf } from "../../../../services/sync/SyncJobs.ts"
 import { BancoSimulator } from "../../../../services/upstream/BancoSimulator.ts"
 import { formatPeriodo, parsePeriodo } from "../../../../services/upstream/CivilDate.ts"
 import { callContext, issuePrincipal } from "../../../support/TestLayers.ts"
@@ -137,6 +138,48 @@ layer(BancoTest, { excludeTestServices: true })("banco: sync a month, then read 
       assert.isAbove(result.trabajos[0]?.counts["movimientos"] ?? 0, 0)
       const sessions = (yield* (yield* BancoSimulator).sessions).filter((e) => e.rut === "76543210-3")
       assert.deepStrictEqual(sessions.map((e) => e.kind), ["start", "end", "start", "end"])
+    }))
+
+  it.effect("the status read beside the cache: the latest sync and the oldest under way for cuentas; the least recent of its months, and a sync under way among them, for a range", () =>
+    Effect.gen(function* () {
+      const { call, connectionId, principal } = yield* connected(`15783921-${rutDv(15783921)}`)
+      const sql = yield* SqlClient.SqlClient
+      const [older, newer] = [yield* monthsAgo(2), yield* monthsAgo(1)]
+      assert.strictEqual((yield* sync(call, older)).estado, "sincronizada")
+      assert.strictEqual((yield* sync(call, newer)).estado, "sincronizada")
+      const coverage = new Map(
+        (yield* sql<
+          { scopeKey: string; syncedAt: Date }
+        >`SELECT scope_key, synced_at FROM sync_coverage WHERE connection_id = ${connectionId}`)
+          .map((c) => [c.scopeKey, c.syncedAt.toISOString()])
+      )
+      const syncedAt = (periodo: string) => coverage.get(scopeKeyOf({ periodo }))
+      const cuentas = () => Effect.flatMap(call("banco.cuentas.consultar", {}), (r) => Schema.decodeUnknown(CuentasQueryOutput)(r.data))
+      const range = (desde: string, hasta: string) =>
+        Effect.flatMap(
+          call("banco.movimientos.consultar", { desde: monthBounds(desde)[0], hasta: monthBounds(hasta)[1], limit: 2 }),
+          (r) => Schema.decodeUnknown(MovimientosQueryOutput)(r.data)
+        )
+
+      assert.deepStrictEqual((yield* cuentas()).sincronizacion, { sincronizadoEn: syncedAt(newer)!, completo: true })
+      const both = yield* range(older, newer)
+      assert.strictEqual(both.movimientos.length, 2)
+      assert.deepStrictEqual([both.sincronizacion, both.sincronizacionEnCurso], [
+        { sincronizadoEn: syncedAt(older)!, completo: true },
+        null
+      ])
+      assert.deepStrictEqual((yield* range(newer, newer)).sincronizacion, { sincronizadoEn: syncedAt(newer)!, completo: true })
+
+      // a sync of the newer month under way (due far ahead, so no worker takes it while this runs)
+      yield* sql`INSERT INTO sync_jobs (id, connection_id, workspace_id, connector, scope_key, scope, state, run_after, progress)
+                 VALUES ('job_banco_status', ${connectionId}, ${principal.workspaceId}, 'banco', ${scopeKeyOf({ periodo: newer })},
+                         ${JSON.stringify({ periodo: newer })}::jsonb, 'en_cola', '2100-01-01', '{"done": 0, "total": 3}')`
+      const underWay = { trabajo: "job_banco_status", estado: "en_cola", progreso: { done: 0, total: 3 } }
+      assert.deepStrictEqual((yield* cuentas()).sincronizacionEnCurso, underWay)
+      assert.deepStrictEqual((yield* range(older, newer)).sincronizacionEnCurso, underWay)
+      assert.isNull((yield* range(older, older)).sincronizacionEnCurso, "the sync under way is of another month")
+      const beyond = yield* range(yield* monthsAgo(3), yield* monthsAgo(3))
+      assert.deepStrictEqual([beyond.movimientos, beyond.sincronizacion, beyond.sincronizacionEnCurso], [[], null, null])
     }))
 
   it.effect("before any sync the cache answers empty and says what to run", () =>
