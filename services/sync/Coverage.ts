@@ -39,14 +39,16 @@ export const latestStatusJoins = (sql: SqlClient.SqlClient, connectionId: string
                        WHERE connection_id = ${connectionId} AND state IN ('en_cola', 'sincronizando')
                        ORDER BY created_at, id LIMIT 1) j ON true`
 
+/** A timestamptz column as the ISO text `Date#toISOString` writes (UTC, milliseconds). */
+export const isoText = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+
 /**
  * The status columns of those joins, to go beside every row of a statement (a page or a summary joined to
  * them: one round trip, and one snapshot for the rows and the status they are read with), under the names
  * `StatusColumns` decodes: the sync's time comes as its ISO text, so that a value repeated down a page is
  * not parsed as a date once per row.
  */
-export const STATUS_COLUMNS = `to_char(c.synced_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "syncedAt", ` +
-  `c.completo, j.id AS "jobId", j.state AS "jobState", j.progress`
+export const STATUS_COLUMNS = `${isoText("c.synced_at")} AS "syncedAt", c.completo, j.id AS "jobId", j.state AS "jobState", j.progress`
 const decodeStatusColumns = Schema.decodeUnknown(StatusColumns)
 
 /** What `.consultar` answers about its scope (`statusOf`). */

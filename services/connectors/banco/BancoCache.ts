@@ -3,7 +3,7 @@ import { Effect, Option, Schema } from "effect"
 import { Account, AccountId, AccountType, Movement, MovementId } from "../../../schema/upstream/Banco.ts"
 import { Fecha } from "../../../schema/upstream/Fecha.ts"
 import { decodeHistory } from "../../sync/CacheHistory.ts"
-import { latestStatusJoins, STATUS_COLUMNS, StatusColumns, statusOf, statusOfRow } from "../../sync/Coverage.ts"
+import { isoText, latestStatusJoins, STATUS_COLUMNS, StatusColumns, statusOf, statusOfRow } from "../../sync/Coverage.ts"
 import { scopeKeyOf } from "../../sync/SyncJobs.ts"
 import { CuentasResource, MovimientosResource } from "./BancoResources.ts"
 import type { MovimientoCursor } from "./MovimientoCursor.ts"
@@ -88,16 +88,14 @@ export class BancoCache extends Effect.Service<BancoCache>()("brein/connectors/b
      */
     const movimientos = Effect.fn("BancoCache.movimientos")(function* (f: MovimientosFilter, periodos: ReadonlyArray<string>) {
       const keys = periodos.map((periodo) => scopeKeyOf({ periodo }))
-      const rows = yield* sql`SELECT c.keys AS "coveredKeys",
-                 to_char(c.oldest AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "syncedAt", c.completo,
+      const ofMonths = sql.in(keys)
+      const rows = yield* sql`SELECT c.keys AS "coveredKeys", ${sql.literal(isoText("c.oldest"))} AS "syncedAt", c.completo,
                  j.id AS "jobId", j.state AS "jobState", j.progress, m.*
           FROM (SELECT 1) one
           LEFT JOIN LATERAL (SELECT array_agg(scope_key) AS keys, min(synced_at) AS oldest, bool_and(completo) AS completo
-                             FROM sync_coverage WHERE connection_id = ${f.connectionId} AND scope_key IN ${sql.in(keys)}) c ON true
+                             FROM sync_coverage WHERE connection_id = ${f.connectionId} AND scope_key IN ${ofMonths}) c ON true
           LEFT JOIN LATERAL (SELECT id, state, progress FROM sync_jobs
-                             WHERE connection_id = ${f.connectionId} AND state IN ('en_cola', 'sincronizando') AND scope_key IN ${
-        sql.in(keys)
-      }
+                             WHERE connection_id = ${f.connectionId} AND state IN ('en_cola', 'sincronizando') AND scope_key IN ${ofMonths}
                              ORDER BY created_at, id LIMIT 1) j ON true
           LEFT JOIN LATERAL (
             SELECT id::float8 AS row_id, movement_id, account_id, periodo, to_char(post_date, 'YYYY-MM-DD') AS post_date,
