@@ -136,7 +136,10 @@ export const invalidInput = (error: ParseResult.ParseError) => {
   return InvalidInput.of(issues, total)
 }
 
-const NoFields = Schema.Record({ key: Schema.String, value: Schema.Never })
+const NoFields = Schema.Record({
+  key: Schema.String,
+  value: Schema.Never.annotations({ message: () => "is not a field this input accepts" })
+})
 const isEmptyStruct = (ast: SchemaAST.AST) =>
   SchemaAST.isTypeLiteral(ast) && ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0
 

@@ -45,9 +45,13 @@ const decodeMovimientos = Schema.decodeUnknown(Schema.Array(MovimientoRow))
 const CUENTA_COLUMNS = `account_id, type, name, official_name, number, currency, balance_available::float8 AS balance_available,
   balance_current::float8 AS balance_current, balance_limit::float8 AS balance_limit, version`
 
-/** What a page of movements says of its months: those covered, the least recent sync among them, and the sync under way. */
+/** What a page of movements says of its months: those covered, the least recent sync among them, the oldest sync under way and the months of every one. */
 const decodeCoverageOfMonths = Schema.decodeUnknown(
-  Schema.Struct({ ...StatusColumns.fields, coveredKeys: Schema.NullOr(Schema.Array(Schema.String)) })
+  Schema.Struct({
+    ...StatusColumns.fields,
+    coveredKeys: Schema.NullOr(Schema.Array(Schema.String)),
+    keysUnderWay: Schema.NullOr(Schema.Array(Schema.String))
+  })
 )
 
 export interface MovimientosFilter {
@@ -90,12 +94,13 @@ export class BancoCache extends Effect.Service<BancoCache>()("brein/connectors/b
       const keys = periodos.map((periodo) => scopeKeyOf({ periodo }))
       const ofMonths = sql.in(keys)
       const rows = yield* sql`SELECT c.keys AS "coveredKeys", ${sql.literal(isoText("c.oldest"))} AS "syncedAt", c.completo,
-                 j.id AS "jobId", j.state AS "jobState", j.progress, m.*
+                 j.id AS "jobId", j.state AS "jobState", j.progress, j.keys AS "keysUnderWay", m.*
           FROM (SELECT 1) one
           LEFT JOIN LATERAL (SELECT array_agg(scope_key) AS keys, min(synced_at) AS oldest, bool_and(completo) AS completo
                              FROM sync_coverage WHERE connection_id = ${f.connectionId} AND scope_key IN ${ofMonths}) c ON true
-          LEFT JOIN LATERAL (SELECT id, state, progress FROM sync_jobs
-                             WHERE connection_id = ${f.connectionId} AND state IN ('en_cola', 'sincronizando') AND scope_key IN ${ofMonths}
+          LEFT JOIN LATERAL (SELECT id, state, progress, keys FROM (
+                               SELECT id, state, progress, created_at, array_agg(scope_key) OVER () AS keys FROM sync_jobs
+                               WHERE connection_id = ${f.connectionId} AND state IN ('en_cola', 'sincronizando') AND scope_key IN ${ofMonths}) open
                              ORDER BY created_at, id LIMIT 1) j ON true
           LEFT JOIN LATERAL (
             SELECT id::float8 AS row_id, movement_id, account_id, periodo, to_char(post_date, 'YYYY-MM-DD') AS post_date,
@@ -109,11 +114,14 @@ export class BancoCache extends Effect.Service<BancoCache>()("brein/connectors/b
       const first = yield* decodeCoverageOfMonths(rows[0]).pipe(Effect.orDie)
       const covered = new Set(first.coveredKeys ?? [])
       const missing = periodos.filter((_, i) => !covered.has(keys[i]!))
+      const open = new Set(first.keysUnderWay ?? [])
       // Synced as of the least recent of its months, and complete when all of them are: once none is missing.
       const status = statusOf(first)
       return {
         rows: yield* decodeMovimientos(rows.filter((row) => row["rowId"] != null)).pipe(Effect.orDie),
         missing,
+        /** The months with a sync under way (queued or running). */
+        underWay: periodos.filter((_, i) => open.has(keys[i]!)),
         sincronizacion: missing.length > 0 ? null : status.sincronizacion,
         sincronizacionEnCurso: status.sincronizacionEnCurso
       }

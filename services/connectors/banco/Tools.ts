@@ -89,19 +89,30 @@ export const cuentasConsultar = connectedAction({
     })
 })
 
-const notSynced = (ctx: CallInfo, missing: ReadonlyArray<string>, enCurso: boolean) =>
+/** Months not synced say so; of those, the ones whose sync is under way say to wait on it rather than to sync them. */
+const notSynced = (ctx: CallInfo, missing: ReadonlyArray<string>, underWay: ReadonlyArray<string>) =>
   Effect.gen(function* () {
     const window = yield* syncablePeriodos
     const syncable = missing.filter((p) => p >= window.desde && p <= window.hasta)
+    const toSync = syncable.filter((p) => !underWay.includes(p))
+    const waiting = syncable.filter((p) => underWay.includes(p))
     const outside = missing.filter((p) => p < window.desde || p > window.hasta)
     yield* ctx.annotate({
       hint: [
         `Not synced: ${spans(missing)}. Movements absent from those months mean "not synced", not "no movements".`,
-        syncable.length > 0 ? `Run ${SYNC_TOOL} for ${spans(syncable)}, then consult again.` : "",
-        outside.length > 0 ? `${spans(outside)} cannot be synced: the bank shows ${window.desde} up to ${window.hasta}.` : "",
-        enCurso ? "A sync is under way (sincronizacionEnCurso): consult again when it ends." : ""
+        toSync.length > 0 ? `Run ${SYNC_TOOL} for ${spans(toSync)}, then consult again.` : "",
+        waiting.length > 0
+          ? `A sync of ${
+            spans(waiting)
+          } is under way (sincronizacionEnCurso): consult again when it ends, or wait on it with ${SYNC_TOOL} (it joins the sync under way).`
+          : "",
+        outside.length > 0 ? `${spans(outside)} cannot be synced: the bank shows ${window.desde} up to ${window.hasta}.` : ""
       ].filter((s) => s !== "").join(" "),
-      next_actions: syncable.map((periodo) => ({ tool: SYNC_TOOL, reason: `sync ${periodo} into the cache`, input: { periodo } }))
+      next_actions: syncable.map((periodo) => ({
+        tool: SYNC_TOOL,
+        reason: underWay.includes(periodo) ? `wait for the sync of ${periodo} under way to end` : `sync ${periodo} into the cache`,
+        input: { periodo }
+      }))
     })
   })
 
@@ -129,7 +140,7 @@ export const movimientosConsultar = connectedAction({
       const connectionId = ctx.connectionId
       const after = yield* decodeCursor(input.cursor)
       const periodos = periodosBetween(input.desde, input.hasta)
-      const { rows, missing, sincronizacion, sincronizacionEnCurso: enCurso } = yield* cache.movimientos({
+      const { rows, missing, underWay, sincronizacion, sincronizacionEnCurso: enCurso } = yield* cache.movimientos({
         connectionId,
         desde: input.desde,
         hasta: input.hasta,
@@ -139,7 +150,7 @@ export const movimientosConsultar = connectedAction({
       }, periodos)
       const page = rows.slice(0, input.limit)
       const history = input.incluirHistorial ? yield* cache.history(connectionId, page.map((r) => r.movementId)) : []
-      if (missing.length > 0) yield* notSynced(ctx, missing, enCurso !== null)
+      if (missing.length > 0) yield* notSynced(ctx, missing, underWay)
       if (input.cuenta !== undefined && page.length === 0 && missing.length < periodos.length) {
         const cuentas = yield* cache.cuentas(connectionId)
         if (!cuentas.some((c) => c.accountId === input.cuenta)) {

@@ -64,6 +64,10 @@ layer(Services)("Executor", (it) => {
         assert.strictEqual(error._tag, "InvalidInput")
         if (error._tag === "InvalidInput") assert.deepStrictEqual(error.issues.map((i) => i.path), [path])
       }
+      const unknownField = yield* Effect.flip(executor.call("annotated_answer", { page: 2 }, callContext(principal)))
+      if (unknownField._tag === "InvalidInput") {
+        assert.deepStrictEqual(unknownField.issues, [{ path: "input.page", message: "is not a field this input accepts" }])
+      }
     }))
 
   it.effect("an unknown tool is ToolNotFound", () =>

@@ -178,8 +178,21 @@ layer(BancoTest, { excludeTestServices: true })("banco: sync a month, then read 
       assert.deepStrictEqual((yield* cuentas()).sincronizacionEnCurso, underWay)
       assert.deepStrictEqual((yield* range(older, newer)).sincronizacionEnCurso, underWay)
       assert.isNull((yield* range(older, older)).sincronizacionEnCurso, "the sync under way is of another month")
-      const beyond = yield* range(yield* monthsAgo(3), yield* monthsAgo(3))
+      const [third, fourth] = [yield* monthsAgo(3), yield* monthsAgo(4)]
+      const beyond = yield* range(third, third)
       assert.deepStrictEqual([beyond.movimientos, beyond.sincronizacion, beyond.sincronizacionEnCurso], [[], null, null])
+
+      // a month never synced whose first sync is under way: wait on that one, sync the other
+      yield* sql`INSERT INTO sync_jobs (id, connection_id, workspace_id, connector, scope_key, scope, state, run_after, progress)
+                 VALUES ('job_banco_first', ${connectionId}, ${principal.workspaceId}, 'banco', ${scopeKeyOf({ periodo: third })},
+                         ${JSON.stringify({ periodo: third })}::jsonb, 'en_cola', '2100-01-01', '{"done": 0, "total": 3}')`
+      const waiting = yield* call("banco.movimientos.consultar", { desde: monthBounds(fourth)[0], hasta: monthBounds(third)[1] })
+      assert.deepStrictEqual((waiting.next_actions ?? []).map((a) => [a.input?.["periodo"], a.reason]), [
+        [fourth, `sync ${fourth} into the cache`],
+        [third, `wait for the sync of ${third} under way to end`]
+      ])
+      assert.include(waiting.hint, `Run banco.conexion.sincronizar for ${fourth}, then consult again.`)
+      assert.include(waiting.hint, `A sync of ${third} is under way`)
     }))
 
   it.effect("before any sync the cache answers empty and says what to run", () =>
