@@ -2,14 +2,7 @@ import { FileSystem, Path } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { Config, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { AuditKey, type Witness } from "../services/audit/AuditKey.ts"
-import { randomToken } from "../services/Crypto.ts"
-
-const decodeKey = (text: string) =>
-  Effect.filterOrDieMessage(
-    Effect.sync(() => Buffer.from(text.trim(), "base64")),
-    (key) => key.length >= 32,
-    "BREIN_AUDIT_KEY must be at least 32 bytes, base64-encoded (openssl rand -base64 32)"
-  )
+import { base64Key, randomToken } from "../services/Crypto.ts"
 
 const WitnessFile = Schema.parseJson(
   Schema.Record({ key: Schema.String, value: Schema.Struct({ seq: Schema.Number, signature: Schema.String }) })
@@ -37,7 +30,7 @@ export const auditKeyIn = (configured: Option.Option<Redacted.Redacted<string>>,
       }).pipe(
         Effect.flatMap(Option.match({
           onNone: () => Effect.succeedNone,
-          onSome: (text) => Effect.map(decodeKey(text), (key) => Option.some(Redacted.make(new Uint8Array(key))))
+          onSome: (text) => Effect.map(base64Key("BREIN_AUDIT_KEY", text), (key) => Option.some(Redacted.make(key)))
         }))
       )
       const generate = Effect.gen(function* () {

@@ -6,22 +6,16 @@ import { CursorKey } from "../services/catalog/mercado/CursorKey.ts"
 import { Market } from "../services/catalog/mercado/Market.ts"
 import { MarketSeed } from "../services/catalog/mercado/MarketSeed.ts"
 import { SealedCursor } from "../services/catalog/mercado/SealedCursor.ts"
+import { base64Key } from "../services/Crypto.ts"
 import { DatabaseLive } from "./Database.ts"
 import { seedOnStart } from "./Directory.ts"
-
-const configured = (text: string) =>
-  Effect.filterOrDieMessage(
-    Effect.sync(() => Buffer.from(text.trim(), "base64")),
-    (key) => key.length >= 32,
-    "BREIN_CURSOR_KEY must be at least 32 bytes, base64-encoded (openssl rand -base64 32)"
-  ).pipe(Effect.map((key) => Redacted.make(new Uint8Array(key))))
 
 /** BREIN_CURSOR_KEY if set; otherwise a key of its own derived from the audit key (which is never used as is). */
 export const CursorKeyLive = Layer.effect(
   CursorKey,
   Effect.gen(function* () {
     const given = yield* Config.option(Config.redacted("BREIN_CURSOR_KEY"))
-    if (Option.isSome(given)) return yield* configured(Redacted.value(given.value))
+    if (Option.isSome(given)) return Redacted.make(yield* base64Key("BREIN_CURSOR_KEY", Redacted.value(given.value)))
     const audit = yield* AuditKey
     const signing = yield* audit.forSigning
     const key = Option.isSome(signing) ? signing : yield* audit.forVerify

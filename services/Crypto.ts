@@ -19,3 +19,10 @@ export const randomToken = (bytes: number, encoding: "hex" | "base64" | "base64u
 
 /** A new secret: the prefix and 24 random bytes in base64url. */
 export const newSecret = (prefix: string) => Effect.sync(() => `${prefix}${randomToken(24)}`)
+
+/** A key given as base64 text (the value of `variable`): at least 32 bytes, or the process stops saying what to set. */
+export const base64Key = Effect.fn("Crypto.base64Key")(function* (variable: string, text: string) {
+  const key = new Uint8Array(Buffer.from(text.trim(), "base64"))
+  if (key.length < 32) return yield* Effect.dieMessage(`${variable} must be at least 32 bytes, base64-encoded (openssl rand -base64 32)`)
+  return key
+})

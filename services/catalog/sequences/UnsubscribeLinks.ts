@@ -2,7 +2,7 @@ import { Array as Arr, Config, Effect, Option, Redacted } from "effect"
 import { hkdfSync } from "node:crypto"
 import { UNSUBSCRIBE_PREFIX } from "../../../schema/http/Unsubscribe.ts"
 import { AuditKey } from "../../audit/AuditKey.ts"
-import { hmacSha256, sameHex } from "../../Crypto.ts"
+import { base64Key, hmacSha256, sameHex } from "../../Crypto.ts"
 import { PublicUrl } from "../../humans/PublicUrl.ts"
 
 /** Writes a recipient's unsubscribe link: the same for the same sequence and person, in the preview and in what is sent. */
@@ -15,13 +15,6 @@ const TOKEN = /^[0-9a-f]{32}$/
 const derived = (key: Uint8Array) => new Uint8Array(hkdfSync("sha256", key, "brein", INFO, 32))
 const tokenOf = (key: Uint8Array, sequenceId: string, personId: string) =>
   hmacSha256(key, `unsubscribe\n${sequenceId}\n${personId}`).slice(0, 32)
-
-const configuredKey = (text: string) =>
-  Effect.filterOrDieMessage(
-    Effect.sync(() => Buffer.from(text.trim(), "base64")),
-    (key) => key.length >= 32,
-    "BREIN_UNSUBSCRIBE_KEY must be at least 32 bytes, base64-encoded (openssl rand -base64 32)"
-  ).pipe(Effect.map((key) => derived(new Uint8Array(key))))
 
 /**
  * The unsubscribe links of sequence messages: `<BREIN_PUBLIC_URL>/u/<sequence>/<person>/<token>`, where the
@@ -39,7 +32,9 @@ export class UnsubscribeLinks extends Effect.Service<UnsubscribeLinks>()("brein/
     const publicUrl = yield* Effect.orDie(PublicUrl)
     const base = new URL(UNSUBSCRIBE_PREFIX.slice(1), publicUrl.href.replace(/\/?$/, "/")).href
     const given = yield* Effect.orDie(Config.option(Config.redacted("BREIN_UNSUBSCRIBE_KEY")))
-    const own = Option.isSome(given) ? Option.some(yield* configuredKey(Redacted.value(given.value))) : Option.none()
+    const own = Option.isSome(given)
+      ? Option.some(derived(yield* base64Key("BREIN_UNSUBSCRIBE_KEY", Redacted.value(given.value))))
+      : Option.none()
     const fromAudit = Effect.map(audit.forSigning, Option.map((signing) => derived(Redacted.value(signing))))
     // The first key writes; every key listed verifies.
     const keys = yield* Effect.cached(Effect.flatMap(fromAudit, (audited) => {

@@ -85,8 +85,8 @@ export class BancoCache extends Effect.Service<BancoCache>()("brein/connectors/b
     })
 
     /**
-     * A page of movements beside the coverage of the months it spans and the oldest sync under way among them, in
-     * one statement: what the page holds and what it says of its months come from one snapshot, so a month a
+     * A page of movements beside the coverage of the months it spans and the syncs under way among them (the
+     * oldest, and the months of every one), in one statement: what the page holds and what it says of its months come from one snapshot, so a month a
      * sync commits meanwhile is not called synced beside a page read before it (empty would then read as "no
      * movements"). A page of none is one row of that status alone.
      */

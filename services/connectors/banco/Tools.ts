@@ -89,6 +89,8 @@ export const cuentasConsultar = connectedAction({
     })
 })
 
+const WAIT_ON_IT = `consult again when it ends, or wait on it with ${SYNC_TOOL} (it joins the sync under way).`
+
 /** Months not synced say so; of those, the ones whose sync is under way say to wait on it rather than to sync them. */
 const notSynced = (ctx: CallInfo, missing: ReadonlyArray<string>, underWay: ReadonlyArray<string>) =>
   Effect.gen(function* () {
@@ -101,11 +103,7 @@ const notSynced = (ctx: CallInfo, missing: ReadonlyArray<string>, underWay: Read
       hint: [
         `Not synced: ${spans(missing)}. Movements absent from those months mean "not synced", not "no movements".`,
         toSync.length > 0 ? `Run ${SYNC_TOOL} for ${spans(toSync)}, then consult again.` : "",
-        waiting.length > 0
-          ? `A sync of ${
-            spans(waiting)
-          } is under way (sincronizacionEnCurso): consult again when it ends, or wait on it with ${SYNC_TOOL} (it joins the sync under way).`
-          : "",
+        waiting.length > 0 ? `A sync of ${spans(waiting)} is under way (sincronizacionEnCurso): ${WAIT_ON_IT}` : "",
         outside.length > 0 ? `${spans(outside)} cannot be synced: the bank shows ${window.desde} up to ${window.hasta}.` : ""
       ].filter((s) => s !== "").join(" "),
       next_actions: syncable.map((periodo) => ({
