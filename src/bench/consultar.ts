@@ -14,6 +14,7 @@ import { auditShapedRow, CREATE_AUDIT_SHAPED, INSERT_AUDIT_SHAPED } from "./Audi
 import { createKey, serveBrein } from "./Brein.ts"
 import { freePort } from "./Children.ts"
 import { cpuTimeMs } from "./CpuTime.ts"
+import { NodeFlags } from "./Settings.ts"
 import { sharedDatabase } from "./SharedDatabase.ts"
 
 const SCOPES = 200
@@ -25,11 +26,7 @@ const settings = Config.all({
   documents: Config.integer("BENCH_DOCUMENTS").pipe(Config.withDefault(quick ? 100_000 : 1_000_000)),
   requests: Config.integer("BENCH_REQUESTS").pipe(Config.withDefault(quick ? 600 : 2_000)),
   databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
-  /** Node flags for brein's server (e.g. --cpu-prof --cpu-prof-dir=…); the default is what `npm start` uses. */
-  nodeFlags: Config.string("BENCH_NODE_FLAGS").pipe(
-    Config.withDefault("--max-semi-space-size=64"),
-    Config.map((flags) => flags.split(/\s+/).filter((flag) => flag !== ""))
-  )
+  nodeFlags: NodeFlags
 })
 
 // 200 scopes (100 periods × ventas/compras) of equal size; a sync writes a scope's rows together, so

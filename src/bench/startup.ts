@@ -6,15 +6,13 @@ import * as Os from "node:os"
 import { LoggingLive } from "../../layers/Logging.ts"
 import { awaitHttp, type Child, ChildFailed, freePort, type NodeScript, runToEnd, spawn } from "./Children.ts"
 import { cpuTimeMs, exitedChildrenCpuTimeMs } from "./CpuTime.ts"
+import { NodeFlags } from "./Settings.ts"
 
 class NotHealthy extends Data.TaggedError("NotHealthy")<{ readonly status: number }> {}
 
 const settings = Config.all({
   runs: Config.integer("BENCH_RUNS").pipe(Config.withDefault(5)),
-  nodeFlags: Config.string("BENCH_NODE_FLAGS").pipe(
-    Config.withDefault("--max-semi-space-size=64"),
-    Config.map((flags) => flags.split(/\s+/).filter((flag) => flag !== ""))
-  )
+  nodeFlags: NodeFlags
 })
 
 const GOALS = { serve: 2_000, keys: 1_000 }
