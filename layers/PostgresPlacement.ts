@@ -1,4 +1,4 @@
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -12,10 +12,10 @@ export interface Placement {
   readonly runAs: Option.Option<RunAs>
 }
 
-const digest = (text: string) => sha256(text).slice(0, 16)
+export const digest = (text: string) => sha256(text).slice(0, 16)
 
-// Folders every user may enter; the first one root can write to holds what the postgres user must reach.
-const shelves = ["/var/lib/brein", Path.join(Os.tmpdir(), "brein-postgres")]
+/** Folders every user may enter; the first one root can write to holds what the postgres user must reach. */
+export const shelves = ["/var/lib/brein", Path.join(Os.tmpdir(), "brein-postgres")]
 
 const shelf = Effect.firstSuccessOf(shelves.map((folder) =>
   Effect.tryPromise(async () => {
@@ -51,32 +51,116 @@ const cannotReach = (what: string) =>
       `PostgreSQL will not run as root and its postgres user cannot reach ${what}: run brein as another user, or set DATABASE_URL to a PostgreSQL server`
   })
 
+/** Kept in the data folder asked for: where its database was put. A data folder made anew has none, so it gets a new database. */
+const MARKER = "relocated.json"
+const Relocation = Schema.parseJson(Schema.Struct({ directory: Schema.NonEmptyTrimmedString }))
+const decodeRelocation = Schema.decodeUnknown(Relocation)
+const encodeRelocation = Schema.encodeSync(Relocation)
+
+const unreadableMarker = (marker: string, cause: unknown) =>
+  new EmbeddedPostgresFailed({
+    message: `${marker} does not say where this data folder's database is: restore it, or remove it to start with a new database`,
+    cause
+  })
+
+const hasCode = (error: unknown, code: string) => typeof error === "object" && error !== null && "code" in error && error.code === code
+
+/** The database's folder as this data folder's marker records it, if it has one. */
+const recorded = Effect.fn("PostgresPlacement.recorded")(function* (directory: string) {
+  const marker = Path.join(directory, MARKER)
+  const text = yield* Effect.tryPromise(() => Fs.readFile(marker, "utf8")).pipe(
+    Effect.map(Option.some),
+    Effect.catchAll((error) =>
+      hasCode(error.error, "ENOENT") || hasCode(error.error, "ENOTDIR")
+        ? Effect.succeedNone
+        : Effect.fail(unreadableMarker(marker, error.error))
+    )
+  )
+  if (Option.isNone(text)) return Option.none<string>()
+  const relocation = yield* decodeRelocation(text.value).pipe(Effect.mapError((cause) => unreadableMarker(marker, cause)))
+  return Option.some(relocation.directory)
+})
+
+/** Writes the marker unless another start wrote one first; answers the folder the marker names. */
+const record = Effect.fn("PostgresPlacement.record")(function* (directory: string, relocated: string) {
+  const marker = Path.join(directory, MARKER)
+  const written = yield* Effect.tryPromise(async () => {
+    await Fs.mkdir(directory, { recursive: true, mode: 0o700 })
+    await Fs.writeFile(marker, encodeRelocation({ directory: relocated }), { flag: "wx", mode: 0o600 })
+  }).pipe(
+    Effect.as(true),
+    Effect.catchAll((error) =>
+      hasCode(error.error, "EEXIST")
+        ? Effect.succeed(false)
+        : Effect.fail(new EmbeddedPostgresFailed({ message: `cannot write ${marker}`, cause: error.error }))
+    )
+  )
+  if (written) return relocated
+  return yield* Effect.flatMap(
+    recorded(directory),
+    Option.match({ onNone: () => Effect.fail(unreadableMarker(marker, "removed meanwhile")), onSome: Effect.succeed })
+  )
+})
+
+/** The databases on the shelf made for the same path as `name` (a data folder since deleted); the caller says they are left. */
+const leftBehind = Effect.fn("PostgresPlacement.leftBehind")(function* (folder: string, name: string) {
+  const entries = yield* Effect.promise(() => Fs.readdir(folder).catch(() => []))
+  const candidates = entries.filter((entry) => entry === name || entry.startsWith(`${name}-`)).map((entry) =>
+    Path.join(folder, entry, "pg")
+  )
+  return yield* Effect.filter(candidates, (candidate) => exists(Path.join(candidate, "PG_VERSION")))
+})
+
+/**
+ * A new folder on the shelf for a data folder without a marker. Before markers a data folder's database
+ * was `data-<digest of its path>`; a data folder that was there before this start (it was not deleted)
+ * keeps that one. Otherwise the database is new, and any left by an earlier data folder of the same path
+ * is named in the log (its keys went with that folder: nothing here can use it).
+ */
+const relocate = Effect.fn("PostgresPlacement.relocate")(function* (folder: string, directory: string, dataFolderExisted: boolean) {
+  const name = `data-${digest(directory)}`
+  const legacy = Path.join(folder, name, "pg")
+  if (dataFolderExisted && (yield* exists(Path.join(legacy, "PG_VERSION")))) return yield* record(directory, legacy)
+  const left = yield* leftBehind(folder, name)
+  yield* Effect.forEach(
+    left,
+    (database) =>
+      Effect.logWarning("a database made for an earlier data folder at this path is left on the shelf: remove it to free its space").pipe(
+        Effect.annotateLogs({ asked: directory, left: database })
+      )
+  )
+  return yield* record(directory, Path.join(folder, `${name}-${randomToken(6, "hex")}`, "pg"))
+})
+
 /**
  * PostgreSQL refuses to run as root, so as root it runs as the postgres user, which cannot enter a
  * private folder (root's home is 0700). Whatever that user cannot reach (the binaries inside
  * node_modules, the data folder) is kept on a shelf it can reach instead: the binaries as a copy,
- * the data in a folder named after the data folder asked for, so every run finds the same one.
+ * the data in a folder of its own that a marker inside the data folder asked for names, so every run
+ * finds the same one, and a data folder deleted and made again starts with a new database.
  */
 export const place = Effect.fn("PostgresPlacement.place")(function* (shipped: Binaries, directory: string) {
   if (process.getuid?.() !== 0) return { binaries: shipped, directory, runAs: Option.none() } satisfies Placement
   const runAs = yield* postgresUser
+  const marked = yield* recorded(directory)
+  const dataFolderExisted = yield* exists(Path.dirname(directory))
   // The data folder holds secrets and is created private (0700): judge what it will be, not a parent that exists now.
   yield* Effect.tryPromise(() => Fs.mkdir(Path.dirname(directory), { recursive: true, mode: 0o700 })).pipe(Effect.ignore)
   const binariesReachable = yield* canExecute(initdbOf(shipped), runAs)
-  const dataReachable = yield* Effect.flatMap(nearestExisting(directory), (nearest) => canExecute(nearest, runAs))
+  const dataReachable = Option.isNone(marked) &&
+    (yield* Effect.flatMap(nearestExisting(directory), (nearest) => canExecute(nearest, runAs)))
   if (binariesReachable && dataReachable) return { binaries: shipped, directory, runAs: Option.some(runAs) } satisfies Placement
 
   const folder = yield* shelf
   const binaries = binariesReachable ? shipped : yield* copyBinaries(shipped, folder)
   if (!(yield* canExecute(initdbOf(binaries), runAs))) return yield* cannotReach(binaries.root)
-  const relocated = dataReachable ? directory : Path.join(folder, `data-${digest(directory)}`, "pg")
-  if (!dataReachable) {
-    yield* Effect.logInfo("the postgres user cannot reach the data folder: the database is kept where it can").pipe(
-      Effect.annotateLogs({ asked: directory, directory: relocated })
-    )
-    yield* Effect.tryPromise(() => Fs.mkdir(Path.dirname(relocated), { recursive: true, mode: 0o755 })).pipe(
-      Effect.mapError(() => cannotReach(directory))
-    )
-  }
+  if (dataReachable) return { binaries, directory, runAs: Option.some(runAs) } satisfies Placement
+  const relocated = Option.isSome(marked) ? marked.value : yield* relocate(folder, directory, dataFolderExisted)
+  yield* Effect.logInfo("the postgres user cannot reach the data folder: the database is kept where it can").pipe(
+    Effect.annotateLogs({ asked: directory, directory: relocated })
+  )
+  yield* Effect.tryPromise(() => Fs.mkdir(Path.dirname(relocated), { recursive: true, mode: 0o755 })).pipe(
+    Effect.mapError(() => cannotReach(directory))
+  )
   return { binaries, directory: relocated, runAs: Option.some(runAs) } satisfies Placement
 })

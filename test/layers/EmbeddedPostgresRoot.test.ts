@@ -4,17 +4,50 @@ import { NodeContext } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
 import { assert, describe, it } from "@effect/vitest"
 import type { Redacted } from "effect"
-import { Effect } from "effect"
+import { Effect, Logger } from "effect"
 import * as Path from "node:path"
 import { startEmbeddedPostgres } from "../../layers/EmbeddedPostgres.ts"
+import { digest, place, shelves } from "../../layers/PostgresPlacement.ts"
 import { shippedBinaries } from "../../layers/PostgresProcess.ts"
 
 const isRoot = process.getuid?.() === 0
 
-const selectOne = (url: Redacted.Redacted<string>) =>
-  Effect.scoped(Effect.flatMap(PgClient.make({ url }), (sql) => sql<{ one: number }>`SELECT 1 AS one`)).pipe(
-    Effect.provide(Reactivity.layer)
-  )
+const logged = (lines: Array<string>) =>
+  Logger.replace(Logger.defaultLogger, Logger.map(Logger.logfmtLogger, (line) => void lines.push(line)))
+
+/**
+ * Removes, when the test ends, what the shelves keep for `asked` (its databases) and for `binaries` (a
+ * copy). Added before any server starts, this runs after every server the test started has stopped.
+ */
+const shelvedRemovedAtEnd = (asked: string, binaries?: string) =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) => {
+    const ours = (entry: string) =>
+      entry.startsWith(`data-${digest(asked)}`) || (binaries !== undefined && entry === `postgres-${digest(binaries)}`)
+    const remove = Effect.forEach(shelves, (shelf) =>
+      fs.readDirectory(shelf).pipe(
+        Effect.flatMap(Effect.forEach((entry) => ours(entry) ? fs.remove(Path.join(shelf, entry), { recursive: true }) : Effect.void)),
+        Effect.ignore
+      ))
+    return Effect.addFinalizer(() => remove)
+  })
+
+/** A data folder inside a private (0700) home, as under /root: its database cannot stay in it. */
+const privateDataFolder = Effect.gen(function* () {
+  const fs = yield* FileSystem.FileSystem
+  const home = yield* fs.makeTempDirectoryScoped({ prefix: "brein-private-" })
+  yield* fs.chmod(home, 0o700)
+  const asked = Path.join(home, ".brein", "pg")
+  yield* shelvedRemovedAtEnd(asked)
+  return asked
+})
+
+const query = <A extends object>(url: Redacted.Redacted<string>, statement: string) =>
+  Effect.scoped(Effect.flatMap(PgClient.make({ url }), (sql) => sql.unsafe<A>(statement))).pipe(Effect.provide(Reactivity.layer))
+
+const selectOne = (url: Redacted.Redacted<string>) => query<{ one: number }>(url, "SELECT 1 AS one")
+
+const tableNamed = (url: Redacted.Redacted<string>) =>
+  query<{ name: string | null }>(url, "SELECT to_regclass('kept_from_the_first')::text AS name")
 
 // PostgreSQL runs as the postgres user only when brein runs as root; as any other user there is nothing to prove.
 describe.skipIf(!isRoot)("EmbeddedPostgres as root from a private (0700) folder (runs only as root)", () => {
@@ -29,17 +62,9 @@ describe.skipIf(!isRoot)("EmbeddedPostgres as root from a private (0700) folder 
       yield* fs.makeDirectory(Path.dirname(checkout), { recursive: true })
       yield* fs.copy(shipped.root, checkout)
       const asked = Path.join(home, "checkout", ".brein", "pg")
+      yield* shelvedRemovedAtEnd(asked, checkout)
 
-      const server = yield* startEmbeddedPostgres({ directory: asked, port: 0, binaries: { root: checkout } }).pipe(
-        Effect.tap((server) =>
-          Effect.addFinalizer(() =>
-            Effect.all([fs.remove(Path.dirname(server.directory), { recursive: true }), fs.remove(server.binaries, { recursive: true })])
-              .pipe(
-                Effect.ignore
-              )
-          )
-        )
-      )
+      const server = yield* startEmbeddedPostgres({ directory: asked, port: 0, binaries: { root: checkout } })
       assert.isTrue(server.owned)
       assert.isFalse(server.directory.startsWith(home), `the data must leave the private folder, got ${server.directory}`)
       assert.isFalse(server.binaries.startsWith(home), `the binaries must leave the private folder, got ${server.binaries}`)
@@ -48,6 +73,7 @@ describe.skipIf(!isRoot)("EmbeddedPostgres as root from a private (0700) folder 
       const again = yield* Effect.scoped(startEmbeddedPostgres({ directory: asked, port: 0, binaries: { root: checkout } }))
       assert.deepStrictEqual([again.directory, again.owned], [server.directory, false], "a second run finds the same relocated cluster")
     }).pipe(Effect.provide(NodeContext.layer)), { timeout: 120_000 })
+
   it.scopedLive(
     "relocates the data of a first start whose data folder does not exist yet in an open checkout",
     () =>
@@ -57,14 +83,91 @@ describe.skipIf(!isRoot)("EmbeddedPostgres as root from a private (0700) folder 
         const checkout = yield* fs.makeTempDirectoryScoped({ prefix: "brein-open-" })
         yield* fs.chmod(checkout, 0o755)
         const asked = Path.join(checkout, ".brein", "pg")
-        const server = yield* startEmbeddedPostgres({ directory: asked, port: 0 }).pipe(
-          Effect.tap((server) =>
-            Effect.addFinalizer(() => fs.remove(Path.dirname(server.directory), { recursive: true }).pipe(Effect.ignore))
-          )
-        )
+        yield* shelvedRemovedAtEnd(asked)
+        const server = yield* startEmbeddedPostgres({ directory: asked, port: 0 })
         assert.isFalse(server.directory.startsWith(checkout), `the data must leave the private data folder, got ${server.directory}`)
         assert.deepStrictEqual(yield* selectOne(server.url), [{ one: 1 }])
       }).pipe(Effect.provide(NodeContext.layer)),
     { timeout: 120_000 }
   )
+
+  it.scopedLive(
+    "a data folder deleted and made again gets a new database; the one left behind is named in the log",
+    () =>
+      Effect.gen(function* () {
+        const fs = yield* FileSystem.FileSystem
+        const asked = yield* privateDataFolder
+        const first = yield* Effect.scoped(
+          startEmbeddedPostgres({ directory: asked, port: 0 }).pipe(
+            Effect.tap((server) => query(server.url, "CREATE TABLE kept_from_the_first (id int)"))
+          )
+        )
+        assert.deepStrictEqual(JSON.parse(yield* fs.readFileString(Path.join(asked, "relocated.json"))), { directory: first.directory })
+
+        const found = yield* Effect.scoped(
+          startEmbeddedPostgres({ directory: asked, port: 0 }).pipe(
+            Effect.flatMap((again) => Effect.map(tableNamed(again.url), (rows) => ({ directory: again.directory, rows })))
+          )
+        )
+        assert.deepStrictEqual(
+          found,
+          { directory: first.directory, rows: [{ name: "kept_from_the_first" }] },
+          "the same data folder finds its database again"
+        )
+
+        yield* fs.remove(Path.dirname(asked), { recursive: true })
+        const lines: Array<string> = []
+        const second = yield* startEmbeddedPostgres({ directory: asked, port: 0 }).pipe(Effect.provide(logged(lines)))
+        assert.notStrictEqual(second.directory, first.directory)
+        assert.isTrue(second.owned)
+        assert.deepStrictEqual(yield* tableNamed(second.url), [{ name: null }], "the new data folder's database starts empty")
+        assert.isTrue(
+          lines.some((line) => line.includes("is left on the shelf") && line.includes(first.directory)),
+          `the log names the database left behind:\n${lines.join("\n")}`
+        )
+      }).pipe(Effect.provide(NodeContext.layer)),
+    { timeout: 120_000 }
+  )
+
+  it.scopedLive(
+    "a data folder from before markers keeps the database made for its path; a new one at that path does not",
+    () =>
+      Effect.gen(function* () {
+        const fs = yield* FileSystem.FileSystem
+        const shipped = yield* shippedBinaries
+        const asked = yield* privateDataFolder
+        // A data folder as an earlier release left it: its keys and no marker; its database on the shelf under the path's digest.
+        yield* fs.makeDirectory(Path.dirname(asked), { recursive: true })
+        yield* fs.chmod(Path.dirname(asked), 0o700)
+        yield* fs.writeFileString(Path.join(Path.dirname(asked), "secret.key"), "kept")
+        const shelf = Path.dirname(Path.dirname((yield* place(shipped, asked)).directory))
+        yield* fs.remove(Path.join(asked, "relocated.json"))
+        const legacy = Path.join(shelf, `data-${digest(asked)}`, "pg")
+        yield* fs.makeDirectory(legacy, { recursive: true })
+        yield* fs.writeFileString(Path.join(legacy, "PG_VERSION"), "18\n")
+
+        const kept = yield* place(shipped, asked)
+        assert.strictEqual(kept.directory, legacy, "the data folder that was there keeps its database")
+        assert.deepStrictEqual(JSON.parse(yield* fs.readFileString(Path.join(asked, "relocated.json"))), { directory: legacy })
+
+        yield* fs.remove(Path.dirname(asked), { recursive: true })
+        const lines: Array<string> = []
+        const fresh = yield* place(shipped, asked).pipe(Effect.provide(logged(lines)))
+        assert.notStrictEqual(fresh.directory, legacy, "a data folder made anew does not take the old database")
+        assert.isTrue(lines.some((line) => line.includes("is left on the shelf") && line.includes(legacy)), lines.join("\n"))
+      }).pipe(Effect.provide(NodeContext.layer)),
+    { timeout: 60_000 }
+  )
+
+  it.scopedLive("a marker that does not name a folder stops the start saying what to do", () =>
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const asked = yield* privateDataFolder
+      yield* fs.makeDirectory(asked, { recursive: true })
+      yield* fs.writeFileString(Path.join(asked, "relocated.json"), "{\"directory\": 3}")
+      const failed = yield* Effect.flip(place(yield* shippedBinaries, asked))
+      assert.strictEqual(failed._tag, "EmbeddedPostgresFailed")
+      assert.include(failed.message, "relocated.json does not say where this data folder's database is")
+      assert.include(failed.message, "remove it to start with a new database")
+    }).pipe(Effect.provide(NodeContext.layer)))
 })
