@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { AuditUnavailable, UnsubscribeLinkUnknown } from "../Errors.ts"
+import { UNKNOWN_LINK_PAGE } from "./UnsubscribePages.ts"
 
 /** Where a recipient's unsubscribe link points; every message of a sequence carries one (`{{unsubscribe}}`). */
 export const UNSUBSCRIBE_PREFIX = "/u/"
@@ -18,12 +19,30 @@ export const UnsubscribeForm = Schema.Struct({
 
 export const Html = HttpApiSchema.Text({ contentType: "text/html; charset=utf-8" })
 
+/**
+ * `UnsubscribeLinkUnknown` as the recipient sees it: a page in their language, not the JSON error an
+ * API client reads (the handler fails with the typed error; this is how the endpoint writes it).
+ */
+export const UnsubscribeLinkUnknownPage = HttpApiSchema.withEncoding(
+  Schema.transform(Schema.String, Schema.typeSchema(UnsubscribeLinkUnknown), {
+    strict: true,
+    decode: () => UnsubscribeLinkUnknown.of(),
+    encode: () => UNKNOWN_LINK_PAGE
+  }),
+  { kind: "Text", contentType: "text/html; charset=utf-8" }
+).annotations(
+  HttpApiSchema.annotations({
+    status: 404,
+    description: "UnsubscribeLinkUnknown: a page saying the link is not valid and nothing was changed"
+  })
+)
+
 export class UnsubscribeGroup extends HttpApiGroup.make("unsubscribe")
   .add(
     HttpApiEndpoint.get("page", "/u/:sequence/:person/:token")
       .setPath(UnsubscribePath)
       .addSuccess(Html)
-      .addError(UnsubscribeLinkUnknown)
+      .addError(UnsubscribeLinkUnknownPage)
       .annotate(
         OpenApi.Summary,
         "A recipient's unsubscribe page: asks them to confirm with one button; opening it changes nothing (mail scanners open links)"
@@ -34,7 +53,7 @@ export class UnsubscribeGroup extends HttpApiGroup.make("unsubscribe")
       .setPath(UnsubscribePath)
       .setPayload(UnsubscribeForm)
       .addSuccess(Html)
-      .addError(UnsubscribeLinkUnknown)
+      .addError(UnsubscribeLinkUnknownPage)
       .addError(AuditUnavailable)
       .annotate(
         OpenApi.Summary,

@@ -3,30 +3,10 @@ import { Clock, Effect, Option } from "effect"
 import { UnsubscribeLinkUnknown } from "../../schema/Errors.ts"
 import { BreinApi } from "../../schema/http/Api.ts"
 import type { UnsubscribePath } from "../../schema/http/Unsubscribe.ts"
+import { CONFIRM_PAGE, DONE_PAGE } from "../../schema/http/UnsubscribePages.ts"
 import { ChangeAudit } from "../../services/audit/ChangeAudit.ts"
 import { UnsubscribeLinks } from "../../services/catalog/sequences/UnsubscribeLinks.ts"
 import { DispatchStore } from "../../services/sequences/DispatchStore.ts"
-
-const page = (title: string, body: string) =>
-  `<!doctype html>
-<html lang="es"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex"><title>${title}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;line-height:1.5}button{font-size:1rem;padding:.6rem 1.2rem;cursor:pointer}</style>
-</head><body>${body}</body></html>
-`
-
-// Nothing of the request is written into the pages: they are the same for every link.
-const CONFIRM = page(
-  "Darse de baja",
-  `<h1>¿Dejar de recibir estos correos?</h1>
-<p>Confirma y no te volveremos a escribir desde esta secuencia ni desde las demás de este remitente.</p>
-<form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Darme de baja</button></form>`
-)
-const DONE = page(
-  "Listo",
-  `<h1>Listo: te diste de baja</h1>
-<p>No recibirás más correos de este remitente. Si fue un error, respóndele a quien te escribió.</p>`
-)
 
 type Path = typeof UnsubscribePath.Type
 
@@ -44,7 +24,7 @@ export const UnsubscribeLive = HttpApiBuilder.group(BreinApi, "unsubscribe", (ha
       Effect.filterOrFail(links.verify(path.sequence, path.person, path.token), (valid) => valid, () => UnsubscribeLinkUnknown.of())
 
     return handlers
-      .handle("page", ({ path }) => Effect.as(known(path), CONFIRM))
+      .handle("page", ({ path }) => Effect.as(known(path), CONFIRM_PAGE))
       .handle("unsubscribe", ({ path }) =>
         Effect.gen(function* () {
           yield* known(path)
@@ -68,6 +48,6 @@ export const UnsubscribeLive = HttpApiBuilder.group(BreinApi, "unsubscribe", (ha
             })
           )
           if (Option.isNone(done)) return yield* UnsubscribeLinkUnknown.of()
-          return DONE
+          return DONE_PAGE
         }))
   }))
