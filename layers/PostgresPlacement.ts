@@ -136,8 +136,8 @@ const relocate = Effect.fn("PostgresPlacement.relocate")(function* (folder: stri
  * PostgreSQL refuses to run as root, so as root it runs as the postgres user, which cannot enter a
  * private folder (root's home is 0700). Whatever that user cannot reach (the binaries inside
  * node_modules, the data folder) is kept on a shelf it can reach instead: the binaries as a copy,
- * the data in a folder of its own that a marker inside the data folder asked for names, so every run
- * finds the same one, and a data folder deleted and made again starts with a new database.
+ * the data in a folder of its own, named by a marker the data folder keeps (`pg/relocated.json`): every
+ * run finds the same one, and a data folder deleted and made again starts with a new database.
  */
 export const place = Effect.fn("PostgresPlacement.place")(function* (shipped: Binaries, directory: string) {
   if (process.getuid?.() !== 0) return { binaries: shipped, directory, runAs: Option.none() } satisfies Placement
