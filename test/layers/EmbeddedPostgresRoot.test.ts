@@ -7,29 +7,14 @@ import type { Redacted } from "effect"
 import { Effect, Logger } from "effect"
 import * as Path from "node:path"
 import { startEmbeddedPostgres } from "../../layers/EmbeddedPostgres.ts"
-import { digest, place, shelves } from "../../layers/PostgresPlacement.ts"
+import { digest, place } from "../../layers/PostgresPlacement.ts"
 import { shippedBinaries } from "../../layers/PostgresProcess.ts"
+import { shelvedRemovedAtEnd } from "../support/Shelf.ts"
 
 const isRoot = process.getuid?.() === 0
 
 const logged = (lines: Array<string>) =>
   Logger.replace(Logger.defaultLogger, Logger.map(Logger.logfmtLogger, (line) => void lines.push(line)))
-
-/**
- * Removes, when the test ends, what the shelves keep for `asked` (its databases) and for `binaries` (a
- * copy). Added before any server starts, this runs after every server the test started has stopped.
- */
-const shelvedRemovedAtEnd = (asked: string, binaries?: string) =>
-  Effect.flatMap(FileSystem.FileSystem, (fs) => {
-    const ours = (entry: string) =>
-      entry.startsWith(`data-${digest(asked)}`) || (binaries !== undefined && entry === `postgres-${digest(binaries)}`)
-    const remove = Effect.forEach(shelves, (shelf) =>
-      fs.readDirectory(shelf).pipe(
-        Effect.flatMap(Effect.forEach((entry) => ours(entry) ? fs.remove(Path.join(shelf, entry), { recursive: true }) : Effect.void)),
-        Effect.ignore
-      ))
-    return Effect.addFinalizer(() => remove)
-  })
 
 /** A data folder inside a private (0700) home, as under /root: its database cannot stay in it. */
 const privateDataFolder = Effect.gen(function* () {

@@ -1,7 +1,9 @@
 import { Command, FileSystem } from "@effect/platform"
 import { Effect, Redacted, Stream } from "effect"
 import * as Net from "node:net"
+import * as Path from "node:path"
 import { breinCommand } from "../../support/Bin.ts"
+import { shelvedRemovedAtEnd } from "../../support/Shelf.ts"
 
 const collect = <E>(stream: Stream.Stream<Uint8Array, E>) => stream.pipe(Stream.decodeText(), Stream.mkString)
 
@@ -22,8 +24,12 @@ export const runBrein = (env: Readonly<Record<string, string>>, ...args: Array<s
     return { stdout, stderr, exitCode: Number(exitCode) } satisfies Run
   }).pipe(Effect.scoped)
 
-/** A data folder of its own for one run. */
-export const tempDataDir = Effect.flatMap(FileSystem.FileSystem, (fs) => fs.makeTempDirectoryScoped({ prefix: "brein-cli-" }))
+/** A data folder of its own for one run; an embedded database it made on a shelf (as root) goes with it. */
+export const tempDataDir = Effect.gen(function* () {
+  const dataDir = yield* (yield* FileSystem.FileSystem).makeTempDirectoryScoped({ prefix: "brein-cli-" })
+  yield* shelvedRemovedAtEnd(Path.join(dataDir, "pg"))
+  return dataDir
+})
 
 export const databaseEnv = (url: Redacted.Redacted<string>, dataDir: string) => ({
   DATABASE_URL: Redacted.value(url),
