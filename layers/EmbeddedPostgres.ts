@@ -3,7 +3,7 @@ import { NodeContext } from "@effect/platform-node"
 import { Config, Context, Data, Duration, Effect, Layer, Option, Queue, Redacted, Schedule } from "effect"
 import * as Net from "node:net"
 import { place, type Placement } from "./PostgresPlacement.ts"
-import { type Binaries, EmbeddedPostgresFailed, initdb, shippedBinaries, startPostgres } from "./PostgresProcess.ts"
+import { type Binaries, EmbeddedPostgresFailed, hasCode, initdb, shippedBinaries, startPostgres } from "./PostgresProcess.ts"
 
 export { EmbeddedPostgresFailed }
 
@@ -41,8 +41,6 @@ const parsePostmaster = (text: string) => {
     ? Option.some({ pid, port, status: (lines[7] ?? "").trim() })
     : Option.none()
 }
-
-const hasCode = (cause: unknown, code: string) => typeof cause === "object" && cause !== null && "code" in cause && cause.code === code
 
 const isPostgresProcess = Effect.fn("EmbeddedPostgres.isPostgresProcess")(function* (pid: number) {
   const alive = yield* Effect.try({ try: () => process.kill(pid, 0), catch: (cause) => cause }).pipe(

@@ -3,7 +3,7 @@ import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { randomToken, sha256 } from "../services/Crypto.ts"
-import { type Binaries, canExecute, EmbeddedPostgresFailed, initdbOf, postgresUser, type RunAs } from "./PostgresProcess.ts"
+import { type Binaries, canExecute, EmbeddedPostgresFailed, hasCode, initdbOf, postgresUser, type RunAs } from "./PostgresProcess.ts"
 
 /** Where the server runs from: its binaries, its data folder, and the user it runs as (root only). */
 export interface Placement {
@@ -62,8 +62,6 @@ const unreadableMarker = (marker: string, cause: unknown) =>
     message: `${marker} does not say where this data folder's database is: restore it, or remove it to start with a new database`,
     cause
   })
-
-const hasCode = (error: unknown, code: string) => typeof error === "object" && error !== null && "code" in error && error.code === code
 
 /** The database's folder as this data folder's marker records it, if it has one. */
 const recorded = Effect.fn("PostgresPlacement.recorded")(function* (directory: string) {

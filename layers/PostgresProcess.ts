@@ -4,6 +4,10 @@ import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
 
+/** Whether a failure of a Node call carries this system error code (`ENOENT`, `EPERM`, …). */
+export const hasCode = (cause: unknown, code: string) =>
+  typeof cause === "object" && cause !== null && "code" in cause && cause.code === code
+
 export class EmbeddedPostgresFailed extends Data.TaggedError("EmbeddedPostgresFailed")<{
   readonly message: string
   readonly cause?: unknown
