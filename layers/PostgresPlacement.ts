@@ -127,7 +127,30 @@ const relocate = Effect.fn("PostgresPlacement.relocate")(function* (folder: stri
         Effect.annotateLogs({ asked: directory, left: database })
       )
   )
-  return yield* record(directory, Path.join(folder, `${name}-${randomToken(6, "hex")}`, "pg"))
+  // The database's own folder exists before the marker names it: a marker that names a missing folder means the database is gone.
+  const own = Path.join(folder, `${name}-${randomToken(6, "hex")}`)
+  yield* Effect.tryPromise(() => Fs.mkdir(own, { mode: 0o755 })).pipe(
+    Effect.mapError((cause) => new EmbeddedPostgresFailed({ message: `cannot create ${own}`, cause }))
+  )
+  const relocated = yield* record(directory, Path.join(own, "pg"))
+  // another start wrote the marker first: its database is the one
+  if (relocated !== Path.join(own, "pg")) yield* Effect.promise(() => Fs.rm(own, { recursive: true, force: true }))
+  return relocated
+})
+
+/**
+ * The database the marker names, if it is there. Its folder on the shelf is made before the marker is
+ * written, so a missing one was removed since (a shelf wiped, a container made anew without it): starting
+ * a new, empty database in its place would silently pair this data folder's keys with nothing.
+ */
+const stillThere = Effect.fn("PostgresPlacement.stillThere")(function* (directory: string, relocated: string) {
+  if (yield* exists(Path.dirname(relocated))) return relocated
+  return yield* new EmbeddedPostgresFailed({
+    message: `${Path.join(directory, MARKER)} says this data folder's database is kept in ${relocated}, and it is gone: ` +
+      `restore it there (from a backup, or the volume that held it), or delete the data folder ${
+        Path.dirname(directory)
+      } to start over with a new database`
+  })
 })
 
 /**
@@ -153,7 +176,9 @@ export const place = Effect.fn("PostgresPlacement.place")(function* (shipped: Bi
   const binaries = binariesReachable ? shipped : yield* copyBinaries(shipped, folder)
   if (!(yield* canExecute(initdbOf(binaries), runAs))) return yield* cannotReach(binaries.root)
   if (dataReachable) return { binaries, directory, runAs: Option.some(runAs) } satisfies Placement
-  const relocated = Option.isSome(marked) ? marked.value : yield* relocate(folder, directory, dataFolderExisted)
+  const relocated = Option.isSome(marked)
+    ? yield* stillThere(directory, marked.value)
+    : yield* relocate(folder, directory, dataFolderExisted)
   yield* Effect.logInfo("the postgres user cannot reach the data folder: the database is kept where it can").pipe(
     Effect.annotateLogs({ asked: directory, directory: relocated })
   )

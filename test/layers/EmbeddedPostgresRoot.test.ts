@@ -35,7 +35,7 @@ const tableNamed = (url: Redacted.Redacted<string>) =>
   query<{ name: string | null }>(url, "SELECT to_regclass('kept_from_the_first')::text AS name")
 
 // PostgreSQL runs as the postgres user only when brein runs as root; as any other user there is nothing to prove.
-describe.skipIf(!isRoot)("EmbeddedPostgres as root from a private (0700) folder (runs only as root)", () => {
+describe.skipIf(!isRoot)("EmbeddedPostgres as root, which runs it as the postgres user (runs only as root)", () => {
   it.scopedLive("keeps the binaries and the data where the postgres user can reach them, and starts", () =>
     Effect.gen(function* () {
       const fs = yield* FileSystem.FileSystem
@@ -71,6 +71,25 @@ describe.skipIf(!isRoot)("EmbeddedPostgres as root from a private (0700) folder 
         yield* shelvedRemovedAtEnd(asked)
         const server = yield* startEmbeddedPostgres({ directory: asked, port: 0 })
         assert.isFalse(server.directory.startsWith(checkout), `the data must leave the private data folder, got ${server.directory}`)
+        assert.deepStrictEqual(yield* selectOne(server.url), [{ one: 1 }])
+      }).pipe(Effect.provide(NodeContext.layer)),
+    { timeout: 120_000 }
+  )
+
+  it.scopedLive(
+    "keeps the database inside a data folder that exists and is open, as a container's volume mounted at it",
+    () =>
+      Effect.gen(function* () {
+        const fs = yield* FileSystem.FileSystem
+        const app = yield* fs.makeTempDirectoryScoped({ prefix: "brein-open-" })
+        yield* fs.chmod(app, 0o755)
+        const volume = Path.join(app, ".brein")
+        yield* fs.makeDirectory(volume, { mode: 0o755 })
+        const asked = Path.join(volume, "pg")
+        yield* shelvedRemovedAtEnd(asked)
+        const server = yield* startEmbeddedPostgres({ directory: asked, port: 0 })
+        assert.strictEqual(server.directory, asked, "the database stays in the data folder")
+        assert.isFalse(yield* fs.exists(Path.join(asked, "relocated.json")))
         assert.deepStrictEqual(yield* selectOne(server.url), [{ one: 1 }])
       }).pipe(Effect.provide(NodeContext.layer)),
     { timeout: 120_000 }
@@ -142,6 +161,37 @@ describe.skipIf(!isRoot)("EmbeddedPostgres as root from a private (0700) folder 
         assert.isTrue(lines.some((line) => line.includes("is left on the shelf") && line.includes(legacy)), lines.join("\n"))
       }).pipe(Effect.provide(NodeContext.layer)),
     { timeout: 60_000 }
+  )
+
+  it.scopedLive(
+    "a database removed from the shelf stops the start, where a new empty one would pair the data folder's keys with nothing",
+    () =>
+      Effect.gen(function* () {
+        const fs = yield* FileSystem.FileSystem
+        const asked = yield* privateDataFolder
+        const first = yield* Effect.scoped(
+          startEmbeddedPostgres({ directory: asked, port: 0 }).pipe(
+            Effect.tap((server) => query(server.url, "CREATE TABLE kept_from_the_first (id int)"))
+          )
+        )
+        const marker = yield* fs.readFileString(Path.join(asked, "relocated.json"))
+        // the shelf wiped (a reboot of a temporary shelf, a container made anew with only the data folder's volume)
+        yield* fs.remove(Path.dirname(first.directory), { recursive: true })
+
+        const failed = yield* Effect.flip(startEmbeddedPostgres({ directory: asked, port: 0 }))
+        assert.strictEqual(failed._tag, "EmbeddedPostgresFailed")
+        assert.include(failed.message, `says this data folder's database is kept in ${first.directory}, and it is gone`)
+        assert.include(failed.message, `or delete the data folder ${Path.dirname(asked)} to start over`)
+        assert.isFalse(yield* fs.exists(Path.dirname(first.directory)), "no database was made in its place")
+        assert.strictEqual(yield* fs.readFileString(Path.join(asked, "relocated.json")), marker, "the marker is left as it was")
+
+        // what the message says to do works
+        yield* fs.remove(Path.dirname(asked), { recursive: true })
+        const fresh = yield* startEmbeddedPostgres({ directory: asked, port: 0 })
+        assert.notStrictEqual(fresh.directory, first.directory)
+        assert.deepStrictEqual(yield* tableNamed(fresh.url), [{ name: null }])
+      }).pipe(Effect.provide(NodeContext.layer)),
+    { timeout: 120_000 }
   )
 
   it.scopedLive("a marker that does not name a folder stops the start saying what to do", () =>
