@@ -6,7 +6,7 @@ export const TOOL_ID_MAX = 128
 
 export const ToolId = Schema.String.pipe(
   Schema.maxLength(TOOL_ID_MAX),
-  Schema.pattern(TOOL_ID_PATTERN, { message: () => "a tool id looks like core.timestamp.now" }),
+  Schema.pattern(TOOL_ID_PATTERN, { message: () => "must be a tool id like core.timestamp.now" }),
   Schema.brand("ToolId")
 )
 export type ToolId = typeof ToolId.Type
@@ -21,7 +21,7 @@ export const CONNECTION_ID_MAX = 64
 
 export const ConnectionId = Schema.String.pipe(
   Schema.maxLength(CONNECTION_ID_MAX),
-  Schema.pattern(/^conn_[A-Za-z0-9]+$/, { message: () => "a connection id looks like conn_…" }),
+  Schema.pattern(/^conn_[A-Za-z0-9]+$/, { message: () => "must be a connection id (conn_…)" }),
   Schema.brand("ConnectionId")
 )
 export type ConnectionId = typeof ConnectionId.Type

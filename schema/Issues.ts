@@ -50,6 +50,25 @@ const shown = (actual: string) => {
 const LENGTH = /^a string (at most|at least) (\d+) character\(s\) long$/
 const EXPECTED = /^Expected ([\s\S]*?), actual ([\s\S]*)$/
 
+/** Effect's names for the kinds of value, as a caller who sent JSON reads them. */
+const KINDS: Readonly<Record<string, string>> = {
+  string: "a string",
+  number: "a number",
+  boolean: "a boolean",
+  Struct: "a JSON object",
+  object: "a JSON object",
+  ReadonlyArray: "an array",
+  Array: "an array"
+}
+
+/** What was expected, without the schema's internals (`Struct (Encoded side)`, a struct's whole type). */
+const named = (expected: string) => {
+  const bare = expected.replace(/ \((Encoded|Type) side\)$/, "")
+  if (bare.startsWith("{")) return "a JSON object"
+  if (/^ReadonlyArray<|^Array<|^readonly \[/.test(bare)) return "an array"
+  return KINDS[bare] ?? clip(bare, MAX_MESSAGE)
+}
+
 const sentence = (message: string): { readonly expected?: string; readonly actual?: string; readonly text: string } => {
   const match = EXPECTED.exec(message)
   if (match === null) {
@@ -59,7 +78,7 @@ const sentence = (message: string): { readonly expected?: string; readonly actua
     if (decode !== null) return { text: `must be ${decode[2] ?? "valid"}, got ${shown(decode[1] ?? "")}` }
     return { text: clip(message, MAX_MESSAGE) }
   }
-  const expected = (match[1] ?? "").startsWith("{") ? "a JSON object" : clip(match[1] ?? "", MAX_MESSAGE)
+  const expected = named(match[1] ?? "")
   const actual = match[2] ?? ""
   const length = LENGTH.exec(expected)
   const text = parseString(actual)

@@ -3,11 +3,11 @@ import { Schema } from "effect"
 export const CRM_MAX_IDS = 100
 
 export const CompanyDirectoryId = Schema.String.pipe(
-  Schema.pattern(/^co_[A-Za-z0-9_-]{1,60}$/, { message: () => "a company id of the directory looks like co_…" })
+  Schema.pattern(/^co_[A-Za-z0-9_-]{1,60}$/, { message: () => "must be a company id of the directory (co_…)" })
 ).annotations({ description: "A company of the directory (co_…)" })
 
 export const PersonDirectoryId = Schema.String.pipe(
-  Schema.pattern(/^pe_[A-Za-z0-9_-]{1,60}$/, { message: () => "a person id of the directory looks like pe_…" })
+  Schema.pattern(/^pe_[A-Za-z0-9_-]{1,60}$/, { message: () => "must be a person id of the directory (pe_…)" })
 ).annotations({ description: "A person of the directory (pe_…)" })
 
 const CompanyIds = Schema.Array(CompanyDirectoryId).pipe(Schema.maxItems(CRM_MAX_IDS))
@@ -21,7 +21,7 @@ export const CrmRecordsInput = Schema.Struct({
 }).pipe(
   Schema.filter((input) => {
     const n = (input.company_ids?.length ?? 0) + (input.person_ids?.length ?? 0)
-    if (n === 0) return { path: ["company_ids"], message: "give at least one id in company_ids or person_ids" }
+    if (n === 0) return { path: ["company_ids"], message: "must have at least one id, here or in person_ids" }
     if (n > CRM_MAX_IDS) return { path: ["person_ids"], message: `at most ${CRM_MAX_IDS} ids in all (${n} given)` }
     return true
   })

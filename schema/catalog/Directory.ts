@@ -59,13 +59,13 @@ export type Department = typeof Department.Type
 
 export const CompanyId = Schema.String.pipe(Schema.pattern(/^co_[a-z0-9]{1,40}$/), Schema.brand("CompanyId")).annotations({
   description: "A company of the directory (co_…)",
-  message: () => ({ message: "a company id looks like co_… (from companies_search)", override: true })
+  message: () => ({ message: "must be a company id (co_…, from companies_search)", override: true })
 })
 export type CompanyId = typeof CompanyId.Type
 
 export const PersonId = Schema.String.pipe(Schema.pattern(/^pe_[a-z0-9]{1,40}$/), Schema.brand("PersonId")).annotations({
   description: "A person of the directory (pe_…)",
-  message: () => ({ message: "a person id looks like pe_… (from people_search)", override: true })
+  message: () => ({ message: "must be a person id (pe_…, from people_search)", override: true })
 })
 export type PersonId = typeof PersonId.Type
 

@@ -24,7 +24,7 @@ const Cursor = Schema.optionalWith(
   { exact: true }
 )
 
-const LENGTH_MESSAGE = { message: () => "expected 2 to 100 characters" }
+const LENGTH_MESSAGE = { message: () => "must be 2 to 100 characters" }
 
 /** Words to search by: 2 to 100 characters once trimmed (the length's own message; anything not a string says so). */
 export const Words = (description: string) =>

@@ -28,5 +28,5 @@ export const MarketSector = Schema.Literal(...MARKET_SECTOR_KEYS).annotations({
 /** A sector as a tool takes it: spaces and case ignored, one of the closed list, else refused naming the list. */
 export const SectorInput = Schema.compose(Schema.compose(Schema.Trim, Schema.Lowercase), MarketSector).annotations({
   description: `A supplier sector: ${MARKET_SECTOR_KEYS.join(", ")}`,
-  message: () => ({ message: `expected a sector: one of ${MARKET_SECTOR_KEYS.join(", ")}`, override: true })
+  message: () => ({ message: `must be a sector: one of ${MARKET_SECTOR_KEYS.join(", ")}`, override: true })
 })

@@ -35,7 +35,7 @@ import {
 const Clave = cased(
   "upper",
   Schema.String.pipe(Schema.pattern(/^[0-9A-Z]{5,12}$/)).annotations({
-    message: () => ({ message: "expected a buying unit's key (CLAVEUC), e.g. 019GYR047", override: true })
+    message: () => ({ message: "must be a buying unit's key (CLAVEUC), e.g. 019GYR047", override: true })
   })
 )
 const Agency = cased("upper", Schema.String.pipe(Schema.minLength(2), Schema.maxLength(20)))

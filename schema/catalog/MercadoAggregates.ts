@@ -22,7 +22,7 @@ export const optional = <A, I>(schema: Schema.Schema<A, I>, description: string)
   Schema.optionalWith(schema, { exact: true }).annotations({ description })
 
 export const between = <A, I>(array: Schema.Schema<ReadonlyArray<A>, ReadonlyArray<I>>, min: number, max: number, what: string) => {
-  const message = { message: () => `expected ${min} to ${max} ${what}` }
+  const message = { message: () => `must have ${min} to ${max} ${what}` }
   return array.pipe(Schema.minItems(min, message), Schema.maxItems(max, message))
 }
 

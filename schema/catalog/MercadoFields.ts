@@ -58,11 +58,11 @@ export const Id = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(64))
 
 const isDay = (text: string) => /^\d{4}-\d{2}-\d{2}$/.test(text) && new Date(`${text}T00:00:00Z`).toISOString().startsWith(text)
 export const Day = Schema.String.pipe(
-  Schema.filter(isDay, { message: () => "expected a date YYYY-MM-DD" })
+  Schema.filter(isDay, { message: () => "must be a date YYYY-MM-DD" })
 ).annotations({ description: "A date, YYYY-MM-DD" })
 
 export const Year = Schema.Int.pipe(Schema.between(1990, 2100)).annotations({
-  message: () => ({ message: "expected a year from 1990 to 2100", override: true })
+  message: () => ({ message: "must be a year from 1990 to 2100", override: true })
 })
 
 export const Mxn = Schema.Number.pipe(Schema.finite(), Schema.nonNegative()).annotations({

@@ -2,8 +2,8 @@ import { Schema } from "effect"
 
 const unique = (what: string) => (ids: ReadonlyArray<string>) => new Set(ids).size === ids.length || `lists a ${what} twice`
 
-export const PersonId = Schema.String.pipe(Schema.pattern(/^pe_[A-Za-z0-9]{1,40}$/, { message: () => "a person id looks like pe_…" }))
-export const CompanyId = Schema.String.pipe(Schema.pattern(/^co_[A-Za-z0-9]{1,40}$/, { message: () => "a company id looks like co_…" }))
+export const PersonId = Schema.String.pipe(Schema.pattern(/^pe_[A-Za-z0-9]{1,40}$/, { message: () => "must be a person id (pe_…)" }))
+export const CompanyId = Schema.String.pipe(Schema.pattern(/^co_[A-Za-z0-9]{1,40}$/, { message: () => "must be a company id (co_…)" }))
 
 export const RevealInput = Schema.Struct({
   person_ids: Schema.Array(PersonId).pipe(Schema.minItems(1), Schema.maxItems(100), Schema.filter(unique("person"))).annotations({

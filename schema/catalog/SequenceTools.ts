@@ -100,9 +100,12 @@ export const SequencePreviewInput = Schema.Struct({
     Schema.Int.pipe(Schema.between(1, MAX_PREVIEW)).annotations({ description: `Recipients per page, 1–${MAX_PREVIEW} (default 25)` }),
     { default: () => 25 }
   ),
-  cursor: Schema.optionalWith(Schema.String.pipe(Schema.pattern(/^p\d{1,7}$/, { message: () => "a cursor from a previous page" })), {
-    exact: true
-  }).annotations({ description: "The cursor of the previous page; omit it for the first" })
+  cursor: Schema.optionalWith(
+    Schema.String.pipe(Schema.pattern(/^p\d{1,7}$/, { message: () => "must be a cursor from a previous page" })),
+    {
+      exact: true
+    }
+  ).annotations({ description: "The cursor of the previous page; omit it for the first" })
 })
 
 export const PreviewMessage = Schema.Struct({

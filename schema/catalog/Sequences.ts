@@ -10,16 +10,16 @@ export const PROVIDER_DAILY_CAP = 700
 export const PROVIDER_MIN_SPACING = 30
 
 export const SequenceId = Schema.String.pipe(
-  Schema.pattern(/^sq_[A-Za-z0-9]{1,40}$/, { message: () => "a sequence id looks like sq_…" })
+  Schema.pattern(/^sq_[A-Za-z0-9]{1,40}$/, { message: () => "must be a sequence id (sq_…)" })
 ).annotations({ description: "The sequence's id (sq_…), from sequence_create" })
 
 export const MailboxId = Schema.String.pipe(
-  Schema.pattern(/^mb_[A-Za-z0-9]{1,40}$/, { message: () => "a mailbox id looks like mb_…" })
+  Schema.pattern(/^mb_[A-Za-z0-9]{1,40}$/, { message: () => "must be a mailbox id (mb_…)" })
 ).annotations({ description: "A sender mailbox of the workspace (mb_…), added by an operator with brein mailboxes add" })
 
 const ShortId = (what: string) =>
   Schema.String.pipe(
-    Schema.pattern(/^[a-z0-9][a-z0-9_-]{0,39}$/, { message: () => `a ${what} id is 1–40 lowercase letters, digits, _ or -` })
+    Schema.pattern(/^[a-z0-9][a-z0-9_-]{0,39}$/, { message: () => `must be a ${what} id: 1–40 lowercase letters, digits, _ or -` })
   )
 
 export const StepId = ShortId("step").annotations({ description: "The step's id, unique in the sequence (s1, follow_up…)" })
@@ -96,7 +96,7 @@ export const Settings = Schema.Struct({
     description: "The sender's postal address, shown in every footer (CAN-SPAM)"
   }),
   privacy_notice_url: Schema.optionalWith(
-    Schema.String.pipe(Schema.pattern(/^https:\/\/\S+$/, { message: () => "an https:// URL" }), Schema.maxLength(500)),
+    Schema.String.pipe(Schema.pattern(/^https:\/\/\S+$/, { message: () => "must be an https:// URL" }), Schema.maxLength(500)),
     { exact: true }
   ).annotations({ description: "The aviso de privacidad (required when any recipient is in Mexico), shown in every footer" }),
   unsubscribe_text: Schema.optionalWith(Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(200)), {

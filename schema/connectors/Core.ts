@@ -3,7 +3,7 @@ import { DateTime, Option, Schema } from "effect"
 export const TimeZone = Schema.String.pipe(
   // Intl.supportedValuesOf lists ICU's legacy names only (Asia/Calcutta, not Asia/Kolkata)
   Schema.filter((tz) => Option.isSome(DateTime.zoneMakeNamed(tz)), {
-    message: (issue) => `unknown IANA time zone ${JSON.stringify(issue.actual)}`
+    message: (issue) => `must be an IANA time zone, got ${JSON.stringify(issue.actual)}`
   })
 ).annotations({ description: "An IANA time zone such as America/Santiago", examples: ["America/Santiago", "UTC"] })
 

@@ -12,7 +12,7 @@ export const diasEntre = (desde: string, hasta: string) => epochDay(hasta) - epo
 
 const Codigo = IndicadorCodigo.annotations({
   description: "The indicator (mindicador.cl code)",
-  message: () => ({ message: `expected one of ${IndicadorCodigo.literals.join(", ")}`, override: true })
+  message: () => ({ message: `must be one of ${IndicadorCodigo.literals.join(", ")}`, override: true })
 })
 
 const described = <A, I>(schema: Schema.Schema<A, I>, description: string) => Schema.propertySignature(schema).annotations({ description })

@@ -8,7 +8,7 @@ export const Email = Schema.Trim.pipe(
   Schema.compose(Schema.Lowercase),
   Schema.compose(
     Schema.String.pipe(
-      Schema.maxLength(EMAIL_MAX, { message: () => `an email address has at most ${EMAIL_MAX} characters` }),
+      Schema.maxLength(EMAIL_MAX, { message: () => `must be at most ${EMAIL_MAX} characters` }),
       Schema.pattern(/^[^\s@"<>()[\],;:]+@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+$/, {
         message: () => "must be an email address like ana@example.com"
       })

@@ -30,8 +30,8 @@ export const MessageBody = Schema.Struct({
   text: Schema.Trim.pipe(
     Schema.compose(
       Schema.String.pipe(
-        Schema.minLength(1, { message: () => "a message needs some text" }),
-        Schema.maxLength(MESSAGE_MAX, { message: () => `a message has at most ${MESSAGE_MAX} characters` })
+        Schema.minLength(1, { message: () => "must have some text" }),
+        Schema.maxLength(MESSAGE_MAX, { message: () => `must be at most ${MESSAGE_MAX} characters` })
       )
     )
   )

@@ -25,7 +25,7 @@ const isValidRfc = (value: string): boolean => {
 export const RfcCanonical = Schema.String.pipe(
   Schema.filter(isValidRfc, {
     message: () =>
-      "an RFC is 12 characters (persona moral: 3 letters, YYMMDD, 2 homoclave, check) or 13 (persona física: 4 letters, …) and its check character must be valid"
+      "must be an RFC of 12 characters (persona moral: 3 letters, YYMMDD, 2 homoclave, check) or 13 (persona física: 4 letters, …) with a valid check character"
   }),
   Schema.brand("Rfc"),
   Schema.annotations({ identifier: "RfcCanonical" })

@@ -8,7 +8,7 @@ const isCalendarDate = (year: number, month: number, day: number): boolean => {
 export const Fecha = Schema.String.pipe(
   Schema.pattern(/^\d{4}-\d{2}-\d{2}$/),
   Schema.filter((s) => isCalendarDate(Number(s.slice(0, 4)), Number(s.slice(5, 7)), Number(s.slice(8, 10))), {
-    message: () => "expected a calendar date YYYY-MM-DD"
+    message: () => "must be a calendar date YYYY-MM-DD"
   })
 ).annotations({ identifier: "Fecha", description: "Calendar date YYYY-MM-DD (America/Santiago)", examples: ["2026-07-14"] })
 export type Fecha = typeof Fecha.Type
@@ -16,7 +16,7 @@ export type Fecha = typeof Fecha.Type
 export const FechaDmy = Schema.String.pipe(
   Schema.pattern(/^\d{2}\/\d{2}\/\d{4}$/),
   Schema.filter((s) => isCalendarDate(Number(s.slice(6, 10)), Number(s.slice(3, 5)), Number(s.slice(0, 2))), {
-    message: () => "expected a calendar date DD/MM/YYYY"
+    message: () => "must be a calendar date DD/MM/YYYY"
   })
 ).annotations({ identifier: "FechaDmy", description: "Calendar date DD/MM/YYYY, as SII prints it", examples: ["14/07/2026"] })
 export type FechaDmy = typeof FechaDmy.Type

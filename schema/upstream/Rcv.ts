@@ -6,7 +6,7 @@ import { Rut } from "./Rut.ts"
 export const RCV_FIRST_PERIODO = "2017-08"
 
 export const Periodo = Schema.String.pipe(
-  Schema.pattern(/^\d{4}-(0[1-9]|1[0-2])$/, { message: () => "a period looks like YYYY-MM with month 01-12" })
+  Schema.pattern(/^\d{4}-(0[1-9]|1[0-2])$/, { message: () => "must be a period YYYY-MM with month 01-12" })
 ).annotations({ identifier: "Periodo", description: "Tax period YYYY-MM", examples: ["2026-07"] })
 export type Periodo = typeof Periodo.Type
 

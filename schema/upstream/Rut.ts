@@ -20,7 +20,7 @@ const isValidCanonical = (value: string): boolean => {
 
 export const RutCanonical = Schema.String.pipe(
   Schema.filter(isValidCanonical, {
-    message: () => "a RUT looks like 12345678-5 (no dots, uppercase K) and its check digit must be valid (mod 11)"
+    message: () => "must be a RUT like 12345678-5 (no dots, uppercase K) with a valid check digit (mod 11)"
   }),
   Schema.brand("Rut"),
   Schema.annotations({ identifier: "RutCanonical" })

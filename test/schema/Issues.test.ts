@@ -28,13 +28,29 @@ describe("readable issues", () => {
     }])
     assert.deepStrictEqual(issues(Input, { n: "z".repeat(100_000) }), [{
       path: "input.n",
-      message: "must be number, got a string of 100,000 characters"
+      message: "must be a number, got a string of 100,000 characters"
     }])
     assert.deepStrictEqual(issues(Input, { extra: 1 }), [{ path: "input.extra", message: "is not a field this input accepts" }])
     assert.strictEqual(
       summary(issues(Input, { esperar: 60, n: "1" })),
-      "input.esperar must be between 0 and 55 seconds, got 60; input.n must be number, got \"1\""
+      "input.esperar must be between 0 and 55 seconds, got 60; input.n must be a number, got \"1\""
     )
+  })
+
+  it("name the kinds of value as JSON has them, not by the schema's internals", () => {
+    const Input = Schema.Struct({
+      flag: Schema.optional(Schema.Boolean),
+      tags: Schema.optional(Schema.Array(Schema.String)),
+      pair: Schema.optional(Schema.Tuple(Schema.String, Schema.Number)),
+      nested: Schema.optional(Schema.Struct({ a: Schema.String }))
+    })
+    assert.deepStrictEqual(issues(Input, { flag: "yes", tags: "a", pair: 3, nested: [] }), [
+      { path: "input.flag", message: "must be a boolean, got \"yes\"" },
+      { path: "input.tags", message: "must be an array, got \"a\"" },
+      { path: "input.pair", message: "must be an array, got 3" },
+      { path: "input.nested", message: "must be a JSON object, got an array" }
+    ])
+    assert.deepStrictEqual(issues(Schema.encodedSchema(Input), null), [{ path: "input", message: "must be a JSON object, got null" }])
   })
 
   it("never echo the value of a field named like a secret, in any issue or the summary", () => {
@@ -52,8 +68,8 @@ describe("readable issues", () => {
     })
     const text = JSON.stringify(found) + summary(found)
     for (const secret of ["918273645", "hunter2", "4711", "5551234"]) assert.notInclude(text, secret)
-    assert.deepInclude(found, { path: "input.credentials.clave", message: "must be string (the value sent is not shown)" })
-    assert.deepInclude(found, { path: "input.credentials.rut", message: "must be string, got 1" })
+    assert.deepInclude(found, { path: "input.credentials.clave", message: "must be a string (the value sent is not shown)" })
+    assert.deepInclude(found, { path: "input.credentials.rut", message: "must be a string, got 1" })
   })
 
   it("format the first issues only and count the rest", () => {

@@ -17,8 +17,11 @@ export const directoryRecords = Effect.fn("CrmTools.directoryRecords")(function*
   const [companies, people] = yield* Effect.all([directory.companies(companyIdsAsked), directory.people(personIdsAsked)])
   if (companies.length === 0 && people.length === 0) {
     return yield* InvalidInput.of([
-      ...companyIdsAsked.map((id, i) => ({ path: `input.company_ids.${i}`, message: `no company ${id} in the directory` })),
-      ...personIdsAsked.map((id, i) => ({ path: `input.person_ids.${i}`, message: `no person ${id} in the directory` }))
+      ...companyIdsAsked.map((id, i) => ({
+        path: `input.company_ids.${i}`,
+        message: `must be a company of the directory: there is no ${id}`
+      })),
+      ...personIdsAsked.map((id, i) => ({ path: `input.person_ids.${i}`, message: `must be a person of the directory: there is no ${id}` }))
     ])
   }
   const employers = yield* directory.companies(unique(people.map((p) => p.companyId)).filter((id) => !companyIdsAsked.includes(id)))

@@ -154,7 +154,7 @@ layer(HttpConnected, { excludeTestServices: true })("HTTP connections API", (it)
       }
       assert.strictEqual(body._tag, "InvalidInput")
       assert.deepStrictEqual(body.issues.map((i) => i.path), ["credentials.rut"])
-      assert.include(body.issues[0]?.message ?? "", "check digit must be valid")
+      assert.include(body.issues[0]?.message ?? "", "with a valid check digit (mod 11)")
       assert.notInclude(raw.text, CLAVE)
     }))
 

@@ -175,7 +175,7 @@ layer(HttpTest, { excludeTestServices: true })("people_reveal and company_enrich
       const duplicate = yield* post({ person_ids: [person.id, person.id] })
       assert.include(duplicate.text, "lists a person twice")
       const malformed = yield* post({ person_ids: ["co_notaperson"] })
-      assert.include(malformed.text, "a person id looks like pe_")
+      assert.include(malformed.text, "must be a person id (pe_")
       assert.deepStrictEqual(yield* revealedBy(mine.principal.workspaceId), [])
 
       const free = yield* workspace("free")

@@ -104,9 +104,9 @@ layer(Seeded, { timeout: 120_000 })("empresas tools", (it) => {
       // what is wrong with q is said as it is: not a string, or too short
       const number = yield* failure(principal, "companies_search", { q: 5 })
       assert.deepStrictEqual(number.paths, ["input.q"])
-      assert.include(number.message, "must be string, got 5")
+      assert.include(number.message, "must be a string, got 5")
       const letter = yield* failure(principal, "companies_search", { q: " a " })
-      assert.include(letter.message, "expected 2 to 100 characters")
+      assert.include(letter.message, "must be 2 to 100 characters")
     }))
 
   it.effect("company_get and a search by tax id find the same company; an unknown id is RecordNotFound", () =>

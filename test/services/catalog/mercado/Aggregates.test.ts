@@ -228,7 +228,7 @@ layer(MercadoFixtures, { timeout: 120_000 })("Mercado aggregates", (it) => {
       assert.deepStrictEqual(countState.paths, ["input.states.0"])
       const one = yield* failure(principal, "market_compare_segments", { segments: [{ states: ["MX-JAL"] }] })
       assert.deepStrictEqual(one.paths, ["input.segments"])
-      assert.include(one.message, "expected 2 to 6 segments")
+      assert.include(one.message, "must have 2 to 6 segments")
       const seven = yield* failure(principal, "market_compare_segments", { segments: Array.from({ length: 7 }, () => ({})) })
       assert.deepStrictEqual(seven.paths, ["input.segments"])
       const segmentState = yield* failure(principal, "market_compare_segments", { segments: [{}, { states: ["Narnia"] }] })

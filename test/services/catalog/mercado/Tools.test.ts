@@ -224,7 +224,7 @@ layer(MercadoTest, { timeout: 120_000 })("mercado tools", (it) => {
       ) {
         const sector = yield* failure(principal, tool, input)
         assert.deepStrictEqual([sector.tag, sector.paths], ["InvalidInput", ["input.sector"]], tool)
-        assert.include(sector.message, "expected a sector: one of medicamentos, equipo_medico", tool)
+        assert.include(sector.message, "must be a sector: one of medicamentos, equipo_medico", tool)
       }
       const rfc = yield* failure(principal, "market_search_awards", { rfc: "CNA0503141I5" })
       assert.deepStrictEqual([rfc.tag, rfc.paths], ["InvalidInput", ["input.rfc"]])
