@@ -301,6 +301,20 @@ export class UnsubscribeLinkUnknown extends Schema.TaggedError<UnsubscribeLinkUn
   }
 }
 
+/** An unsubscribe that could not be committed (the database is away): nothing was changed, and the link works later. */
+export class UnsubscribeUnavailable extends Schema.TaggedError<UnsubscribeUnavailable>()(
+  "UnsubscribeUnavailable",
+  { message: Schema.String, ...Guidance },
+  HttpApiSchema.annotations({ status: 503 })
+) {
+  static of() {
+    return new UnsubscribeUnavailable({
+      message: "the unsubscribe could not be recorded now; nothing was changed",
+      hint: "Open the link again in a few minutes and confirm, or reply to the message asking to be removed"
+    })
+  }
+}
+
 export const SignInRefusal = Schema.Literal("unknown", "used", "expired", "disabled")
 
 export class SignInLinkRefused extends Schema.TaggedError<SignInLinkRefused>()(

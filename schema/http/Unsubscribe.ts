@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { AuditUnavailable, UnsubscribeLinkUnknown } from "../Errors.ts"
-import { UNKNOWN_LINK_PAGE } from "./UnsubscribePages.ts"
+import { UnsubscribeLinkUnknown, UnsubscribeUnavailable } from "../Errors.ts"
+import { UNAVAILABLE_PAGE, UNKNOWN_LINK_PAGE } from "./UnsubscribePages.ts"
 
 /** Where a recipient's unsubscribe link points; every message of a sequence carries one (`{{unsubscribe}}`). */
 export const UNSUBSCRIBE_PREFIX = "/u/"
@@ -37,6 +37,24 @@ export const UnsubscribeLinkUnknownPage = HttpApiSchema.withEncoding(
   })
 )
 
+/**
+ * `UnsubscribeUnavailable` as the recipient sees it: a 503 page. Its own error, not `AuditUnavailable`:
+ * the API encodes an error by its class, and `AuditUnavailable` is JSON for every other route.
+ */
+export const UnsubscribeUnavailablePage = HttpApiSchema.withEncoding(
+  Schema.transform(Schema.String, Schema.typeSchema(UnsubscribeUnavailable), {
+    strict: true,
+    decode: () => UnsubscribeUnavailable.of(),
+    encode: () => UNAVAILABLE_PAGE
+  }),
+  { kind: "Text", contentType: "text/html; charset=utf-8" }
+).annotations(
+  HttpApiSchema.annotations({
+    status: 503,
+    description: "UnsubscribeUnavailable: a page saying nothing was changed and to open the link again in a few minutes"
+  })
+)
+
 export class UnsubscribeGroup extends HttpApiGroup.make("unsubscribe")
   .add(
     HttpApiEndpoint.get("page", "/u/:sequence/:person/:token")
@@ -54,7 +72,7 @@ export class UnsubscribeGroup extends HttpApiGroup.make("unsubscribe")
       .setPayload(UnsubscribeForm)
       .addSuccess(Html)
       .addError(UnsubscribeLinkUnknownPage)
-      .addError(AuditUnavailable)
+      .addError(UnsubscribeUnavailablePage)
       .annotate(
         OpenApi.Summary,
         "Unsubscribe (the page's button, or one-click per RFC 8058): the recipient's enrollment stops and their address is suppressed for the workspace"

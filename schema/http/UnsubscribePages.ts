@@ -32,3 +32,11 @@ export const UNKNOWN_LINK_PAGE = page(
 <p>Puede que se haya cortado o alterado al copiarlo, o que la secuencia ya no exista. No se cambió nada.</p>
 <p>Abre el enlace tal como viene en el correo, o responde al correo pidiendo que no te escriban más.</p>`
 )
+
+/** The unsubscribe could not be committed (the database is away): nothing was changed, and the link works later. */
+export const UNAVAILABLE_PAGE = page(
+  "Inténtalo más tarde",
+  `<h1>No pudimos darte de baja en este momento</h1>
+<p>Fue un problema pasajero de nuestro lado y no se cambió nada.</p>
+<p>Vuelve a abrir el enlace en unos minutos y confirma otra vez, o responde al correo pidiendo que no te escriban más.</p>`
+)

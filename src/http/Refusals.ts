@@ -2,7 +2,6 @@ import { HttpApi, HttpApiBuilder, HttpApiError, HttpServerError, HttpServerReque
 import { Cause, Effect, Option, Schema } from "effect"
 import { MAX_DEPTH } from "../../schema/Depth.ts"
 import {
-  AuditUnavailable,
   BadRequest,
   InternalError,
   InvalidInput,
@@ -70,10 +69,9 @@ const noRoute = (method: string, url: string) => {
 const isDecodeError = Schema.is(HttpApiError.HttpApiDecodeError)
 const isRateLimited = Schema.is(RateLimited)
 const isUnauthorized = Schema.is(Unauthorized)
-const encodeAuditUnavailable = Schema.encodeSync(AuditUnavailable)
 
-// Every 503 (the database or the audit log is away) tells the client when to try again.
-const withRetryAfter = (response: HttpServerResponse.HttpServerResponse) =>
+/** Every 503 (the database or the audit log is away) tells the client when to try again: the gateway sets it on every answer. */
+export const withRetryAfter = (response: HttpServerResponse.HttpServerResponse) =>
   response.status === 503 && response.headers["retry-after"] === undefined
     ? HttpServerResponse.setHeader(response, "retry-after", String(ServiceUnavailable.database.retryAfterSeconds))
     : response
@@ -83,7 +81,7 @@ const withRetryAfter = (response: HttpServerResponse.HttpServerResponse) =>
  * for malformed JSON, an empty 404 for an unknown route) answered with the project's typed errors.
  */
 export const RefusalsLive = HttpApiBuilder.middleware((app) =>
-  Effect.catchAllCause(Effect.map(app, withRetryAfter), (cause) => {
+  Effect.catchAllCause(app, (cause) => {
     const error = Cause.squash(cause)
     if (isDecodeError(error)) return Effect.succeed(refuse(InvalidInput.of(readableIssues(error.issues, ""), error.issues.length)))
     // the API's own encoding would drop the Retry-After and WWW-Authenticate headers
@@ -101,9 +99,6 @@ export const RefusalsLive = HttpApiBuilder.middleware((app) =>
       )
     }
     if (error instanceof ServiceUnavailable) return Effect.succeed(refuse(error))
-    if (error instanceof AuditUnavailable) {
-      return Effect.succeed(withRetryAfter(HttpServerResponse.unsafeJson(encodeAuditUnavailable(error), { status: 503 })))
-    }
     // The database went away under the request: a typed 503 the client can retry, not an empty 500.
     if (Option.isSome(transientIn(cause))) {
       return Effect.logWarning("database unavailable: answering 503", cause).pipe(Effect.as(refuse(ServiceUnavailable.database)))

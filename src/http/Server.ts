@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpApiScalar, HttpServer, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpApiScalar, HttpApp, HttpServer, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer, NodeHttpServerRequest } from "@effect/platform-node"
 import { Config, Effect, Either, Layer, Option } from "effect"
 import { createServer } from "node:http"
@@ -17,7 +17,7 @@ import { HumansLive, SequenceAuthorizationsLive } from "./Humans.ts"
 import { ChatPrincipalLive, HumanSessionLive, KeyOrSessionLive } from "./HumanSession.ts"
 import { makeNodeBridge } from "./NodeBridge.ts"
 import { OpenApiLive } from "./OpenApi.ts"
-import { RefusalsLive, refuse } from "./Refusals.ts"
+import { RefusalsLive, refuse, withRetryAfter } from "./Refusals.ts"
 import { SessionsLive } from "./Sessions.ts"
 import { ToolsLive } from "./Tools.ts"
 import { UnsubscribeLive } from "./Unsubscribe.ts"
@@ -39,6 +39,8 @@ export const gateway = Effect.fn("HttpServer.gateway")(function*<E, R> (app: Eff
     gate.admit(request.headers, request.url.startsWith(UNSUBSCRIBE_PREFIX) ? FORM_BODIES : JSON_BODIES)
   )
   if (Either.isLeft(admitted)) return refuse(admitted.left)
+  // on every answer as it is written, the API's encoded errors included (a 503 page as much as a JSON error)
+  yield* HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(withRetryAfter(response)))
   if (!isChunked(request.headers)) return yield* HttpServerRequest.withMaxBodySize(app, Option.some(MAX_BODY_BYTES))
   const body = yield* Effect.either(gate.readBody(NodeHttpServerRequest.toIncomingMessage(request)))
   if (Either.isLeft(body)) return refuse(body.left)

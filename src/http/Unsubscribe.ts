@@ -1,6 +1,6 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Clock, Effect, Option } from "effect"
-import { UnsubscribeLinkUnknown } from "../../schema/Errors.ts"
+import { UnsubscribeLinkUnknown, UnsubscribeUnavailable } from "../../schema/Errors.ts"
 import { BreinApi } from "../../schema/http/Api.ts"
 import type { UnsubscribePath } from "../../schema/http/Unsubscribe.ts"
 import { CONFIRM_PAGE, DONE_PAGE } from "../../schema/http/UnsubscribePages.ts"
@@ -49,5 +49,5 @@ export const UnsubscribeLive = HttpApiBuilder.group(BreinApi, "unsubscribe", (ha
           )
           if (Option.isNone(done)) return yield* UnsubscribeLinkUnknown.of()
           return DONE_PAGE
-        }))
+        }).pipe(Effect.catchTag("AuditUnavailable", () => UnsubscribeUnavailable.of())))
   }))

@@ -158,6 +158,35 @@ layer(HttpConnected, { excludeTestServices: true })("HTTP connections API", (it)
       assert.notInclude(raw.text, CLAVE)
     }))
 
+  it.effect("a connection whose audit row cannot be written is not made: 503 AuditUnavailable with Retry-After", () =>
+    Effect.gen(function* () {
+      const { key } = yield* workspace("paid")
+      const sql = yield* SqlClient.SqlClient
+      const before = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM connections`
+      // the fault: no audit row of a connection's creation can be written (this file's database only)
+      const inject = Effect.all([
+        sql.unsafe(`CREATE FUNCTION refuse_connection_audit() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN RAISE EXCEPTION 'injected: the audit row cannot be written'; END $$`),
+        sql.unsafe(`CREATE TRIGGER refuse_connection_audit BEFORE INSERT ON audit_log FOR EACH ROW
+          WHEN (NEW.tool_id = 'connections.create') EXECUTE FUNCTION refuse_connection_audit()`)
+      ], { discard: true })
+      const lift = sql.unsafe(`DROP FUNCTION IF EXISTS refuse_connection_audit() CASCADE`).pipe(Effect.orDie)
+      const raw = yield* Effect.zipRight(
+        inject,
+        rawRequest(
+          HttpClientRequest.post("/api/v1/connections").pipe(
+            HttpClientRequest.bearerToken(Redacted.value(key)),
+            HttpClientRequest.bodyUnsafeJson({ connector: "sii", credentials: { rut: rut(76600077), clave: CLAVE } })
+          )
+        )
+      ).pipe(Effect.ensuring(lift))
+      assert.strictEqual(raw.status, 503, raw.text)
+      assert.match(raw.contentType, /^application\/json/)
+      assert.strictEqual((JSON.parse(raw.text) as { readonly _tag: string })._tag, "AuditUnavailable")
+      assert.isDefined(raw.retryAfter)
+      assert.deepStrictEqual(yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM connections`, before, "nothing half-made")
+    }))
+
   it.effect("another workspace's connection is 404 on every connections endpoint and 403 when a tool uses it", () =>
     Effect.gen(function* () {
       const owner = yield* workspace("paid")

@@ -43,6 +43,7 @@ export const rawRequest = (request: HttpClientRequest.HttpClientRequest) =>
       Effect.map(response.text, (text) => ({
         status: response.status,
         contentType: response.headers["content-type"] ?? "",
+        retryAfter: response.headers["retry-after"],
         text
       }))
     ),

@@ -79,6 +79,35 @@ layer(HttpTest)("unsubscribe links", (it) => {
       assert.lengthOf(yield* auditRows(seeded.sequenceId), 0)
     }).pipe(Effect.provide(dispatching)))
 
+  it.effect("an unsubscribe that cannot be committed is a 503 page, changes nothing, and the same link works afterwards", () =>
+    Effect.gen(function* () {
+      const { path, seeded } = yield* sentFirstStep
+      const [person] = seeded.personIds
+      const sql = yield* SqlClient.SqlClient
+      // the fault: this recipient's audit row cannot be written (only theirs: other tests share the database)
+      const refusing = `refuse_unsubscribe_${person}`
+      const inject = Effect.all([
+        sql.unsafe(`CREATE FUNCTION ${refusing}() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN RAISE EXCEPTION 'injected: the audit row cannot be written'; END $$`),
+        sql.unsafe(`CREATE TRIGGER ${refusing} BEFORE INSERT ON audit_log FOR EACH ROW
+          WHEN (NEW.principal = 'recipient:${person}') EXECUTE FUNCTION ${refusing}()`)
+      ], { discard: true })
+      const lift = sql.unsafe(`DROP FUNCTION IF EXISTS ${refusing}() CASCADE`).pipe(Effect.orDie)
+      const refused = yield* Effect.zipRight(inject, form(path, "List-Unsubscribe=One-Click")).pipe(Effect.ensuring(lift))
+      assert.strictEqual(refused.status, 503, refused.text)
+      assert.match(refused.contentType, /^text\/html/)
+      assert.isDefined(refused.retryAfter, "a provider's one-click POST is told when to try again")
+      assert.include(refused.text, "No pudimos darte de baja en este momento")
+      assert.include(refused.text, "no se cambió nada")
+      assert.deepStrictEqual(yield* enrollmentStates(seeded.sequenceId), { [person ?? ""]: "active" }, "nothing was half-written")
+      assert.deepStrictEqual(yield* suppressionsOf(seeded.workspaceId), [])
+      assert.lengthOf(yield* auditRows(seeded.sequenceId), 0)
+
+      const done = yield* form(path, "List-Unsubscribe=One-Click")
+      assert.strictEqual(done.status, 200, done.text)
+      assert.deepStrictEqual(yield* enrollmentStates(seeded.sequenceId), { [person ?? ""]: "unsubscribed" })
+    }).pipe(Effect.provide(dispatching)))
+
   it.effect("a link altered, or moved to another person, is a 404 page and changes nothing; a body that is not a form is 415", () =>
     Effect.gen(function* () {
       const { path, seeded } = yield* sentFirstStep
