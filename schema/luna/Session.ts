@@ -30,7 +30,7 @@ export const MessageBody = Schema.Struct({
   text: Schema.Trim.pipe(
     Schema.compose(
       Schema.String.pipe(
-        Schema.minLength(1, { message: () => "must have some text" }),
+        Schema.minLength(1, { message: () => "must not be blank" }),
         Schema.maxLength(MESSAGE_MAX, { message: () => `must be at most ${MESSAGE_MAX} characters` })
       )
     )

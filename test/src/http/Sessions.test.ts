@@ -175,10 +175,14 @@ layer(SessionsHttpTest, { excludeTestServices: true, timeout: "120 seconds" })("
         assert.strictEqual(refused.status, 422, JSON.stringify(body))
         assert.strictEqual(json(refused)["_tag"], "InvalidInput")
       }
+      const said: Array<unknown> = []
       for (const body of [{ text: "   " }, {}, { text: "x".repeat(8001) }]) {
         const refused = yield* post(`/api/v1/sessions/${id}/messages`, body, { key: ana.key })
         assert.strictEqual(refused.status, 422, JSON.stringify(body))
+        said.push(json(refused)["message"])
       }
+      // one sentence after the field, as every input error reads
+      assert.deepStrictEqual(said, ["text must not be blank", "text is missing", "text must be at most 8000 characters"])
       const view = json(yield* get(`/api/v1/sessions/${id}`, { key: ana.key }))
       assert.deepStrictEqual([view["turns"], view["last_seq"]], [[], 0])
     }))
