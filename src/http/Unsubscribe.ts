@@ -6,6 +6,7 @@ import type { UnsubscribePath } from "../../schema/http/Unsubscribe.ts"
 import { CONFIRM_PAGE, DONE_PAGE } from "../../schema/http/UnsubscribePages.ts"
 import { ChangeAudit } from "../../services/audit/ChangeAudit.ts"
 import { UnsubscribeLinks } from "../../services/catalog/sequences/UnsubscribeLinks.ts"
+import { isTransient } from "../../services/Database.ts"
 import { DispatchStore } from "../../services/sequences/DispatchStore.ts"
 
 type Path = typeof UnsubscribePath.Type
@@ -49,5 +50,16 @@ export const UnsubscribeLive = HttpApiBuilder.group(BreinApi, "unsubscribe", (ha
           )
           if (Option.isNone(done)) return yield* UnsubscribeLinkUnknown.of()
           return DONE_PAGE
-        }).pipe(Effect.catchTag("AuditUnavailable", () => UnsubscribeUnavailable.of())))
+        }).pipe(
+          // the recipient reads a page whether the audit row or the change itself could not be committed
+          Effect.catchTag("AuditUnavailable", () => UnsubscribeUnavailable.of()),
+          Effect.catchAllDefect((defect) =>
+            isTransient(defect)
+              ? Effect.zipRight(
+                Effect.logWarning("database unavailable: the unsubscribe answers its 503 page", defect),
+                UnsubscribeUnavailable.of()
+              )
+              : Effect.die(defect)
+          )
+        ))
   }))

@@ -108,6 +108,30 @@ layer(HttpTest)("unsubscribe links", (it) => {
       assert.deepStrictEqual(yield* enrollmentStates(seeded.sequenceId), { [person ?? ""]: "unsubscribed" })
     }).pipe(Effect.provide(dispatching)))
 
+  it.effect("an unsubscribe whose change fails on a transient database error is the same 503 page, and nothing is half-written", () =>
+    Effect.gen(function* () {
+      const { path, seeded } = yield* sentFirstStep
+      const [person] = seeded.personIds
+      const sql = yield* SqlClient.SqlClient
+      // the fault: the suppression fails as a serialization failure would (40001, transient), inside the change
+      const refusing = `conflict_unsubscribe_${seeded.workspaceId}`.toLowerCase()
+      const inject = Effect.all([
+        sql.unsafe(`CREATE FUNCTION ${refusing}() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN RAISE EXCEPTION 'injected: could not serialize access' USING ERRCODE = '40001'; END $$`),
+        sql.unsafe(`CREATE TRIGGER ${refusing} BEFORE INSERT ON suppressions FOR EACH ROW
+          WHEN (NEW.workspace_id = '${seeded.workspaceId}') EXECUTE FUNCTION ${refusing}()`)
+      ], { discard: true })
+      const lift = sql.unsafe(`DROP FUNCTION IF EXISTS ${refusing}() CASCADE`).pipe(Effect.orDie)
+      const refused = yield* Effect.zipRight(inject, form(path, "List-Unsubscribe=One-Click")).pipe(Effect.ensuring(lift))
+      assert.strictEqual(refused.status, 503, refused.text)
+      assert.match(refused.contentType, /^text\/html/)
+      assert.isDefined(refused.retryAfter)
+      assert.include(refused.text, "No pudimos darte de baja en este momento")
+      assert.deepStrictEqual(yield* enrollmentStates(seeded.sequenceId), { [person ?? ""]: "active" }, "the stopped enrollment rolled back")
+      assert.deepStrictEqual(yield* suppressionsOf(seeded.workspaceId), [])
+      assert.lengthOf(yield* auditRows(seeded.sequenceId), 0)
+    }).pipe(Effect.provide(dispatching)))
+
   it.effect("a link altered, or moved to another person, is a 404 page and changes nothing; a body that is not a form is 415", () =>
     Effect.gen(function* () {
       const { path, seeded } = yield* sentFirstStep
