@@ -17,42 +17,36 @@ export const UnsubscribeForm = Schema.Struct({
   "List-Unsubscribe": Schema.optional(Schema.String)
 }).pipe(HttpApiSchema.withEncoding({ kind: "UrlParams" }))
 
-export const Html = HttpApiSchema.Text({ contentType: "text/html; charset=utf-8" })
+const HTML = "text/html; charset=utf-8"
+
+export const Html = HttpApiSchema.Text({ contentType: HTML })
 
 /**
- * `UnsubscribeLinkUnknown` as the recipient sees it: a page in their language, not the JSON error an
- * API client reads (the handler fails with the typed error; this is how the endpoint writes it).
+ * A typed error as the recipient sees it: a page in their language, not the JSON error an API client
+ * reads (the handler fails with the typed error; this is how the endpoint writes it). Each page error is
+ * a class of its own: the API encodes an error by its class, for every route at once.
  */
-export const UnsubscribeLinkUnknownPage = HttpApiSchema.withEncoding(
-  Schema.transform(Schema.String, Schema.typeSchema(UnsubscribeLinkUnknown), {
-    strict: true,
-    decode: () => UnsubscribeLinkUnknown.of(),
-    encode: () => UNKNOWN_LINK_PAGE
-  }),
-  { kind: "Text", contentType: "text/html; charset=utf-8" }
-).annotations(
-  HttpApiSchema.annotations({
-    status: 404,
-    description: "UnsubscribeLinkUnknown: a page saying the link is not valid and nothing was changed"
-  })
+const asPage = <E>(error: Schema.Schema<E>, make: () => E, html: string, status: number, description: string) =>
+  HttpApiSchema.withEncoding(
+    Schema.transform(Schema.String, error, { strict: true, decode: make, encode: () => html }),
+    { kind: "Text", contentType: HTML }
+  ).annotations(HttpApiSchema.annotations({ status, description }))
+
+export const UnsubscribeLinkUnknownPage = asPage(
+  Schema.typeSchema(UnsubscribeLinkUnknown),
+  UnsubscribeLinkUnknown.of,
+  UNKNOWN_LINK_PAGE,
+  404,
+  "UnsubscribeLinkUnknown: a page saying the link is not valid and nothing was changed"
 )
 
-/**
- * `UnsubscribeUnavailable` as the recipient sees it: a 503 page. Its own error, not `AuditUnavailable`:
- * the API encodes an error by its class, and `AuditUnavailable` is JSON for every other route.
- */
-export const UnsubscribeUnavailablePage = HttpApiSchema.withEncoding(
-  Schema.transform(Schema.String, Schema.typeSchema(UnsubscribeUnavailable), {
-    strict: true,
-    decode: () => UnsubscribeUnavailable.of(),
-    encode: () => UNAVAILABLE_PAGE
-  }),
-  { kind: "Text", contentType: "text/html; charset=utf-8" }
-).annotations(
-  HttpApiSchema.annotations({
-    status: 503,
-    description: "UnsubscribeUnavailable: a page saying nothing was changed and to open the link again in a few minutes"
-  })
+/** The unsubscribe could not be committed; `AuditUnavailable` would be written as JSON, as on every other route. */
+export const UnsubscribeUnavailablePage = asPage(
+  Schema.typeSchema(UnsubscribeUnavailable),
+  UnsubscribeUnavailable.of,
+  UNAVAILABLE_PAGE,
+  503,
+  "UnsubscribeUnavailable: a page saying nothing was changed and to open the link again in a few minutes"
 )
 
 export class UnsubscribeGroup extends HttpApiGroup.make("unsubscribe")

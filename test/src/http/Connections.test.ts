@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto"
 import { SyncOutput } from "../../../schema/connectors/Sync.ts"
 import { serveOn } from "../../../src/http/Server.ts"
 import { rut, simulatedServices } from "../../support/Connected.ts"
+import { withFailingInserts } from "../../support/Faults.ts"
 import { TestDatabase } from "../../support/TestDatabase.ts"
 import { uniqueName } from "../../support/TestLayers.ts"
 import { apiClient, issueKey, rawRequest } from "./TestServer.ts"
@@ -164,22 +165,12 @@ layer(HttpConnected, { excludeTestServices: true })("HTTP connections API", (it)
       const sql = yield* SqlClient.SqlClient
       const before = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM connections`
       // the fault: no audit row of a connection's creation can be written (this file's database only)
-      const inject = Effect.all([
-        sql.unsafe(`CREATE FUNCTION refuse_connection_audit() RETURNS trigger LANGUAGE plpgsql AS $$
-          BEGIN RAISE EXCEPTION 'injected: the audit row cannot be written'; END $$`),
-        sql.unsafe(`CREATE TRIGGER refuse_connection_audit BEFORE INSERT ON audit_log FOR EACH ROW
-          WHEN (NEW.tool_id = 'connections.create') EXECUTE FUNCTION refuse_connection_audit()`)
-      ], { discard: true })
-      const lift = sql.unsafe(`DROP FUNCTION IF EXISTS refuse_connection_audit() CASCADE`).pipe(Effect.orDie)
-      const raw = yield* Effect.zipRight(
-        inject,
-        rawRequest(
-          HttpClientRequest.post("/api/v1/connections").pipe(
-            HttpClientRequest.bearerToken(Redacted.value(key)),
-            HttpClientRequest.bodyUnsafeJson({ connector: "sii", credentials: { rut: rut(76600077), clave: CLAVE } })
-          )
+      const raw = yield* rawRequest(
+        HttpClientRequest.post("/api/v1/connections").pipe(
+          HttpClientRequest.bearerToken(Redacted.value(key)),
+          HttpClientRequest.bodyUnsafeJson({ connector: "sii", credentials: { rut: rut(76600077), clave: CLAVE } })
         )
-      ).pipe(Effect.ensuring(lift))
+      ).pipe(withFailingInserts({ name: "refuse_connection_audit", table: "audit_log", when: "NEW.tool_id = 'connections.create'" }))
       assert.strictEqual(raw.status, 503, raw.text)
       assert.match(raw.contentType, /^application\/json/)
       assert.strictEqual((JSON.parse(raw.text) as { readonly _tag: string })._tag, "AuditUnavailable")

@@ -7,6 +7,7 @@ import { UnsubscribeLinks } from "../../../services/catalog/sequences/Unsubscrib
 import { Dispatcher } from "../../../services/sequences/Dispatcher.ts"
 import { DAY, driveUntil, sentMessages, START, TestDispatchSettings } from "../../services/sequences/DispatchHarness.ts"
 import { enrollmentStates, seedSequence, sendStates, suppressionsOf } from "../../services/sequences/DispatchRows.ts"
+import { withFailingInserts } from "../../support/Faults.ts"
 import { HttpTest, rawRequest } from "./TestServer.ts"
 
 /** The dispatcher of the test's process: its links are the server's (the same key and public URL). */
@@ -83,17 +84,10 @@ layer(HttpTest)("unsubscribe links", (it) => {
     Effect.gen(function* () {
       const { path, seeded } = yield* sentFirstStep
       const [person] = seeded.personIds
-      const sql = yield* SqlClient.SqlClient
       // the fault: this recipient's audit row cannot be written (only theirs: other tests share the database)
-      const refusing = `refuse_unsubscribe_${person}`
-      const inject = Effect.all([
-        sql.unsafe(`CREATE FUNCTION ${refusing}() RETURNS trigger LANGUAGE plpgsql AS $$
-          BEGIN RAISE EXCEPTION 'injected: the audit row cannot be written'; END $$`),
-        sql.unsafe(`CREATE TRIGGER ${refusing} BEFORE INSERT ON audit_log FOR EACH ROW
-          WHEN (NEW.principal = 'recipient:${person}') EXECUTE FUNCTION ${refusing}()`)
-      ], { discard: true })
-      const lift = sql.unsafe(`DROP FUNCTION IF EXISTS ${refusing}() CASCADE`).pipe(Effect.orDie)
-      const refused = yield* Effect.zipRight(inject, form(path, "List-Unsubscribe=One-Click")).pipe(Effect.ensuring(lift))
+      const refused = yield* form(path, "List-Unsubscribe=One-Click").pipe(
+        withFailingInserts({ name: `refuse_unsubscribe_${person}`, table: "audit_log", when: `NEW.principal = 'recipient:${person}'` })
+      )
       assert.strictEqual(refused.status, 503, refused.text)
       assert.match(refused.contentType, /^text\/html/)
       assert.isDefined(refused.retryAfter, "a provider's one-click POST is told when to try again")
@@ -112,17 +106,15 @@ layer(HttpTest)("unsubscribe links", (it) => {
     Effect.gen(function* () {
       const { path, seeded } = yield* sentFirstStep
       const [person] = seeded.personIds
-      const sql = yield* SqlClient.SqlClient
       // the fault: the suppression fails as a serialization failure would (40001, transient), inside the change
-      const refusing = `conflict_unsubscribe_${seeded.workspaceId}`.toLowerCase()
-      const inject = Effect.all([
-        sql.unsafe(`CREATE FUNCTION ${refusing}() RETURNS trigger LANGUAGE plpgsql AS $$
-          BEGIN RAISE EXCEPTION 'injected: could not serialize access' USING ERRCODE = '40001'; END $$`),
-        sql.unsafe(`CREATE TRIGGER ${refusing} BEFORE INSERT ON suppressions FOR EACH ROW
-          WHEN (NEW.workspace_id = '${seeded.workspaceId}') EXECUTE FUNCTION ${refusing}()`)
-      ], { discard: true })
-      const lift = sql.unsafe(`DROP FUNCTION IF EXISTS ${refusing}() CASCADE`).pipe(Effect.orDie)
-      const refused = yield* Effect.zipRight(inject, form(path, "List-Unsubscribe=One-Click")).pipe(Effect.ensuring(lift))
+      const refused = yield* form(path, "List-Unsubscribe=One-Click").pipe(
+        withFailingInserts({
+          name: `conflict_unsubscribe_${seeded.workspaceId}`.toLowerCase(),
+          table: "suppressions",
+          when: `NEW.workspace_id = '${seeded.workspaceId}'`,
+          sqlState: "40001"
+        })
+      )
       assert.strictEqual(refused.status, 503, refused.text)
       assert.match(refused.contentType, /^text\/html/)
       assert.isDefined(refused.retryAfter)
