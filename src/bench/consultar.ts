@@ -7,8 +7,8 @@ import http from "node:http"
 import { availableParallelism, loadavg } from "node:os"
 import pg from "pg"
 import { LoggingLive } from "../../layers/Logging.ts"
-import { encodeCursor, STATUS_COLUMNS } from "../../services/sync/Coverage.ts"
-import { scopeKeyOf } from "../../services/sync/SyncJobs.ts"
+import { pageStatement } from "../../services/connectors/sii/RcvCache.ts"
+import { encodeCursor } from "../../services/sync/Coverage.ts"
 import { makePrng } from "../../services/upstream/Prng.ts"
 import { auditShapedRow, CREATE_AUDIT_SHAPED, INSERT_AUDIT_SHAPED } from "./AuditShaped.ts"
 import { createKey, serveBrein } from "./Brein.ts"
@@ -60,18 +60,6 @@ const PAGE_SQL =
 // then one audit-shaped row, committed. The goal is set against the page alone; this says how much of the
 // ratio is the statements a call has to make.
 const TAKE_SQL = "SELECT allowed, used, oldest FROM brein_take_read($1, $2, interval '1 hour', $3, $4, true)"
-// the statement RcvCache.page builds (services/connectors/sii/RcvCache.ts), with positional parameters
-const PAGE_BESIDE_STATUS_SQL = `SELECT ${STATUS_COLUMNS}, p.* FROM (SELECT 1) one
-  LEFT JOIN sync_coverage c ON c.connection_id = $1 AND c.scope_key = $5
-  LEFT JOIN LATERAL (SELECT id, state, progress FROM sync_jobs
-                     WHERE connection_id = $1 AND scope_key = $5 AND state IN ('en_cola', 'sincronizando') LIMIT 1) j ON true
-  LEFT JOIN LATERAL (SELECT id::float8 AS id, natural_key AS "naturalKey", tipo_dte AS "tipoDte", folio::float8 AS folio,
-      rut_emisor AS "rutEmisor", rut_receptor AS "rutReceptor", razon_social AS "razonSocial",
-      to_char(fecha_emision, 'DD/MM/YYYY') AS "fechaEmision", monto_exento::float8 AS "montoExento", monto_neto::float8 AS "montoNeto",
-      monto_iva::float8 AS "montoIva", monto_total::float8 AS "montoTotal", estado, periodo, perspectiva, tipo_doc_ref AS "tipoDocRef",
-      folio_ref::float8 AS "folioRef", version
-    FROM rcv_documents WHERE connection_id = $1 AND periodo = $2 AND perspectiva = $3 AND id > $4
-    ORDER BY rcv_documents.id LIMIT 101) p ON true`
 
 const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0
 const summary = (samples: Array<number>) => {
@@ -104,7 +92,7 @@ const program = Effect.gen(function* () {
     const scope = prng.int(0, SCOPES - 1)
     const month = Math.floor(scope / 2)
     const periodo = `${2018 + Math.floor(month / 12)}-${String((month % 12) + 1).padStart(2, "0")}`
-    const perspectiva = scope % 2 === 0 ? "ventas" : "compras"
+    const perspectiva = scope % 2 === 0 ? "ventas" as const : "compras" as const
     const per = Math.ceil(documents / SCOPES)
     const after = Math.max(0, scope * per + prng.int(0, per - 120))
     return { periodo, perspectiva, after }
@@ -149,22 +137,27 @@ const program = Effect.gen(function* () {
         serverMs.push(Number(/"latency_ms":([0-9.]+)/.exec(text)?.[1] ?? "0"))
       })
     )
-  const pageParameters = (page: (typeof pages)[number]) => [
-    "conn_benchconsultar",
-    page.periodo,
-    page.perspectiva,
-    page.after,
-    scopeKeyOf({ periodo: page.periodo, perspectiva: page.perspectiva })
-  ]
   const query = (page: (typeof pages)[number]) =>
     Effect.promise(() => client.query(PAGE_SQL, ["conn_benchconsultar", page.periodo, page.perspectiva, page.after]))
+  // The statement RcvCache.page makes of each page, compiled once (its text and parameters, as pg gets them).
+  const house = yield* PgClient.make({ url: Redacted.make(database.url), maxConnections: 2 }).pipe(Effect.provide(Reactivity.layer))
+  const statements = new Map(pages.map((page) => [
+    page,
+    pageStatement(house.withoutTransforms(), { connectionId: "conn_benchconsultar", ...page, limit: 100 }).compile()
+  ]))
+  const pageBesideStatus = (page: (typeof pages)[number]) => {
+    const statement = statements.get(page)
+    if (statement === undefined) throw new Error("a page without its statement")
+    return statement
+  }
   let floorCalls = 0
   const floor = (page: (typeof pages)[number]) =>
     Effect.promise(async () => {
       floorCalls += 1
       const requestId = `req_floor_${floorCalls}`
       await client.query(TAKE_SQL, [workspaceId, new Date(), 100_000_000, requestId])
-      const { rows } = await client.query(PAGE_BESIDE_STATUS_SQL, pageParameters(page))
+      const [text, parameters] = pageBesideStatus(page)
+      const { rows } = await client.query(text, [...parameters])
       const row = {
         requestId,
         surface: "http",
@@ -176,14 +169,14 @@ const program = Effect.gen(function* () {
     })
   // The same statements in the same order through the house stack (Effect and @effect/sql-pg, as brein makes
   // them), still without any of brein's code: what the stack itself adds to the floor.
-  const house = yield* PgClient.make({ url: Redacted.make(database.url), maxConnections: 2 }).pipe(Effect.provide(Reactivity.layer))
   let houseCalls = 0
   const houseFloor = (page: (typeof pages)[number]) =>
     Effect.gen(function* () {
       houseCalls += 1
       const requestId = `req_house_${houseCalls}`
       yield* house.unsafe(TAKE_SQL, [workspaceId, new Date(), 100_000_000, requestId])
-      const rows = yield* house.unsafe(PAGE_BESIDE_STATUS_SQL, pageParameters(page))
+      const [text, parameters] = pageBesideStatus(page)
+      const rows = yield* house.unsafe(text, parameters)
       const row = { requestId, surface: "http", toolId: "sii.rcv.consultar", input: JSON.stringify(page), output: JSON.stringify(rows) }
       yield* house.unsafe(INSERT_AUDIT_SHAPED, auditShapedRow(row, new Date(), 0))
     }).pipe(Effect.orDie)

@@ -82,32 +82,36 @@ export interface RcvSummary extends ScopeStatus {
   readonly tipos: ReadonlyArray<typeof TypeRow.Type>
 }
 
+/**
+ * The page statement: the page beside its scope's status, which every row carries (a page of none is one
+ * row of status alone). ORDER BY names the column, not the float8 alias: sorting by the alias ignores the
+ * index. `raw` is a client without transforms: the rows come back under the names the answer uses.
+ */
+export const pageStatement = (raw: SqlClient.SqlClient, f: RcvFilter) =>
+  raw<PageRow>`
+    SELECT ${raw.literal(STATUS_COLUMNS)}, p.*
+    FROM (SELECT 1) one ${statusJoins(raw, f.connectionId, { periodo: f.periodo, perspectiva: f.perspectiva })}
+    LEFT JOIN LATERAL (
+      SELECT id::float8 AS id, natural_key AS "naturalKey", tipo_dte AS "tipoDte", folio::float8 AS folio, rut_emisor AS "rutEmisor",
+             rut_receptor AS "rutReceptor", razon_social AS "razonSocial", to_char(fecha_emision, 'DD/MM/YYYY') AS "fechaEmision",
+             monto_exento::float8 AS "montoExento", monto_neto::float8 AS "montoNeto", monto_iva::float8 AS "montoIva",
+             monto_total::float8 AS "montoTotal", estado, periodo, perspectiva, tipo_doc_ref AS "tipoDocRef",
+             folio_ref::float8 AS "folioRef", version
+      FROM rcv_documents
+      WHERE connection_id = ${f.connectionId} AND periodo = ${f.periodo} AND perspectiva = ${f.perspectiva} AND id > ${f.after}
+        ${f.tipoDte === undefined ? raw`` : raw`AND tipo_dte = ${f.tipoDte}`}
+        ${f.rut === undefined ? raw`` : raw`AND (rut_emisor = ${f.rut} OR rut_receptor = ${f.rut})`}
+        ${f.estado === undefined ? raw`` : raw`AND estado = ${f.estado}`}
+      ORDER BY rcv_documents.id LIMIT ${f.limit + 1}) p ON true`
+
 /** Reads of the RCV cache: never the upstream. */
 export class RcvCache extends Effect.Service<RcvCache>()("brein/connectors/sii/RcvCache", {
   effect: Effect.map(SqlClient.SqlClient, (sql) => {
     // The page's rows come back as pg parses them, under the names the answer uses: no renaming pass.
     const raw = sql.withoutTransforms()
-    /**
-     * One statement, one round trip: the page beside its scope's status, which every row carries (a page of
-     * none is one row of status alone). ORDER BY names the column, not the float8 alias: sorting by the
-     * alias ignores the index.
-     */
+    /** One statement, one round trip (`pageStatement`). */
     const page = Effect.fn("RcvCache.page")(function* (f: RcvFilter) {
-      const rows = yield* raw<PageRow>`
-        SELECT ${raw.literal(STATUS_COLUMNS)}, p.*
-        FROM (SELECT 1) one ${statusJoins(raw, f.connectionId, { periodo: f.periodo, perspectiva: f.perspectiva })}
-        LEFT JOIN LATERAL (
-          SELECT id::float8 AS id, natural_key AS "naturalKey", tipo_dte AS "tipoDte", folio::float8 AS folio, rut_emisor AS "rutEmisor",
-                 rut_receptor AS "rutReceptor", razon_social AS "razonSocial", to_char(fecha_emision, 'DD/MM/YYYY') AS "fechaEmision",
-                 monto_exento::float8 AS "montoExento", monto_neto::float8 AS "montoNeto", monto_iva::float8 AS "montoIva",
-                 monto_total::float8 AS "montoTotal", estado, periodo, perspectiva, tipo_doc_ref AS "tipoDocRef",
-                 folio_ref::float8 AS "folioRef", version
-          FROM rcv_documents
-          WHERE connection_id = ${f.connectionId} AND periodo = ${f.periodo} AND perspectiva = ${f.perspectiva} AND id > ${f.after}
-            ${f.tipoDte === undefined ? raw`` : raw`AND tipo_dte = ${f.tipoDte}`}
-            ${f.rut === undefined ? raw`` : raw`AND (rut_emisor = ${f.rut} OR rut_receptor = ${f.rut})`}
-            ${f.estado === undefined ? raw`` : raw`AND estado = ${f.estado}`}
-          ORDER BY rcv_documents.id LIMIT ${f.limit + 1}) p ON true`.pipe(Effect.orDie)
+      const rows = yield* pageStatement(raw, f).pipe(Effect.orDie)
       const status = yield* statusOfRow(rows[0])
       const found = rows[0]?.id == null ? [] : rows
       const shown = found.length > f.limit ? found.slice(0, f.limit) : found
