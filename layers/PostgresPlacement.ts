@@ -153,6 +153,25 @@ const stillThere = Effect.fn("PostgresPlacement.stillThere")(function* (director
   })
 })
 
+/** A database made by root's runs, kept on the shelf: another user can neither run it nor should start a new one beside its keys. */
+const keptByRoot = (directory: string, relocated: string) =>
+  new EmbeddedPostgresFailed({
+    message: `${Path.join(directory, MARKER)} says this data folder's database is kept in ${relocated} by brein run as root: ` +
+      `run brein as root with this data folder, or give it another --data-dir (or BREIN_DATA_DIR) to start with a new database`
+  })
+
+/**
+ * A database already in the data folder (made by a run as another user, or a data folder moved or restored
+ * into a private directory) that the postgres user cannot reach: a new, empty one on the shelf would hide it.
+ */
+const unreachableDatabase = (directory: string) =>
+  new EmbeddedPostgresFailed({
+    message: `${directory} holds a database the postgres user cannot reach (as root, brein runs PostgreSQL as postgres): ` +
+      `run brein as the user that owns it, or move the data folder ${
+        Path.dirname(directory)
+      } out of the private directory and give it to postgres (chown -R postgres), or set DATABASE_URL`
+  })
+
 /**
  * PostgreSQL refuses to run as root, so as root it runs as the postgres user, which cannot enter a
  * private folder (root's home is 0700). Whatever that user cannot reach (the binaries inside
@@ -160,10 +179,17 @@ const stillThere = Effect.fn("PostgresPlacement.stillThere")(function* (director
  * the data in a folder of its own, named by a marker the data folder keeps (`pg/relocated.json`): every
  * run finds the same one, and a data folder deleted and made again starts with a new database.
  */
-export const place = Effect.fn("PostgresPlacement.place")(function* (shipped: Binaries, directory: string) {
-  if (process.getuid?.() !== 0) return { binaries: shipped, directory, runAs: Option.none() } satisfies Placement
-  const runAs = yield* postgresUser
+export const place = Effect.fn("PostgresPlacement.place")(function* (
+  shipped: Binaries,
+  directory: string,
+  asRoot: boolean = process.getuid?.() === 0
+) {
   const marked = yield* recorded(directory)
+  if (!asRoot) {
+    if (Option.isSome(marked)) return yield* keptByRoot(directory, marked.value)
+    return { binaries: shipped, directory, runAs: Option.none() } satisfies Placement
+  }
+  const runAs = yield* postgresUser
   const dataFolderExisted = yield* exists(Path.dirname(directory))
   // The data folder holds secrets and is created private (0700): judge what it will be, not a parent that exists now.
   yield* Effect.tryPromise(() => Fs.mkdir(Path.dirname(directory), { recursive: true, mode: 0o700 })).pipe(Effect.ignore)
@@ -176,6 +202,7 @@ export const place = Effect.fn("PostgresPlacement.place")(function* (shipped: Bi
   const binaries = binariesReachable ? shipped : yield* copyBinaries(shipped, folder)
   if (!(yield* canExecute(initdbOf(binaries), runAs))) return yield* cannotReach(binaries.root)
   if (dataReachable) return { binaries, directory, runAs: Option.some(runAs) } satisfies Placement
+  if (Option.isNone(marked) && (yield* exists(Path.join(directory, "PG_VERSION")))) return yield* unreachableDatabase(directory)
   const relocated = Option.isSome(marked)
     ? yield* stillThere(directory, marked.value)
     : yield* relocate(folder, directory, dataFolderExisted)

@@ -7,7 +7,7 @@ import type { Redacted } from "effect"
 import { Effect, Logger } from "effect"
 import * as Path from "node:path"
 import { startEmbeddedPostgres } from "../../layers/EmbeddedPostgres.ts"
-import { digest, place } from "../../layers/PostgresPlacement.ts"
+import { digest, place, shelves } from "../../layers/PostgresPlacement.ts"
 import { shippedBinaries } from "../../layers/PostgresProcess.ts"
 import { shelvedRemovedAtEnd } from "../support/Shelf.ts"
 
@@ -204,5 +204,37 @@ describe.skipIf(!isRoot)("EmbeddedPostgres as root, which runs it as the postgre
       assert.strictEqual(failed._tag, "EmbeddedPostgresFailed")
       assert.include(failed.message, "relocated.json does not say where this data folder's database is")
       assert.include(failed.message, "remove it to start with a new database")
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("a database in the data folder that the postgres user cannot reach stops the start, not hidden by a new one", () =>
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      // a data folder made by a run as another user, then moved (or restored) into root's private home
+      const asked = yield* privateDataFolder
+      yield* fs.makeDirectory(asked, { recursive: true })
+      yield* fs.writeFileString(Path.join(asked, "PG_VERSION"), "16\n")
+      const failed = yield* Effect.flip(place(yield* shippedBinaries, asked))
+      assert.strictEqual(failed._tag, "EmbeddedPostgresFailed")
+      assert.include(failed.message, `${asked} holds a database the postgres user cannot reach`)
+      assert.include(failed.message, "run brein as the user that owns it")
+      assert.isFalse(yield* fs.exists(Path.join(asked, "relocated.json")), "no marker names a new database")
+      const shelved = yield* Effect.forEach(shelves, (shelf) => fs.readDirectory(shelf).pipe(Effect.orElseSucceed(() => [])))
+      assert.deepStrictEqual(shelved.flat().filter((entry) => entry.startsWith(`data-${digest(asked)}`)), [], "nothing made on the shelf")
+    }).pipe(Effect.provide(NodeContext.layer)))
+})
+
+describe("EmbeddedPostgres as a user other than root", () => {
+  it.scopedLive("a data folder whose database runs as root keep on the shelf stops the start, saying so", () =>
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const asked = Path.join(yield* fs.makeTempDirectoryScoped({ prefix: "brein-marked-" }), ".brein", "pg")
+      yield* fs.makeDirectory(asked, { recursive: true })
+      const marker = JSON.stringify({ directory: "/var/lib/brein/data-0123456789abcdef-a1b2c3/pg" })
+      yield* fs.writeFileString(Path.join(asked, "relocated.json"), marker)
+      const failed = yield* Effect.flip(place(yield* shippedBinaries, asked, false))
+      assert.strictEqual(failed._tag, "EmbeddedPostgresFailed")
+      assert.include(failed.message, "is kept in /var/lib/brein/data-0123456789abcdef-a1b2c3/pg by brein run as root")
+      assert.include(failed.message, "run brein as root with this data folder, or give it another --data-dir")
+      assert.deepStrictEqual(yield* fs.readDirectory(asked), ["relocated.json"], "nothing was made in the data folder")
     }).pipe(Effect.provide(NodeContext.layer)))
 })
