@@ -56,7 +56,12 @@ export const cased = (kase: "upper" | "lower", to: Schema.Schema<string>) =>
 
 export const Id = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(64))
 
-const isDay = (text: string) => /^\d{4}-\d{2}-\d{2}$/.test(text) && new Date(`${text}T00:00:00Z`).toISOString().startsWith(text)
+// an impossible day ("2025-13-45") makes an invalid Date, whose toISOString throws: compare its time first
+const isDay = (text: string) => {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false
+  const day = new Date(`${text}T00:00:00Z`)
+  return !Number.isNaN(day.getTime()) && day.toISOString().startsWith(text)
+}
 export const Day = Schema.String.pipe(
   Schema.filter(isDay, { message: () => "must be a date YYYY-MM-DD" })
 ).annotations({ description: "A date, YYYY-MM-DD" })

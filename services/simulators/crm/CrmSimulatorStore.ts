@@ -90,7 +90,7 @@ export class CrmSimulatorStore extends Effect.Service<CrmSimulatorStore>()("brei
           : sql`portal_id = ${portal} AND object_type = ${type} AND ${sql.or(groups)}`
         const [count, rows] = yield* Effect.all([
           sql`SELECT count(*)::int AS n FROM crm_sim_objects WHERE ${where}`.pipe(Effect.flatMap(decodeCount)),
-          sql`SELECT ${columns} FROM crm_sim_objects WHERE ${where} ORDER BY id LIMIT ${limit} OFFSET ${offset}`.pipe(
+          sql`SELECT ${columns} FROM crm_sim_objects WHERE ${where} ORDER BY crm_sim_objects.id LIMIT ${limit} OFFSET ${offset}`.pipe(
             Effect.flatMap(decodeRows)
           )
         ], { concurrency: 2 })

@@ -66,6 +66,22 @@ layer(BudgetServices)("the credits ledger", (it) => {
       ])
     }))
 
+  it.effect("usage's recent rows are the newest by number, where the ids gain a digit (10 after 9)", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(SUITE_NOW)
+      const sql = yield* SqlClient.SqlClient
+      const credits = yield* Credits
+      const { principal } = yield* issuePrincipal("free")
+      yield* credits.balance(principal)
+      // the ledger's next ids cross a power of ten (the sequence only moves forward: other tests' rows keep their order)
+      const [next] = yield* sql<{ readonly next: string }>`SELECT nextval(pg_get_serial_sequence('credit_ledger', 'id'))::text AS next`
+      const crossing = 10n ** BigInt((next?.next ?? "1").length) - 2n
+      yield* sql`SELECT setval(pg_get_serial_sequence('credit_ledger', 'id'), ${crossing.toString()}::bigint)`
+      for (const amount of [1, 2, 3, 4]) yield* credits.grant(principal.workspaceId, principal.plan, amount, `grant ${amount}`)
+      const usage = yield* credits.usage(principal, 3)
+      assert.deepStrictEqual(usage.recent.map((r) => [r.delta, r.balance_after]), [[4, 10], [3, 6], [2, 3]])
+    }))
+
   it.effect("the database refuses to update, delete or truncate ledger rows", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
