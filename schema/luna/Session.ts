@@ -1,5 +1,6 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+import { withoutNul } from "../Depth.ts"
 import { Guidance } from "../Errors.ts"
 import { Stage } from "../tools/Definition.ts"
 
@@ -20,7 +21,7 @@ export const WorkSession = Schema.Struct({
 export type WorkSession = typeof WorkSession.Type
 
 export const CreateSessionBody = Schema.Struct({
-  title: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200)), { exact: true }),
+  title: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200), withoutNul), { exact: true }),
   stage: Schema.optionalWith(Stage, { exact: true }).annotations({ description: "Where the session starts (buscando by default)" })
 })
 
@@ -31,7 +32,8 @@ export const MessageBody = Schema.Struct({
     Schema.compose(
       Schema.String.pipe(
         Schema.minLength(1, { message: () => "must not be blank" }),
-        Schema.maxLength(MESSAGE_MAX, { message: () => `must be at most ${MESSAGE_MAX} characters` })
+        Schema.maxLength(MESSAGE_MAX, { message: () => `must be at most ${MESSAGE_MAX} characters` }),
+        withoutNul
       )
     )
   )

@@ -1,7 +1,7 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Config, Effect, Option, Schema } from "effect"
 import type { Readable } from "node:stream"
-import { depthIssue } from "../../schema/Depth.ts"
+import { inputIssue } from "../../schema/Depth.ts"
 import {
   BadRequest,
   Forbidden,
@@ -113,9 +113,12 @@ export const connectionId = (raw: unknown, path: string): Effect.Effect<Connecti
       onSome: Effect.succeed
     })
 
-/** Input nested deeper than MAX_DEPTH is refused (422, with the path to the deep point) before it is decoded or digested. */
+/**
+ * Input nested deeper than MAX_DEPTH, or holding the NUL character, is refused (422, with the path to the
+ * point) before it is decoded or digested.
+ */
 export const shallow = (value: unknown, root: string): Effect.Effect<void, InvalidInput> => {
-  const issue = depthIssue(value, root)
+  const issue = inputIssue(value, root)
   return issue === undefined ? Effect.void : Effect.fail(InvalidInput.of([issue]))
 }
 

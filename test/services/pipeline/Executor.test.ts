@@ -70,6 +70,25 @@ layer(Services)("Executor", (it) => {
       }
     }))
 
+  // PostgreSQL's text cannot hold it: a tool that stored the string failed with a 500 (an in-process call is checked too)
+  it.effect("the NUL character in a string or a field's name is refused as an input error, and the refusal is audited", () =>
+    Effect.gen(function* () {
+      const executor = yield* Executor
+      const { principal } = yield* issuePrincipal("free")
+      for (
+        const [raw, path] of [[{ message: "a\u0000b" }, "input.message"], [{ message: "ok", ["x\u0000"]: 1 }, "input.x\\u0000"]] as const
+      ) {
+        const requestId = newRequestId()
+        const error = yield* Effect.flip(executor.call("echo.message.reflect", raw, { ...callContext(principal), requestId }))
+        assert.strictEqual(error._tag, "InvalidInput")
+        if (error._tag === "InvalidInput") {
+          assert.deepStrictEqual(error.issues, [{ path, message: "must not contain the NUL character (\\u0000), which cannot be stored" }])
+        }
+        const [row] = yield* auditRows(requestId)
+        assert.deepStrictEqual([row?.outcome, row?.errorTag], ["error", "InvalidInput"])
+      }
+    }))
+
   it.effect("an unknown tool is ToolNotFound", () =>
     Effect.gen(function* () {
       const { principal } = yield* issuePrincipal("paid")

@@ -170,19 +170,24 @@ layer(SessionsHttpTest, { excludeTestServices: true, timeout: "120 seconds" })("
       assert.strictEqual(anonymous.status, 401)
       assert.strictEqual(json(anonymous)["_tag"], "Unauthorized")
       assert.include(String(json(anonymous)["message"]), "Authorization: Bearer")
-      for (const body of [{ stage: "vendiendo" }, { title: "" }, { title: "x".repeat(201) }]) {
+      for (const body of [{ stage: "vendiendo" }, { title: "" }, { title: "x".repeat(201) }, { title: "a\u0000b" }]) {
         const refused = yield* post("/api/v1/sessions", body, { key: ana.key })
         assert.strictEqual(refused.status, 422, JSON.stringify(body))
         assert.strictEqual(json(refused)["_tag"], "InvalidInput")
       }
       const said: Array<unknown> = []
-      for (const body of [{ text: "   " }, {}, { text: "x".repeat(8001) }]) {
+      for (const body of [{ text: "   " }, {}, { text: "x".repeat(8001) }, { text: "a\u0000b" }]) {
         const refused = yield* post(`/api/v1/sessions/${id}/messages`, body, { key: ana.key })
         assert.strictEqual(refused.status, 422, JSON.stringify(body))
         said.push(json(refused)["message"])
       }
       // one sentence after the field, as every input error reads
-      assert.deepStrictEqual(said, ["text must not be blank", "text is missing", "text must be at most 8000 characters"])
+      assert.deepStrictEqual(said, [
+        "text must not be blank",
+        "text is missing",
+        "text must be at most 8000 characters",
+        "text must not contain the NUL character (\\u0000), which cannot be stored"
+      ])
       const view = json(yield* get(`/api/v1/sessions/${id}`, { key: ana.key }))
       assert.deepStrictEqual([view["turns"], view["last_seq"]], [[], 0])
     }))
