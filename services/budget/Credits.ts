@@ -235,7 +235,10 @@ export class Credits extends Effect.Service<Credits>()("brein/budget/Credits", {
           coalesce(-sum(delta) FILTER (WHERE kind = 'charge'), 0) AS spent, count(*) FILTER (WHERE kind = 'charge') AS charges
         FROM credit_ledger WHERE workspace_id = ${principal.workspaceId}`.pipe(Effect.flatMap(decodeTotals), Effect.orDie)
       const rows = yield* sql`SELECT id::text AS id, at, kind, delta, balance_after, reason, tool_id FROM credit_ledger
-        WHERE workspace_id = ${principal.workspaceId} ORDER BY credit_ledger.id DESC LIMIT ${recent}`.pipe(Effect.flatMap(decodeLedger), Effect.orDie)
+        WHERE workspace_id = ${principal.workspaceId} ORDER BY credit_ledger.id DESC LIMIT ${recent}`.pipe(
+        Effect.flatMap(decodeLedger),
+        Effect.orDie
+      )
       const charges = totals?.charges ?? 0
       const spent = totals?.spent ?? 0
       return {
