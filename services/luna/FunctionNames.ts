@@ -23,7 +23,8 @@ const digest = (tool: string) => createHash("sha256").update(tool).digest("hex")
 
 const suffixed = (tool: string, digits: number) => `${sanitize(tool).slice(0, MAX_NAME - digits - 1)}_${digest(tool).slice(0, digits)}`
 
-const standalone = (tool: string) => {
+/** A tool's function name when no other tool of the request clashes with it (the loop's own functions, in the manual). */
+export const standalone = (tool: string) => {
   const plain = sanitize(tool)
   return WIRE_FUNCTION_NAME.test(plain) ? plain : suffixed(tool, SHORT_DIGITS)
 }

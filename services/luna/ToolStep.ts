@@ -1,10 +1,12 @@
 import { Effect, Either, Schema } from "effect"
+import { CONTROL } from "../../schema/luna/Control.ts"
 import type { EventBody } from "../../schema/luna/Events.ts"
 import type { ModelToolCall } from "../../schema/luna/Model.ts"
 import type { Stage } from "../../schema/tools/Definition.ts"
 import type { ToolResponse } from "../../schema/tools/Response.ts"
 import type { Executor } from "../pipeline/Executor.ts"
-import type { RegisteredTool } from "../tools/Registry.ts"
+import type { RegisteredTool, RegistryApi } from "../tools/Registry.ts"
+import { standalone, UNKNOWN_FUNCTION_PREFIX } from "./FunctionNames.ts"
 import { modelView } from "./ModelView.ts"
 import type { CitableResult } from "./TurnInput.ts"
 import type { Owner } from "./WorkSessions.ts"
@@ -47,19 +49,49 @@ const payloadOf = (response: ToolResponse) => {
 /** Context of the tool calls of one turn. */
 export interface ToolCalls {
   readonly executor: Executor
+  /** The registry, to say on which stage a tool outside the belt is. */
+  readonly registry: RegistryApi
   readonly who: Owner
   readonly sessionId: string
   readonly emit: Emit
 }
 
+/** A call outside the belt, said with the stages that have the tool (by its id or its function name), if any. */
+const outOfBelt = (tools: ReadonlyArray<RegisteredTool>, belt: ReadonlyArray<RegisteredTool>, stage: Stage, called: string) => {
+  const name = called.startsWith(UNKNOWN_FUNCTION_PREFIX) ? called.slice(UNKNOWN_FUNCTION_PREFIX.length) : called
+  const known = tools.find((t) => t.descriptor.id === name || standalone(t.descriptor.id) === name)
+  const elsewhere = known === undefined || known.descriptor.stages.length === 0
+    ? ""
+    : ` ${known.descriptor.id} is on stage ${known.descriptor.stages.join(", ")}: change stage with ${standalone(CONTROL.stage)} first.`
+  return `${name.slice(0, 100)} is not among the tools of stage ${stage}.${elsewhere} The tools of ${stage}: ${
+    belt.map((t) => t.descriptor.id).join(", ")
+  }`
+}
+
+/**
+ * What Luna does not run itself: a tool of approval level 1 (it writes the team's records: a preview card)
+ * and a level-2 tool confirmed (it spends credits: a hard gate); a level-2 quote spends nothing and runs.
+ * Such a call is proposed (luna.proponer_decision), and a person decides.
+ */
+const needsApproval = (tool: RegisteredTool, input: Readonly<Record<string, unknown>>): string | undefined => {
+  const { id, level } = tool.descriptor
+  const propose = `propose it with ${standalone(CONTROL.decision)} and a person decides`
+  if (level === 1) return `${id} writes the team's records: Luna does not run it; ${propose}`
+  if (level === 2 && input["confirm"] === true) {
+    return `${id} with confirm spends credits: Luna does not confirm it; quote it (without confirm), then ${propose}`
+  }
+  return undefined
+}
+
 /**
  * One registry tool call of the model, through the executor (surface luna, audited, with the session's
- * principal and board). A tool outside the stage's belt is refused before anything runs.
+ * principal and board). A tool outside the stage's belt, or one a person must approve, is refused before anything runs.
  */
 export const callTool = Effect.fn("Luna.tool")(
   function* (context: ToolCalls, belt: ReadonlyArray<RegisteredTool>, stage: Stage, call: ModelToolCall, ref: string) {
-    if (!belt.some((tool) => tool.descriptor.id === call.tool)) {
-      const message = `${call.tool.slice(0, 100)} is not among the tools of stage ${stage}: ${belt.map((t) => t.descriptor.id).join(", ")}`
+    const tool = belt.find((tool) => tool.descriptor.id === call.tool)
+    if (tool === undefined) {
+      const message = outOfBelt(context.registry.tools, belt, stage, call.tool)
       yield* context.emit([inputEvent(call, call.arguments), errorEvent(call, "OutOfBelt", message)])
       return { reply: errorReply("OutOfBelt", message), result: null, outOfBelt: true }
     }
@@ -70,6 +102,11 @@ export const callTool = Effect.fn("Luna.tool")(
       return { reply: errorReply("InvalidInput", message), result: null, outOfBelt: false }
     }
     const input = parsed.right
+    const gated = needsApproval(tool, input)
+    if (gated !== undefined) {
+      yield* context.emit([inputEvent(call, input), errorEvent(call, "NeedsApproval", gated)])
+      return { reply: errorReply("NeedsApproval", gated), result: null, outOfBelt: false }
+    }
     yield* context.emit([inputEvent(call, input)])
     const answered = yield* Effect.either(
       context.executor.call(call.tool, input, { surface: "luna", principal: context.who.principal, sessionId: context.sessionId })

@@ -3,7 +3,6 @@ import { ChangeStage, CONTROL, DeclareLimit, ProposeDecision } from "../../schem
 import type { ModelMessage, ModelToolCall } from "../../schema/luna/Model.ts"
 import type { Outcome, TurnMetrics } from "../../schema/luna/Outcome.ts"
 import type { Stage } from "../../schema/tools/Definition.ts"
-import type { RegistryApi } from "../tools/Registry.ts"
 import { stripRefTokens } from "./anchors/RefTokens.ts"
 import { beltOf, stageAfter } from "./Belts.ts"
 import type { ModelGatewayApi } from "./ModelGateway.ts"
@@ -15,7 +14,6 @@ import { type CitableResult, functionsOf } from "./TurnInput.ts"
 export const MAX_STEPS = 8
 
 export interface TurnContext extends ToolCalls {
-  readonly registry: RegistryApi
   readonly gateway: ModelGatewayApi
   /** Puts a result's records on the board (the chat's, for this session). */
   readonly show: (result: CitableResult) => Effect.Effect<void>

@@ -6,6 +6,7 @@ import type { ModelFunction, ModelMessage } from "../../schema/luna/Model.ts"
 import type { Stage } from "../../schema/tools/Definition.ts"
 import { toJsonSchema } from "../../schema/tools/JsonSchema.ts"
 import type { RegisteredTool } from "../tools/Registry.ts"
+import { standalone } from "./FunctionNames.ts"
 import { modelView } from "./ModelView.ts"
 
 /** A tool result as Luna holds it: what the narration cites it by, and what the tool answered (meta left out). */
@@ -36,9 +37,13 @@ const brief = (value: unknown, chars: number) => {
 
 const MANUAL = [
   "Eres Luna, la asistente de Brein: empresas y personas, CRM, Cerebro (memoria del equipo), cuenta, secuencias de correo y Mercado (compras públicas de México).",
-  "Solo puedes usar las herramientas que ves: son las de la etapa actual. Si lo pedido no cae en ninguna, termina con luna.limite y ofrece lo más cercano que sí existe.",
+  `Solo puedes usar las herramientas que ves: son las de la etapa actual. Si lo pedido no cae en ninguna, termina con ${
+    standalone(CONTROL.limit)
+  } y ofrece lo más cercano que sí existe.`,
   "Toda cifra que digas viene de un resultado de herramienta y lleva su cita justo después: [[ref:ID]], con el ref del resultado. No calcules cifras que no puedas citar; los agregados traen total y promedio.",
-  "Lo que gasta créditos o escribe en los registros del equipo no se ejecuta: propónlo con luna.proponer_decision y una persona decide.",
+  `Lo que gasta créditos o escribe en los registros del equipo no se ejecuta: propónlo con ${
+    standalone(CONTROL.decision)
+  } y una persona decide.`,
   "Cuando termines, responde con el texto final, breve y en español."
 ].join("\n")
 

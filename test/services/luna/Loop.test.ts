@@ -119,10 +119,55 @@ layer(LunaBenchTest, { timeout: "120 seconds" })("Luna's loop with the scripted 
       assert.strictEqual(end.outcome.kind, "cierre")
       const refused = events.find((e) => e.type === "tool" && e.state === "output-error")
       assert.strictEqual(refused?.type === "tool" && refused.state === "output-error" ? refused.error.tag : undefined, "OutOfBelt")
+      // it says where the tool is, and how to get there
+      const said = refused?.type === "tool" && refused.state === "output-error" ? refused.error.message : ""
+      assert.include(said, "sequence_get is on stage con_lista: change stage with luna__cambiar_etapa first.")
       const seen = calls[1]?.request.messages.at(-1)
       assert.include(seen?.role === "tool" ? seen.content : "", "OutOfBelt")
       assert.strictEqual(events.find((e) => e.type === "tool" && e.state === "output-available" && e.ref === "r1")?.seq, 6)
       assert.deepStrictEqual(yield* auditedTools(who.principal.workspaceId), ["companies_search"])
+    }))
+
+  it.effect("what a person must approve is refused before the executor: a level-1 write, a confirmed spend; a quote runs", () =>
+    Effect.gen(function* () {
+      const save = call("crm_save", { company_ids: ["co_1g7b3x20002x"] })
+      const enrich = { company_ids: ["co_1g7b3x20002x"] }
+      const confirmed = call("company_enrich", { ...enrich, confirm: true, quote_token: "qt_guessed", idempotency_key: "k-1" })
+      const quote = call("company_enrich", enrich)
+      const { calls, end, events, who } = yield* scriptedTurn(
+        [
+          callsReply(search),
+          callsReply(save),
+          callsReply(confirmed),
+          callsReply(quote),
+          textReply("Hay 9 constructoras medianas [[ref:r1]].")
+        ],
+        "Carga la más grande al CRM y enriquécela"
+      )
+      assert.strictEqual(end.outcome.kind, "cierre")
+      assert.strictEqual(end.metrics.belt_violations, 0)
+      const refusals = events.flatMap((e) =>
+        e.type === "tool" && e.state === "output-error" ? [[e.tool_id, e.error.tag, e.error.message]] : []
+      )
+      assert.deepStrictEqual(refusals.slice(0, 2).map(([tool, tag]) => [tool, tag]), [["crm_save", "NeedsApproval"], [
+        "company_enrich",
+        "NeedsApproval"
+      ]])
+      assert.include(String(refusals[0]?.[2]), "propose it with luna__proponer_decision")
+      const seen = calls[2]?.request.messages.at(-1)
+      assert.include(seen?.role === "tool" ? seen.content : "", "NeedsApproval")
+      // the write and the confirmed spend never reached the executor; the quote did
+      assert.deepStrictEqual(yield* auditedTools(who.principal.workspaceId), ["companies_search", "company_enrich"])
+    }))
+
+  it.effect("the manual names the loop's functions as the model is offered them", () =>
+    Effect.gen(function* () {
+      const { calls } = yield* scriptedTurn([textReply("Hola.")], "Hola")
+      const system = calls[0]?.request.messages[0]
+      const manual = system?.role === "system" ? system.content : ""
+      assert.include(manual, "termina con luna__limite")
+      assert.include(manual, "propónlo con luna__proponer_decision")
+      assert.notInclude(manual, "luna.limite")
     }))
 
   it.effect("a repair that anchors is taken: the repair call offers no functions and both attempts are measured", () =>
