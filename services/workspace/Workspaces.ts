@@ -46,6 +46,8 @@ const decodeKeySummaries = Schema.decodeUnknown(Schema.Array(KeySummary))
 
 export interface IssuedKey {
   readonly workspace: Workspace
+  /** The workspace did not exist: it was made for this key. */
+  readonly created: boolean
   readonly key: Redacted.Redacted<string>
 }
 
@@ -79,21 +81,26 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
       return Arr.head(rows)
     })
 
-    const ensureWorkspace = Effect.fn("Workspaces.ensureWorkspace")(
+    /** The workspace by that name, made now if there was none (`created`). */
+    const ensureWorkspaceCreated = Effect.fn("Workspaces.ensureWorkspaceCreated")(
       function* (name: string, plan: Option.Option<Plan>) {
         const id = yield* newId("ws")
         const wanted = Option.getOrElse(plan, () => "free" as const)
-        yield* sql`INSERT INTO workspaces (id, name, plan) VALUES (${id}, ${name}, ${wanted}) ON CONFLICT (name) DO NOTHING`
+        const made = yield* sql`INSERT INTO workspaces (id, name, plan) VALUES (${id}, ${name}, ${wanted})
+          ON CONFLICT (name) DO NOTHING RETURNING id`
         if (Option.isSome(plan)) yield* sql`UPDATE workspaces SET plan = ${plan.value} WHERE name = ${name}`
-        return yield* findByName(name).pipe(Effect.flatMap(Effect.orDieWith(() => `workspace ${name} vanished`)))
+        const workspace = yield* findByName(name).pipe(Effect.flatMap(Effect.orDieWith(() => `workspace ${name} vanished`)))
+        return { workspace, created: made.length > 0 }
       },
       Effect.orDie
     )
+    const ensureWorkspace = (name: string, plan: Option.Option<Plan>) =>
+      Effect.map(ensureWorkspaceCreated(name, plan), (ensured) => ensured.workspace)
 
     /** Issues a new API key; the plain key exists only in the return value. */
     const issueKey = Effect.fn("Workspaces.issueKey")(
       function* (options: { readonly workspace: string; readonly plan: Option.Option<Plan> }) {
-        const workspace = yield* ensureWorkspace(options.workspace, options.plan)
+        const { created, workspace } = yield* ensureWorkspaceCreated(options.workspace, options.plan)
         const id = yield* newId("key")
         const key = yield* newSecret(KEY_PREFIX)
         const hash = sha256(key)
@@ -103,7 +110,7 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
           )
         // no process may go on answering this key as unknown
         yield* forget(hash).pipe(Effect.zipRight(signals.publish(Channel.keys, hash)))
-        return { workspace, key: Redacted.make(key) } satisfies IssuedKey
+        return { workspace, created, key: Redacted.make(key) } satisfies IssuedKey
       }
     )
 

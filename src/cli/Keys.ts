@@ -34,6 +34,12 @@ const create = Command.make("create", {
       })
     )
     yield* Effect.logInfo(`created a key for workspace "${issued.workspace.name}" (plan ${issued.workspace.plan})`)
+    // a new workspace is said on stderr (stdout stays the key alone): a mistyped name is seen at once
+    if (issued.created) {
+      yield* Console.error(
+        `brein: created workspace "${issued.workspace.name}" (plan ${issued.workspace.plan}): there was none by that name`
+      )
+    }
     yield* Console.log(Redacted.value(issued.key))
   }).pipe(Effect.provide(AdminLive), databaseSettings(options))).pipe(
     Command.withDescription("Make an API key; prints the key alone on stdout (it is shown only now)")

@@ -129,6 +129,18 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
       }
     }), { timeout: 90_000 })
 
+  it.effect("keys create says on stderr when it made the workspace, and only then", () =>
+    Effect.gen(function* () {
+      const name = `made-${randomBytes(4).toString("hex")}`
+      const first = yield* brein("keys", "create", "--workspace", name)
+      assert.strictEqual(first.exitCode, 0, first.stderr)
+      assert.include(first.stderr, `brein: created workspace "${name}" (plan free): there was none by that name`)
+      assert.match(first.stdout.trim(), /^brein_sk_[A-Za-z0-9_-]+$/)
+      const second = yield* brein("keys", "create", "--workspace", name)
+      assert.strictEqual(second.exitCode, 0, second.stderr)
+      assert.notInclude(second.stderr, "created workspace")
+    }), { timeout: 90_000 })
+
   it.effect(
     "keys list shows prefix, workspace, plan, created and last used, never the secret; revoke ends the key",
     () =>
