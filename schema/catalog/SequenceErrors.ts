@@ -25,8 +25,17 @@ export class SequenceNotFound extends Schema.TaggedError<SequenceNotFound>()(
   }
 }
 
-export const SequenceConflictReason = Schema.Literal("not_draft", "duplicate_name").annotations({
-  description: "not_draft: only a draft sequence is edited; duplicate_name: the workspace has a sequence of this name"
+export const SequenceConflictReason = Schema.Literal("not_draft", "duplicate_name", "not_active", "not_paused").annotations({
+  description: "not_draft: only a draft sequence is edited; duplicate_name: the workspace has a sequence of this name; " +
+    "not_active: only an active sequence is paused; not_paused: only a paused sequence is resumed"
+})
+
+/** A sequence paused or resumed by a person: its status now, and when it changed. */
+export const SequenceStatusChange = Schema.Struct({
+  sequence_id: Schema.String,
+  status: Schema.Literal("active", "paused"),
+  changed: Schema.Boolean.annotations({ description: "false when the sequence already was in that status (nothing was written)" }),
+  at: Schema.String.annotations({ description: "When it was paused or resumed (ISO 8601)" })
 })
 
 /** A write the sequence's state refuses: nothing was written. */

@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { SequenceNotFound } from "../catalog/SequenceErrors.ts"
+import { SequenceConflict, SequenceNotFound, SequenceStatusChange } from "../catalog/SequenceErrors.ts"
 import {
   ActivationRefused,
   AuditUnavailable,
@@ -96,6 +96,32 @@ export class SequenceAuthorizationsGroup extends HttpApiGroup.make("sequenceAuth
       .annotate(
         OpenApi.Summary,
         "Activate a sequence: a signed-in person only (never an API key), on the version they reviewed and a preflight without blockers"
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("pause", "/api/v1/sequences/:id/pause")
+      .setPath(SequenceIdParam)
+      .addSuccess(SequenceStatusChange)
+      .addError(SequenceNotFound)
+      .addError(SequenceConflict)
+      .addError(AuditUnavailable)
+      .middleware(HumanSession)
+      .annotate(
+        OpenApi.Summary,
+        "Pause an active sequence: a signed-in person only; nothing more is sent (a send already handed to the mailbox finishes) until it is resumed"
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("resume", "/api/v1/sequences/:id/resume")
+      .setPath(SequenceIdParam)
+      .addSuccess(SequenceStatusChange)
+      .addError(SequenceNotFound)
+      .addError(SequenceConflict)
+      .addError(AuditUnavailable)
+      .middleware(HumanSession)
+      .annotate(
+        OpenApi.Summary,
+        "Resume a paused sequence: a signed-in person only; steps that fell due while it was paused are sent, at the mailbox's spacing"
       )
   )
   .add(

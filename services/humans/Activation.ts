@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Array as Arr, Clock, Effect, Option, Schema } from "effect"
-import { SequenceNotFound } from "../../schema/catalog/SequenceErrors.ts"
+import { SequenceConflict, SequenceNotFound } from "../../schema/catalog/SequenceErrors.ts"
 import { ActivationRefused } from "../../schema/Errors.ts"
 import type { SequenceAuthorization } from "../../schema/humans/Authorization.ts"
 import { CurrentHuman, type Human } from "../../schema/humans/Human.ts"
@@ -144,6 +144,45 @@ export class Activation extends Effect.Service<Activation>()("brein/humans/Activ
       }))
     })
 
+    /**
+     * Pauses an active sequence or resumes a paused one, as the signed-in person decides: the dispatcher sends
+     * only for an active sequence, so a paused one sends nothing (its pending steps wait) until it is resumed.
+     * Asking for the status it already has changes nothing; the change and its audit row commit together.
+     */
+    const setStatus = (to: "active" | "paused") =>
+      Effect.fn(to === "paused" ? "Activation.pause" : "Activation.resume")(function* (sequenceId: string) {
+        const human = yield* CurrentHuman
+        const from = to === "paused" ? "active" : "paused"
+        const change = Effect.gen(function* () {
+          const sequence = yield* lockSequence(sequenceId, human.principal.workspaceId)
+          const at = new Date(yield* Clock.currentTimeMillis)
+          if (sequence.status === to) return { sequence_id: sequenceId, status: to, changed: false, at: at.toISOString() }
+          if (sequence.status !== from) {
+            return yield* new SequenceConflict({
+              reason: to === "paused" ? "not_active" : "not_paused",
+              sequenceId,
+              status: sequence.status,
+              message: `the sequence is ${sequence.status}: only ${
+                to === "paused" ? "an active sequence is paused" : "a paused sequence is resumed"
+              }`
+            })
+          }
+          yield* sql`UPDATE sequences SET status = ${to}, updated_at = ${at} WHERE id = ${sequenceId}`.pipe(Effect.orDie)
+          return { sequence_id: sequenceId, status: to, changed: true, at: at.toISOString() }
+        })
+        return yield* changes.audited(change, (changed) => ({
+          workspaceId: human.principal.workspaceId,
+          principal: human.userId,
+          surface: "http",
+          toolId: to === "paused" ? "sequences.pause" : "sequences.resume",
+          connectionId: null,
+          input: { sequence_id: sequenceId },
+          output: changed
+        }))
+      })
+    const pause = setStatus("paused")
+    const resume = setStatus("active")
+
     /** The ledger rows of a sequence of the workspace, oldest first. */
     const authorizations = Effect.fn("Activation.authorizations")(function* (sequenceId: string, workspaceId: WorkspaceId) {
       const rows = yield* sql`SELECT * FROM sequence_authorizations WHERE sequence_id = ${sequenceId} AND workspace_id = ${workspaceId}
@@ -156,7 +195,7 @@ export class Activation extends Effect.Service<Activation>()("brein/humans/Activ
       return rows.map(answer)
     })
 
-    return { activate, authorizations } as const
+    return { activate, pause, resume, authorizations } as const
   }),
   dependencies: [ChangeAudit.Default, Preflights.Default]
 }) {}

@@ -94,8 +94,9 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
       },
       Effect.orDie
     )
-    const ensureWorkspace = (name: string, plan: Option.Option<Plan>) =>
-      Effect.map(ensureWorkspaceCreated(name, plan), (ensured) => ensured.workspace)
+    const ensureWorkspace = Effect.fn("Workspaces.ensureWorkspace")(function* (name: string, plan: Option.Option<Plan>) {
+      return (yield* ensureWorkspaceCreated(name, plan)).workspace
+    })
 
     /** Issues a new API key; the plain key exists only in the return value. */
     const issueKey = Effect.fn("Workspaces.issueKey")(

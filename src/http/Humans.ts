@@ -55,6 +55,8 @@ export const SequenceAuthorizationsLive = HttpApiBuilder.group(
     Effect.map(Activation, (activation) =>
       handlers
         .handle("activate", ({ path, payload }) => activation.activate(path.id, payload.version))
+        .handle("pause", ({ path }) => activation.pause(path.id))
+        .handle("resume", ({ path }) => activation.resume(path.id))
         .handle("authorizations", ({ path }) =>
           Effect.flatMap(
             CurrentPrincipal,

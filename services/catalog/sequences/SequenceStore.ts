@@ -43,7 +43,8 @@ const notDraft = (record: SequenceRecord) =>
     sequenceId: record.id,
     status: record.status,
     message: `sequence ${record.id} is ${record.status}: only a draft is edited`,
-    hint: "Create a new sequence (sequence_create) for new content or recipients; an active one is paused by a person, not a tool"
+    hint:
+      "Create a new sequence (sequence_create) for new content or recipients; an active one is paused by a signed-in person (POST /api/v1/sequences/{id}/pause), not a tool"
   })
 
 const Counts = Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Int }))

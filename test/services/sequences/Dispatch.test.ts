@@ -188,6 +188,28 @@ layer(TestDatabase)("Dispatcher", (it) => {
       assert.strictEqual(yield* sequenceStatus(seeded.sequenceId), "completed")
     }).pipe(Effect.provide(dispatching())))
 
+  it.effect("a paused sequence sends nothing (its steps wait, it does not complete); resumed, it sends what fell due, each once", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(START)
+      const seeded = yield* seedSequence({ recipients: emails(2), steps: [{ delay: 0 }, { delay: 2 }] })
+      const status = (to: string) =>
+        Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE sequences SET status = ${to} WHERE id = ${seeded.sequenceId}`)
+      yield* driveUntil(START + DAY)
+      assert.strictEqual((yield* sentMessages(seeded.grantId)).length, 2, "the first step went out")
+      // what POST /api/v1/sequences/{id}/pause writes (the route is tested over HTTP)
+      yield* status("paused")
+      yield* driveUntil(START + 10 * DAY)
+      assert.strictEqual((yield* sentMessages(seeded.grantId)).length, 2, "nothing while paused, the second step long due")
+      assert.deepStrictEqual(Object.values(yield* enrollmentStates(seeded.sequenceId)), ["active", "active"])
+      assert.strictEqual(yield* sequenceStatus(seeded.sequenceId), "paused")
+      yield* status("active")
+      yield* driveUntil(START + 11 * DAY)
+      const sent = yield* sentMessages(seeded.grantId)
+      assert.strictEqual(sent.length, 4)
+      assert.deepStrictEqual(timesEachSent(sent), [1, 1, 1, 1])
+      assert.strictEqual(yield* sequenceStatus(seeded.sequenceId), "completed")
+    }).pipe(Effect.provide(dispatching())))
+
   it.effect("only an authorized version is sent: a ledger row for another version (or other content) sends nothing", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(START)

@@ -184,6 +184,36 @@ layer(HttpTest, { excludeTestServices: true })("people over HTTP: sign-in, sessi
       assert.strictEqual((yield* get(ledger, { cookie: stranger.cookie })).status, 404)
     }))
 
+  it.effect("a signed-in person pauses an active sequence and resumes it; twice changes nothing; a key, a draft and a stranger are refused", () =>
+    Effect.gen(function* () {
+      const me = yield* signedIn()
+      const sequence = yield* insertSequence(me.workspaceId)
+      yield* insertPreflight(me.workspaceId, sequence)
+      const as = { cookie: me.cookie, csrf: me.csrf }
+      const pause = `/api/v1/sequences/${sequence.id}/pause`
+      const resume = `/api/v1/sequences/${sequence.id}/resume`
+      const draft = yield* post(pause, {}, as)
+      assert.strictEqual(draft.status, 409, JSON.stringify(draft.body))
+      assert.deepInclude(draft.body, { _tag: "SequenceConflict", reason: "not_active", status: "draft" })
+      assert.strictEqual((yield* post(`/api/v1/sequences/${sequence.id}/activate`, { version: sequence.version }, as)).status, 200)
+
+      assert.deepInclude((yield* post(pause, {}, { key: me.key })).body, { _tag: "HumanRequired" }, "an API key is not a person")
+      assert.deepInclude((yield* post(pause, {}, { cookie: me.cookie })).body, { _tag: "CsrfRejected" })
+      const stranger = yield* signedIn()
+      assert.strictEqual((yield* post(pause, {}, { cookie: stranger.cookie, csrf: stranger.csrf })).status, 404)
+      assert.strictEqual((yield* sequenceState(sequence.id))?.status, "active", "none of those changed it")
+
+      const paused = yield* post(pause, {}, as)
+      assert.strictEqual(paused.status, 200, JSON.stringify(paused.body))
+      assert.deepInclude(paused.body, { sequence_id: sequence.id, status: "paused", changed: true })
+      assert.strictEqual((yield* sequenceState(sequence.id))?.status, "paused")
+      assert.deepInclude((yield* post(pause, {}, as)).body, { status: "paused", changed: false })
+      const resumed = yield* post(resume, {}, as)
+      assert.deepInclude(resumed.body, { status: "active", changed: true })
+      assert.strictEqual((yield* sequenceState(sequence.id))?.status, "active")
+      assert.deepInclude((yield* post(resume, {}, as)).body, { status: "active", changed: false })
+    }))
+
   it.effect("refusals over HTTP: blocked preflight (with its blockers), changed after preflight, reviewed version, another workspace", () =>
     Effect.gen(function* () {
       const me = yield* signedIn()
