@@ -11,7 +11,7 @@ import { renderMessage, variantsOf } from "./Render.ts"
 import type { RecipientRow } from "./SequenceStore.ts"
 import type { UnsubscribeWriter } from "./UnsubscribeLinks.ts"
 
-export const RULESET_VERSION = "2026-09.1"
+export const RULESET_VERSION = "2026-12.1"
 
 export interface PreflightSubject {
   readonly sequenceId: string
@@ -139,11 +139,36 @@ const suppression: Check = ({ recipients }, out) => {
 
 const letters = (text: string) => text.replace(/\{\{[^}]*\}\}/g, "").replace(/[^\p{L}]/gu, "")
 
+const SPIN = /\{([^{}]*\|[^{}]*)\}/
+const MERGE_FIELD = /\{\{[^{}]*\}\}/g
+const CONTROL = /\p{Cc}/u
+const MAX_SPUN = 256
+
+/** The texts a template's spintax can come to (merge fields as a placeholder), innermost group first, as Render picks; at most MAX_SPUN. */
+const spun = (template: string): ReadonlyArray<string> => {
+  let texts = [template.replace(MERGE_FIELD, "x")]
+  for (let round = 0; round < 32; round++) {
+    let expanded = false
+    texts = texts.flatMap((text) => {
+      const spin = SPIN.exec(text)
+      if (spin === null) return [text]
+      expanded = true
+      const [before, after] = [text.slice(0, spin.index), text.slice(spin.index + spin[0].length)]
+      return (spin[1] ?? "").split("|").map((option) => before + option + after)
+    }).slice(0, MAX_SPUN)
+    if (!expanded) break
+  }
+  return texts
+}
+
 const subjectHonesty: Check = ({ definition }, out) => {
   definition.steps.forEach((step, index) => {
     for (const variant of variantsOf(step)) {
       const at = { step_id: step.id, variant: variant.id }
-      if (index === 0 && DECEPTIVE_PREFIX.test(variant.subject)) {
+      if (CONTROL.test(variant.subject)) {
+        out.block("subject_honesty", "the subject must be one line: remove its line breaks and control characters", at)
+      }
+      if (index === 0 && spun(variant.subject).some((subject) => DECEPTIVE_PREFIX.test(subject))) {
         out.block("subject_honesty", "a first touch must not pretend to be a reply or forward: drop the RE:/FWD: prefix", at)
       }
       const caps = letters(variant.subject)

@@ -141,6 +141,14 @@ describe("preflight rules", () => {
     assert.isFalse(rulesOf(withStep(1, { subject: "Re: {{company}}" })).blocks.has("subject_honesty"))
   })
 
+  it("6 subject_honesty: a spintax option cannot smuggle RE: in, and a subject is one line", () => {
+    blocks(withStep(0, { subject: "{Hola|Re:} {{first_name}}" }), "subject_honesty")
+    blocks(withStep(0, { subject: "{Buen día|{Hola|RE:}} {{first_name}}" }), "subject_honesty")
+    assert.isFalse(rulesOf(withStep(0, { subject: "{Hola|Buen día} {{first_name|amigo}}" })).blocks.has("subject_honesty"))
+    const broken = blocks(withStep(1, { subject: "Hola {{first_name}}\r\nBcc: otro@example.com" }), "subject_honesty")
+    assert.include(broken.map((f) => f.message).join(" "), "the subject must be one line")
+  })
+
   it("7 spam_words: warns on spam phrases, $$$, !!! and too many links; blocks URL shorteners", () => {
     warns(withStep(0, { subject: "Prueba gratis para {{company}}" }), "spam_words")
     warns(withStep(0, { body: "Gana dinero $$$ !!!\n{{unsubscribe}}" }), "spam_words")
