@@ -20,6 +20,7 @@ import sequenceAuthorizations from "./0019_sequence_authorizations.ts"
 import sequenceSends from "./0020_sequence_sends.ts"
 import workSessions from "./0021_work_sessions.ts"
 import readWindows from "./0022_read_windows.ts"
+import mailHeaders from "./0023_mail_headers.ts"
 
 export const migrations = {
   "0001_foundation": foundation,
@@ -43,5 +44,6 @@ export const migrations = {
   "0019_sequence_authorizations": sequenceAuthorizations,
   "0020_sequence_sends": sequenceSends,
   "0021_work_sessions": workSessions,
-  "0022_read_windows": readWindows
+  "0022_read_windows": readWindows,
+  "0023_mail_headers": mailHeaders
 }

@@ -6,6 +6,9 @@ export const EmailName = Schema.Struct({ email: Schema.String, name: Schema.opti
 
 export const Metadata = Schema.Record({ key: Schema.String, value: Schema.String })
 
+/** A header the message is sent with (Nylas `custom_headers`). */
+export const Header = Schema.Struct({ name: Schema.String, value: Schema.String })
+
 /** `POST /v3/grants/{grant_id}/messages/send` (JSON). */
 export const SendRequest = Schema.Struct({
   to: Schema.NonEmptyArray(EmailName),
@@ -14,7 +17,8 @@ export const SendRequest = Schema.Struct({
   body: Schema.String,
   /** Sends in the thread of that message (a follow-up step). */
   reply_to_message_id: Schema.optional(Schema.String),
-  metadata: Schema.optional(Metadata)
+  metadata: Schema.optional(Metadata),
+  custom_headers: Schema.optional(Schema.Array(Header))
 })
 export type SendRequest = typeof SendRequest.Type
 
@@ -30,7 +34,9 @@ export const Message = Schema.Struct({
   folders: Schema.Array(Schema.String),
   /** Unix seconds. */
   date: Schema.Int,
-  metadata: Metadata
+  metadata: Metadata,
+  /** The custom headers it was sent with (Nylas answers them when asked to include headers). */
+  headers: Schema.optional(Schema.Array(Header))
 })
 export type Message = typeof Message.Type
 

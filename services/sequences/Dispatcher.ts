@@ -84,12 +84,13 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("brein/sequences/Di
       const step = send.definition.steps[send.step]
       const now = yield* Clock.currentTimeMillis
       if (step === undefined) return yield* store.fail(send.sendKey, `no step ${send.step}`, new Date(now))
+      const unsubscribe = yield* links.writer()
       const message = renderMessage({
         sequenceId: send.sequenceId,
         step,
         recipient: { id: send.personId, fields: send.fields },
         settings: send.definition.settings,
-        unsubscribe: yield* links.writer()
+        unsubscribe
       })
       const problems = [...message.missing.map((m) => `missing ${m}`), ...message.unresolved.map((u) => `unresolved ${u}`)]
       if (message.subject === "") problems.push("empty subject")
@@ -100,6 +101,11 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("brein/sequences/Di
         subject: message.subject,
         body: message.body,
         metadata: { send_key: send.sendKey },
+        // one click from the mail client (RFC 8058): the same link as the message's, answered by a POST
+        custom_headers: [
+          { name: "List-Unsubscribe", value: `<${unsubscribe(send.sequenceId, send.personId)}>` },
+          { name: "List-Unsubscribe-Post", value: "List-Unsubscribe=One-Click" }
+        ],
         ...(send.threadOf === null ? {} : { reply_to_message_id: send.threadOf })
       }
       const outcome = yield* Effect.either(mail.send(send.mailbox.grantId, request))

@@ -132,6 +132,7 @@ export const makeMailSimulator = Effect.fn("MailSimulatorServer.make")(function*
       subject: request.subject,
       body: request.body,
       metadata: request.metadata ?? {},
+      headers: request.custom_headers ?? [],
       replyTo: request.reply_to_message_id,
       date: new Date(now)
     })

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
-import { type Message, Metadata, type Notification, type NotificationType } from "../../../schema/mail/Nylas.ts"
+import { Header, type Message, Metadata, type Notification, type NotificationType } from "../../../schema/mail/Nylas.ts"
 
 const MessageRow = Schema.Struct({
   id: Schema.String,
@@ -11,6 +11,7 @@ const MessageRow = Schema.Struct({
   subject: Schema.String,
   body: Schema.String,
   metadata: Schema.parseJson(Metadata),
+  headers: Schema.parseJson(Schema.Array(Header)),
   date: Schema.DateFromSelf
 })
 const decodeMessages = Schema.decodeUnknown(Schema.Array(MessageRow))
@@ -42,7 +43,8 @@ const toMessage = (row: typeof MessageRow.Type): Message => ({
   from: [{ email: row.fromEmail }],
   folders: ["SENT"],
   date: Math.floor(row.date.getTime() / 1000),
-  metadata: row.metadata
+  metadata: row.metadata,
+  headers: row.headers
 })
 
 const toNotification = (row: typeof NotificationRow.Type): Notification => ({
@@ -77,6 +79,7 @@ export interface NewMessage {
   readonly subject: string
   readonly body: string
   readonly metadata: Readonly<Record<string, string>>
+  readonly headers: ReadonlyArray<typeof Header.Type>
   readonly replyTo: string | undefined
   readonly date: Date
 }
@@ -85,7 +88,7 @@ export interface NewMessage {
 export class MailSimulatorStore extends Effect.Service<MailSimulatorStore>()("brein/simulators/mail/MailSimulatorStore", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const columns = sql`id, grant_id, thread_id, to_email, from_email, subject, body, metadata, date`
+    const columns = sql`id, grant_id, thread_id, to_email, from_email, subject, body, metadata, headers, date`
 
     /** How many messages the grant sent in [dayStart, dayStart + 1 day) and when it last sent. */
     const usage = Effect.fn("MailSimulatorStore.usage")(function* (grantId: string, dayStart: Date) {
@@ -101,11 +104,12 @@ export class MailSimulatorStore extends Effect.Service<MailSimulatorStore>()("br
       const rows = yield* sql`
         WITH n AS (SELECT nextval('mail_sim_message_numbers') AS n),
         parent AS (SELECT thread_id FROM mail_sim_messages WHERE grant_id = ${message.grantId} AND id = ${message.replyTo ?? ""})
-        INSERT INTO mail_sim_messages (id, grant_id, thread_id, to_email, from_email, subject, body, metadata, send_key, reply_to, date)
+        INSERT INTO mail_sim_messages (id, grant_id, thread_id, to_email, from_email, subject, body, metadata, headers, send_key, reply_to,
+          date)
         SELECT substr(md5(${seed}::text || ':m:' || n.n), 1, 26), ${message.grantId},
           coalesce((SELECT thread_id FROM parent), substr(md5(${seed}::text || ':t:' || n.n), 1, 26)),
           ${message.to}, ${message.from}, ${message.subject}, ${message.body}, ${JSON.stringify(message.metadata)},
-          ${message.metadata["send_key"] ?? null}, ${message.replyTo ?? null}, ${message.date}
+          ${JSON.stringify(message.headers)}, ${message.metadata["send_key"] ?? null}, ${message.replyTo ?? null}, ${message.date}
         FROM n
         RETURNING ${columns}`.pipe(Effect.flatMap(decodeMessages))
       const row = rows[0]

@@ -145,6 +145,22 @@ layer(TestDatabase)("Dispatcher", (it) => {
       assert.strictEqual(yield* sequenceStatus(seeded.sequenceId), "completed")
     }).pipe(Effect.provide(dispatching({ replyAfterMs: 3_600_000 }))))
 
+  it.effect("every message carries the one-click unsubscribe headers (RFC 8058), with the link its body has", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(START)
+      const seeded = yield* seedSequence({ recipients: emails(2), steps: [{ delay: 0 }, { delay: 1 }] })
+      yield* driveUntil(START + 3 * DAY)
+      const sent = yield* sentMessages(seeded.grantId)
+      assert.strictEqual(sent.length, 4)
+      for (const message of sent) {
+        const header = (name: string) => message.headers?.find((h) => h.name === name)?.value
+        const link = /^<(http[^>]+\/u\/[^>]+)>$/.exec(header("List-Unsubscribe") ?? "")?.[1] ?? ""
+        assert.include(message.body, link, "the header's link is the body's")
+        assert.notStrictEqual(link, "")
+        assert.strictEqual(header("List-Unsubscribe-Post"), "List-Unsubscribe=One-Click")
+      }
+    }).pipe(Effect.provide(dispatching())))
+
   it.effect("an unsubscribe stops the recipient and suppresses the address for the workspace's other sequences", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(START)
