@@ -44,7 +44,7 @@ export class Reads extends Effect.Service<Reads>()("brein/budget/Reads", {
           used: taken?.used ?? limit,
           resetsAt: resetsAt.toISOString(),
           retryAfterSeconds,
-          hint: "Wait until resets_at, or move the workspace to the paid plan for a higher ceiling",
+          hint: "Wait until resetsAt, or move the workspace to the paid plan for a higher ceiling",
           next_actions: [{ method: "GET", path: "/api/v1/usage", reason: "see the hour's reads and when they free" }]
         })
       }

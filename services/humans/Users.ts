@@ -130,8 +130,10 @@ export class Users extends Effect.Service<Users>()("brein/humans/Users", {
                                 WHERE l.token_hash = ${tokenHash}`.pipe(Effect.flatMap(decodeLinkStates), Effect.orDie)
       if (link === undefined) return SignInLinkRefused.of("unknown")
       if (link.usedAt !== null) return SignInLinkRefused.of("used")
+      // disabling expires the person's links at once: while disabled, that is the reason, not the link's age
+      if (link.disabledAt !== null) return SignInLinkRefused.of("disabled")
       if (link.expiresAt.getTime() <= at.getTime()) return SignInLinkRefused.of("expired")
-      return SignInLinkRefused.of(link.disabledAt === null ? "unknown" : "disabled")
+      return SignInLinkRefused.of("unknown")
     })
 
     const sessionById = Effect.fn("Users.sessionById")(function* (condition: Statement.Fragment, at: Date) {
