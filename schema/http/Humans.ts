@@ -83,6 +83,17 @@ export class HumansGroup extends HttpApiGroup.make("humans")
 
 export const SequenceIdParam = Schema.Struct({ id: Schema.String })
 
+/** A person's pause or resume of a sequence: the same route, answer and refusals for both. */
+const statusChange = <Name extends "pause" | "resume">(name: Name, summary: string) =>
+  HttpApiEndpoint.post(name, `/api/v1/sequences/:id/${name}`)
+    .setPath(SequenceIdParam)
+    .addSuccess(SequenceStatusChange)
+    .addError(SequenceNotFound)
+    .addError(SequenceConflict)
+    .addError(AuditUnavailable)
+    .middleware(HumanSession)
+    .annotate(OpenApi.Summary, summary)
+
 export class SequenceAuthorizationsGroup extends HttpApiGroup.make("sequenceAuthorizations")
   .add(
     HttpApiEndpoint.post("activate", "/api/v1/sequences/:id/activate")
@@ -98,32 +109,14 @@ export class SequenceAuthorizationsGroup extends HttpApiGroup.make("sequenceAuth
         "Activate a sequence: a signed-in person only (never an API key), on the version they reviewed and a preflight without blockers"
       )
   )
-  .add(
-    HttpApiEndpoint.post("pause", "/api/v1/sequences/:id/pause")
-      .setPath(SequenceIdParam)
-      .addSuccess(SequenceStatusChange)
-      .addError(SequenceNotFound)
-      .addError(SequenceConflict)
-      .addError(AuditUnavailable)
-      .middleware(HumanSession)
-      .annotate(
-        OpenApi.Summary,
-        "Pause an active sequence: a signed-in person only; nothing more is sent (a send already handed to the mailbox finishes) until it is resumed"
-      )
-  )
-  .add(
-    HttpApiEndpoint.post("resume", "/api/v1/sequences/:id/resume")
-      .setPath(SequenceIdParam)
-      .addSuccess(SequenceStatusChange)
-      .addError(SequenceNotFound)
-      .addError(SequenceConflict)
-      .addError(AuditUnavailable)
-      .middleware(HumanSession)
-      .annotate(
-        OpenApi.Summary,
-        "Resume a paused sequence: a signed-in person only; steps that fell due while it was paused are sent, at the mailbox's spacing"
-      )
-  )
+  .add(statusChange(
+    "pause",
+    "Pause an active sequence: a signed-in person only; nothing more is sent (a send already handed to the mailbox finishes) until it is resumed"
+  ))
+  .add(statusChange(
+    "resume",
+    "Resume a paused sequence: a signed-in person only; steps that fell due while it was paused are sent, at the mailbox's spacing"
+  ))
   .add(
     HttpApiEndpoint.get("authorizations", "/api/v1/sequences/:id/authorizations")
       .setPath(SequenceIdParam)

@@ -31,8 +31,10 @@ export interface RenderedMessage {
 }
 
 const KNOWN: ReadonlySet<string> = new Set<string>([...MERGE_FIELDS, "unsubscribe"])
-const VARIABLE = /\{\{([^{}]*)\}\}/g
-const SPIN = /\{([^{}]*\|[^{}]*)\}/
+/** A merge field, `{{name}}` or `{{name|fallback}}`. */
+export const VARIABLE = /\{\{([^{}]*)\}\}/g
+/** A spintax group without another inside: `{Hola|Buen día}`. */
+export const SPIN = /\{([^{}]*\|[^{}]*)\}/
 const SENTINEL = /\u0000(\d+)\u0000/g
 const STRAY = /\{\{[^}]{0,40}|\}\}/g
 const LINK = /https?:\/\/[^\s<>"')\]]+/g

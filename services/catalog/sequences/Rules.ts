@@ -7,7 +7,7 @@ import {
 } from "../../../schema/catalog/Sequences.ts"
 import type { Finding, RuleId } from "../../../schema/catalog/SequenceTools.ts"
 import type { MailboxRow } from "./Mailboxes.ts"
-import { renderMessage, variantsOf } from "./Render.ts"
+import { renderMessage, SPIN, VARIABLE, variantsOf } from "./Render.ts"
 import type { RecipientRow } from "./SequenceStore.ts"
 import type { UnsubscribeWriter } from "./UnsubscribeLinks.ts"
 
@@ -139,14 +139,12 @@ const suppression: Check = ({ recipients }, out) => {
 
 const letters = (text: string) => text.replace(/\{\{[^}]*\}\}/g, "").replace(/[^\p{L}]/gu, "")
 
-const SPIN = /\{([^{}]*\|[^{}]*)\}/
-const MERGE_FIELD = /\{\{[^{}]*\}\}/g
 const CONTROL = /\p{Cc}/u
 const MAX_SPUN = 256
 
 /** The texts a template's spintax can come to (merge fields as a placeholder), innermost group first, as Render picks; at most MAX_SPUN. */
 const spun = (template: string): ReadonlyArray<string> => {
-  let texts = [template.replace(MERGE_FIELD, "x")]
+  let texts = [template.replace(VARIABLE, "x")]
   for (let round = 0; round < 32; round++) {
     let expanded = false
     texts = texts.flatMap((text) => {
