@@ -6,6 +6,12 @@ import type { Plan } from "../../schema/tools/Definition.ts"
 
 const HOUR_MS = 3_600_000
 
+/** The read a call took: which row of the hour is its own. */
+export interface ReadTaken {
+  readonly requestId: string
+  readonly at: Date
+}
+
 const Taken = Schema.Struct({ allowed: Schema.Boolean, used: Schema.Int, oldest: Schema.NullOr(Schema.DateFromSelf) })
 const decodeTaken = Schema.decodeUnknown(Schema.Array(Taken))
 const Window = Schema.Struct({ used: Schema.NumberFromString, oldest: Schema.NullOr(Schema.DateFromSelf) })
@@ -48,7 +54,26 @@ export class Reads extends Effect.Service<Reads>()("brein/budget/Reads", {
           next_actions: [{ method: "GET", path: "/api/v1/usage", reason: "see the hour's reads and when they free" }]
         })
       }
-      return { kind: "read" as const, reads: 1, used: taken.used, limit, resets_at: resetsAt.toISOString() }
+      return {
+        cost: { kind: "read" as const, reads: 1, used: taken.used, limit, resets_at: resetsAt.toISOString() },
+        taken: { requestId, at: new Date(now) }
+      }
+    })
+
+    /**
+     * Gives back a read a call took but did not use (it answered an error): its row leaves the hour and
+     * the window's count, under the lock a take holds, so a take never writes back a count from before.
+     * A read that already left the hour is gone from both, and this changes nothing.
+     */
+    const release = Effect.fn("Reads.release")(function* (principal: Principal, taken: ReadTaken) {
+      yield* sql.withTransaction(Effect.gen(function* () {
+        yield* sql`SELECT pg_advisory_xact_lock(hashtextextended(${"brein.reads:" + principal.workspaceId}, 0))`
+        yield* sql`WITH gone AS (
+            DELETE FROM read_usage WHERE workspace_id = ${principal.workspaceId} AND at = ${taken.at} AND request_id = ${taken.requestId}
+            RETURNING 1)
+          UPDATE read_windows SET used = used - (SELECT count(*) FROM gone)
+          WHERE workspace_id = ${principal.workspaceId} AND EXISTS (SELECT 1 FROM gone)`
+      })).pipe(Effect.catchAll((error) => Effect.logWarning("a read the call did not use could not be given back", error)))
     })
 
     const usage = Effect.fn("Reads.usage")(function* (principal: Principal) {
@@ -66,6 +91,6 @@ export class Reads extends Effect.Service<Reads>()("brein/budget/Reads", {
       }
     })
 
-    return { take, usage, limitOf }
+    return { take, release, usage, limitOf }
   })
 }) {}

@@ -1,4 +1,4 @@
-import { Effect, Either, Option } from "effect"
+import { Cause, Effect, Either, Option } from "effect"
 import type { SpentCost } from "../../schema/budget/Budget.ts"
 import { InvalidInput, QuoteRefused } from "../../schema/Errors.ts"
 import { Credits } from "../budget/Credits.ts"
@@ -21,15 +21,32 @@ export class Budget extends Effect.Service<Budget>()("brein/pipeline/Budget", {
     const reads = yield* Reads
     const credits = yield* Credits
 
-    const free = pure("Executor.budget")((call: Authorized) => Either.right({ ...call, charge: "unmetered" } satisfies Budgeted))
+    const free = pure("Executor.budget")((call: Authorized) =>
+      Either.right({ ...call, charge: "unmetered", taken: Option.none() } satisfies Budgeted)
+    )
 
     const read = step("Executor.budget")((call: Authorized) =>
-      Effect.map(reads.take(call.context.principal, call.requestId), (cost): Budgeted => ({
+      Effect.map(reads.take(call.context.principal, call.requestId), ({ cost, taken }): Budgeted => ({
         ...call,
         charge: "read",
+        taken: Option.some(taken),
         bound: spending(call.bound, (info) => Effect.zipRight(info.annotate({ cost }), call.bound.run(info)))
       }))
     )
+
+    /**
+     * Only an answer counts against the hour: a call that took a read and then answered an error (a bad
+     * cursor, an unknown id, a handler that failed) gives it back once its transaction, if any, is over.
+     */
+    const givingBack = (call: Budgeted) => <A, E, R>(committing: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+      Option.match(call.taken, {
+        onNone: () => committing,
+        onSome: (taken) =>
+          Effect.tapErrorCause(
+            committing,
+            (cause) => Cause.isInterruptedOnly(cause) ? Effect.void : reads.release(call.context.principal, taken)
+          )
+      })
 
     /** In place of the handler: the quote, stored, for the same input with confirm. */
     const quoting =
@@ -95,7 +112,12 @@ export class Budget extends Effect.Service<Budget>()("brein/pipeline/Budget", {
         return yield* Effect.dieMessage(`${call.toolId} costs credits but was not built with creditsAction`)
       }
       if (!meter.confirm) {
-        return { ...call, charge: "quote", bound: spending(call.bound, quoting(call, meter, cost)) } satisfies Budgeted
+        return {
+          ...call,
+          charge: "quote",
+          taken: Option.none(),
+          bound: spending(call.bound, quoting(call, meter, cost))
+        } satisfies Budgeted
       }
       if (meter.quoteToken === undefined) {
         return yield* QuoteRefused.of("missing", "confirm: true needs the quote_token of a live quote for this input", call.toolId)
@@ -106,6 +128,7 @@ export class Budget extends Effect.Service<Budget>()("brein/pipeline/Budget", {
       return {
         ...call,
         charge: "credits",
+        taken: Option.none(),
         bound: spending(call.bound, settling(call, meter, meter.quoteToken, meter.idempotencyKey))
       } satisfies Budgeted
     }))
@@ -122,7 +145,7 @@ export class Budget extends Effect.Service<Budget>()("brein/pipeline/Budget", {
           return metered(call)
       }
     }
-    return { check }
+    return { check, givingBack }
   }),
   dependencies: [Reads.Default, Credits.Default]
 }) {}

@@ -5,6 +5,7 @@ import type { CallContext } from "../../schema/Principal.ts"
 import type { EnvelopeExtras } from "../../schema/tools/Envelope.ts"
 import type { AuditStatus } from "../../schema/tools/Response.ts"
 import type { BudgetError, HandlerError } from "../../schema/tools/ToolError.ts"
+import type { ReadTaken } from "../budget/Reads.ts"
 import type { DirectPolicy } from "../tools/Policy.ts"
 import type { Decoded as DecodedCall, RegisteredTool } from "../tools/Registry.ts"
 import type { CallInfo, Committed, Metered } from "../tools/Tool.ts"
@@ -52,6 +53,8 @@ export interface Authorized extends Resolved {
 /** The budget's verdict: free, one read of the hour taken, a quote to answer, or credits to charge on delivery. */
 export interface Budgeted extends Authorized {
   readonly charge: "unmetered" | "read" | "quote" | "credits"
+  /** The read of the hour this call took, given back if the call answers an error. */
+  readonly taken: Option.Option<ReadTaken>
 }
 
 export interface Ran extends Budgeted {

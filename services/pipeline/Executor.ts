@@ -66,7 +66,7 @@ export class Executor extends Effect.Service<Executor>()("brein/pipeline/Executo
         const decoded = yield* decode(resolved)
         const authorized = yield* authorize.check(decoded)
         const budgeted = yield* budget.check(authorized)
-        return yield* commit(budgeted)
+        return yield* commit(budgeted).pipe(budget.givingBack(budgeted))
       }).pipe(
         Effect.tapErrorCause((cause) => auditedAlready(cause) ? Effect.void : audit.failed(request, visibleTool(registry, request), cause)),
         Effect.catchTag("AuditFailed", (failed) => Effect.fail(failed.error))

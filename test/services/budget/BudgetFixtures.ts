@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { ConfigProvider, Effect, Layer, Schema } from "effect"
 import { Quote } from "../../../schema/budget/Budget.ts"
+import { RecordNotFound } from "../../../schema/Errors.ts"
 import type { WorkspaceId } from "../../../schema/Ids.ts"
 import type { Principal } from "../../../schema/Principal.ts"
 import type { Hints } from "../../../schema/tools/Definition.ts"
@@ -119,7 +120,51 @@ export const testLookup = action({
   handler: () => Effect.succeed({ found: true })
 })
 
-const BudgetRegistry = Registry.layer([catalog({ family: "testing", tools: [testReveal, testRevealAgain, testLookup] })])
+/** A read of one record: any id but a `per_…` one is nobody, and the call answers RecordNotFound. */
+export const testLookupPerson = action({
+  id: "test_lookup_person",
+  family: "testing",
+  label: "Look up a person",
+  description: "Answers whether the person is known; an unknown id is RecordNotFound. Each call takes one read of the hour.",
+  plan: "free",
+  hints: looks,
+  cost: { kind: "read" },
+  level: 0,
+  stages: [],
+  input: Schema.Struct({ id: Schema.String }),
+  output: Schema.Struct({ email: Schema.String }),
+  handler: (input) => {
+    const email = emailOf(input.id)
+    return email === undefined ? Effect.fail(RecordNotFound.of("person", [input.id])) : Effect.succeed({ email })
+  }
+})
+
+/** A read that writes in its transaction (a `writes` call) and then finds nobody: its write must not stay. */
+export const testNoteVisit = action({
+  id: "test_note_visit",
+  family: "testing",
+  label: "Note a visit",
+  description: "Records that the person was looked at, then answers their e-mail; an unknown id is RecordNotFound.",
+  plan: "free",
+  hints: reveals,
+  cost: { kind: "read" },
+  level: 0,
+  stages: [],
+  input: Schema.Struct({ id: Schema.String }),
+  output: Schema.Struct({ email: Schema.String }),
+  handler: (input, ctx) =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`INSERT INTO test_revealed (workspace_id, person_id, request_id)
+        VALUES (${ctx.principal.workspaceId}, ${input.id}, ${ctx.requestId})`.pipe(Effect.orDie)
+      const email = emailOf(input.id)
+      return email === undefined ? yield* RecordNotFound.of("person", [input.id]) : { email }
+    })
+})
+
+const BudgetRegistry = Registry.layer([
+  catalog({ family: "testing", tools: [testReveal, testRevealAgain, testLookup, testLookupPerson, testNoteVisit] })
+])
 
 /** The ceilings small enough to reach in a test; anything not named here comes from the environment. */
 const Settings = Layer.setConfigProvider(

@@ -6,7 +6,7 @@ import type { Principal } from "../../../schema/Principal.ts"
 import { Executor } from "../../../services/pipeline/Executor.ts"
 import { SUITE_NOW } from "../../support/SuiteClock.ts"
 import { callContext, issuePrincipal } from "../../support/TestLayers.ts"
-import { BudgetServices, failsWith, READS_PER_HOUR_FREE, READS_PER_HOUR_PAID } from "./BudgetFixtures.ts"
+import { BudgetServices, failsWith, ownedBy, READS_PER_HOUR_FREE, READS_PER_HOUR_PAID } from "./BudgetFixtures.ts"
 
 const HOUR = 3_600_000
 const at = (ms: number) => new Date(ms).toISOString()
@@ -103,6 +103,33 @@ layer(BudgetServices)("the hourly read ceiling", (it) => {
         assert.strictEqual(cost?.kind === "read" ? `${cost.used}/${cost.limit}` : cost?.kind, `${i}/${READS_PER_HOUR_PAID}`)
       }
       assert.strictEqual((yield* refusal(paid.principal)).limit, READS_PER_HOUR_PAID)
+    }))
+
+  it.effect("a call that answers an error gives its read back: only answers count against the hour", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(SUITE_NOW)
+      const { principal } = yield* issuePrincipal("free")
+      const person = (tool: string, id: string) =>
+        Effect.flatMap(Executor, (executor) => executor.call(tool, { id }, callContext(principal, { surface: "http" })))
+
+      const found = yield* person("test_lookup_person", "per_ana")
+      assert.deepStrictEqual(found.cost, { kind: "read", reads: 1, used: 1, limit: READS_PER_HOUR_FREE, resets_at: at(SUITE_NOW + HOUR) })
+      for (let i = 0; i < 2 * READS_PER_HOUR_FREE; i++) {
+        const missing = yield* failsWith(person("test_lookup_person", `nobody_${i}`), "RecordNotFound")
+        assert.deepStrictEqual(missing.ids, [`nobody_${i}`])
+      }
+      assert.deepStrictEqual([yield* readRows(principal.workspaceId), yield* windowCount(principal.workspaceId)], [1, 1])
+
+      // in a transaction of its own (a call that writes): rolled back first, then the read given back
+      yield* failsWith(person("test_note_visit", "nobody"), "RecordNotFound")
+      assert.deepStrictEqual(yield* ownedBy(principal.workspaceId), [], "the failed call's write did not stay")
+      assert.deepStrictEqual([yield* readRows(principal.workspaceId), yield* windowCount(principal.workspaceId)], [1, 1])
+
+      const next = yield* person("test_note_visit", "per_bea")
+      assert.strictEqual(next.cost?.kind === "read" ? next.cost.used : undefined, 2)
+      yield* lookup(principal)
+      assert.strictEqual((yield* refusal(principal)).used, READS_PER_HOUR_FREE, "answers alone reach the ceiling")
+      assert.deepStrictEqual([yield* readRows(principal.workspaceId), yield* windowCount(principal.workspaceId)], [3, 3])
     }))
 
   it.effect("reads taken at the same time never pass the ceiling", () =>
