@@ -17,8 +17,9 @@ export const BudgetFields = {
 }
 export const BUDGET_FIELD_NAMES: ReadonlySet<string> = new Set(Object.keys(BudgetFields))
 
-export const QuoteItemStatus = Schema.Literal("chargeable", "already_owned", "not_found").annotations({
-  description: "chargeable: charged only if delivered; already_owned and not_found cost nothing"
+export const QuoteItemStatus = Schema.Literal("chargeable", "already_owned", "no_data", "not_found").annotations({
+  description: "chargeable: charged only if delivered; already_owned (delivered before), no_data (the record exists but has " +
+    "nothing to deliver) and not_found (no such record) cost nothing"
 })
 
 export const QuoteItem = Schema.Struct({

@@ -11,9 +11,9 @@ export const RevealInput = Schema.Struct({
   })
 })
 
-export const RevealStatus = Schema.Literal("revealed", "already_owned", "not_found").annotations({
-  description:
-    "revealed: charged now; already_owned: revealed before by this workspace, free; not_found: no such person or no contact data, free"
+export const RevealStatus = Schema.Literal("revealed", "already_owned", "no_contact_data", "not_found").annotations({
+  description: "revealed: charged now; already_owned: revealed before by this workspace, free; " +
+    "no_contact_data: the person exists but the directory has no email or phone for them, free; not_found: no such person, free"
 })
 
 export const RevealedPerson = Schema.Struct({
@@ -31,6 +31,7 @@ export const RevealOutput = Schema.Struct({
   people: Schema.Array(RevealedPerson),
   revealed: Schema.Int,
   already_owned: Schema.Int,
+  no_contact_data: Schema.Int,
   not_found: Schema.Int,
   credits_total: Schema.Int.annotations({ description: "Credits charged for this reveal (the sum of the items' credits)" }),
   credits_average: Schema.Number.annotations({ description: "credits_total per person asked" })

@@ -33,7 +33,7 @@ export const peopleReveal = creditsAction({
         if (person === undefined) return { id, label: id, status: "not_found" as const }
         const label = `${person.fullName} · ${person.title}`
         if (person.owned) return { id, label, status: "already_owned" as const }
-        return { id, label, status: person.email === null && person.phone === null ? "not_found" as const : "chargeable" as const }
+        return { id, label, status: person.email === null && person.phone === null ? "no_data" as const : "chargeable" as const }
       })
     }),
   delivered: (answer) => answer.revealed,
@@ -48,9 +48,10 @@ export const peopleReveal = creditsAction({
       const revealed = yield* owned.reveal(ctx.principal, wanted, ctx.requestId)
       const people = input.person_ids.map((id) => {
         const person = found.get(id)
-        const reachable = person !== undefined && (person.email !== null || person.phone !== null)
-        const status = person === undefined || !reachable
+        const status = person === undefined
           ? "not_found" as const
+          : person.email === null && person.phone === null
+          ? "no_contact_data" as const
           : revealed.has(id)
           ? "revealed" as const
           : "already_owned" as const
@@ -59,22 +60,23 @@ export const peopleReveal = creditsAction({
           status,
           full_name: person?.fullName ?? null,
           company_id: person?.companyId ?? null,
-          email: status === "not_found" ? null : person?.email ?? null,
-          phone: status === "not_found" ? null : person?.phone ?? null,
+          email: person?.email ?? null,
+          phone: person?.phone ?? null,
           credits: status === "revealed" ? PER_CONTACT : 0
         }
       })
       const total = people.reduce((sum, p) => sum + p.credits, 0)
-      if (count(people, "not_found") > 0) {
-        yield* ctx.annotate({
-          warnings: [`${count(people, "not_found")} of ${people.length} had no contact data or no such person: not charged`]
-        })
-      }
+      const missing = [
+        ...(count(people, "no_contact_data") > 0 ? [`${count(people, "no_contact_data")} had no contact data`] : []),
+        ...(count(people, "not_found") > 0 ? [`${count(people, "not_found")} no such person`] : [])
+      ]
+      if (missing.length > 0) yield* ctx.annotate({ warnings: [`of ${people.length} asked, ${missing.join(" and ")}: not charged`] })
       return {
         ref: `people_reveal:${ctx.requestId}`,
         people,
         revealed: count(people, "revealed"),
         already_owned: count(people, "already_owned"),
+        no_contact_data: count(people, "no_contact_data"),
         not_found: count(people, "not_found"),
         credits_total: total,
         credits_average: average(total, people.length)

@@ -48,7 +48,7 @@ layer(HttpTest, { excludeTestServices: true })("people_reveal and company_enrich
       assert.deepStrictEqual(quote.items.map((item) => [item.id, item.status, item.unit_cost]), [
         [withEmail.id, "chargeable", 2],
         [withBoth.id, "chargeable", 2],
-        [unreachable.id, "not_found", 0],
+        [unreachable.id, "no_data", 0],
         [ghost, "not_found", 0]
       ])
       assert.deepInclude(quote, { tool: "people_reveal", unit: "contact", unit_price: 2, total: 4, balance_before: 160 })
@@ -68,10 +68,17 @@ layer(HttpTest, { excludeTestServices: true })("people_reveal and company_enrich
       assert.deepStrictEqual(answer.people.map((p) => [p.person_id, p.status, p.email, p.phone, p.credits]), [
         [withEmail.id, "revealed", "ana@example.cl", null, 2],
         [withBoth.id, "revealed", "luis@example.cl", "+56 9 1234 5678", 2],
-        [unreachable.id, "not_found", null, null, 0],
+        [unreachable.id, "no_contact_data", null, null, 0],
         [ghost, "not_found", null, null, 0]
       ])
-      assert.deepInclude(answer, { revealed: 2, already_owned: 0, not_found: 2, credits_total: 4, credits_average: 1 })
+      assert.deepInclude(answer, {
+        revealed: 2,
+        already_owned: 0,
+        no_contact_data: 1,
+        not_found: 1,
+        credits_total: 4,
+        credits_average: 1
+      })
       assert.strictEqual(answer.people[0]?.full_name, withEmail.fullName)
       assert.strictEqual(answer.people[0]?.company_id, company.id)
       assert.deepStrictEqual(confirmed.cost, {
@@ -84,7 +91,7 @@ layer(HttpTest, { excludeTestServices: true })("people_reveal and company_enrich
         quote_id: quote.quote_id,
         replayed: false
       })
-      assert.deepStrictEqual(confirmed.warnings, ["2 of 4 had no contact data or no such person: not charged"])
+      assert.deepStrictEqual(confirmed.warnings, ["of 4 asked, 1 had no contact data and 1 no such person: not charged"])
       const rows = yield* revealedBy(mine.principal.workspaceId)
       assert.deepStrictEqual(rows.map((r) => r.personId), [withEmail.id, withBoth.id].sort())
       for (const row of rows) assert.strictEqual(row.requestId, confirmed.meta.request_id)
