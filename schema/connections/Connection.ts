@@ -1,5 +1,6 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+import { closed } from "../Body.ts"
 import { ConnectionId } from "../Ids.ts"
 import { InstitutionId } from "../upstream/Banco.ts"
 import { Rut } from "../upstream/Rut.ts"
@@ -16,16 +17,16 @@ export const Credentials = Schema.Struct({
 })
 export type Credentials = typeof Credentials.Type
 
-export const CreateConnection = Schema.Struct({
+export const CreateConnection = closed(Schema.Struct({
   connector: ConnectorName,
   institution: Schema.optionalWith(InstitutionId, { exact: true }).annotations({
     description: "The bank, for banco connections (bci, banco_de_chile, santander, bancoestado, itau)"
   }),
   credentials: Credentials
-})
+}))
 export type CreateConnection = typeof CreateConnection.Type
 
-export const UpdateCredentials = Schema.Struct({ credentials: Credentials })
+export const UpdateCredentials = closed(Schema.Struct({ credentials: Credentials }))
 export type UpdateCredentials = typeof UpdateCredentials.Type
 
 export const Coverage = Schema.Struct({

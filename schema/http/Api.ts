@@ -1,5 +1,6 @@
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { closed } from "../Body.ts"
 import { TopicConflict, TopicNotFound } from "../catalog/CerebroErrors.ts"
 import { SequenceConflict, SequenceNotFound } from "../catalog/SequenceErrors.ts"
 import { CrmRejected, CrmUnavailable } from "../crm/Errors.ts"
@@ -31,11 +32,11 @@ import { Authentication } from "./Security.ts"
 import { SessionsGroup } from "./Sessions.ts"
 import { UnsubscribeGroup } from "./Unsubscribe.ts"
 
-export const ExecuteBody = Schema.Struct({
+export const ExecuteBody = closed(Schema.Struct({
   input: Schema.optionalWith(Schema.Unknown, { default: () => ({}) }).annotations({
     description: "The tool's input, as its inputSchema describes"
   })
-})
+}))
 
 export const ConnectionHeader = Schema.Struct({
   "x-connect-connection": Schema.optional(Schema.String).annotations({

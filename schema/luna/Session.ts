@@ -1,5 +1,6 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+import { closed } from "../Body.ts"
 import { withoutNul } from "../Depth.ts"
 import { Guidance } from "../Errors.ts"
 import { Stage } from "../tools/Definition.ts"
@@ -20,14 +21,14 @@ export const WorkSession = Schema.Struct({
 }).annotations({ identifier: "WorkSession" })
 export type WorkSession = typeof WorkSession.Type
 
-export const CreateSessionBody = Schema.Struct({
+export const CreateSessionBody = closed(Schema.Struct({
   title: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200), withoutNul), { exact: true }),
   stage: Schema.optionalWith(Stage, { exact: true }).annotations({ description: "Where the session starts (buscando by default)" })
-})
+}))
 
 export const MESSAGE_MAX = 8000
 
-export const MessageBody = Schema.Struct({
+export const MessageBody = closed(Schema.Struct({
   text: Schema.Trim.pipe(
     Schema.compose(
       Schema.String.pipe(
@@ -37,7 +38,7 @@ export const MessageBody = Schema.Struct({
       )
     )
   )
-})
+}))
 
 /** No session by that id for this principal (another principal's or another workspace's is not found either). */
 export class WorkSessionNotFound extends Schema.TaggedError<WorkSessionNotFound>()(

@@ -170,13 +170,13 @@ layer(SessionsHttpTest, { excludeTestServices: true, timeout: "120 seconds" })("
       assert.strictEqual(anonymous.status, 401)
       assert.strictEqual(json(anonymous)["_tag"], "Unauthorized")
       assert.include(String(json(anonymous)["message"]), "Authorization: Bearer")
-      for (const body of [{ stage: "vendiendo" }, { title: "" }, { title: "x".repeat(201) }, { title: "a\u0000b" }]) {
+      for (const body of [{ stage: "vendiendo" }, { title: "" }, { title: "x".repeat(201) }, { title: "a\u0000b" }, { titel: "Q4" }]) {
         const refused = yield* post("/api/v1/sessions", body, { key: ana.key })
         assert.strictEqual(refused.status, 422, JSON.stringify(body))
         assert.strictEqual(json(refused)["_tag"], "InvalidInput")
       }
       const said: Array<unknown> = []
-      for (const body of [{ text: "   " }, {}, { text: "x".repeat(8001) }, { text: "a\u0000b" }]) {
+      for (const body of [{ text: "   " }, {}, { text: "x".repeat(8001) }, { text: "a\u0000b" }, { text: "hola", stage: "x" }]) {
         const refused = yield* post(`/api/v1/sessions/${id}/messages`, body, { key: ana.key })
         assert.strictEqual(refused.status, 422, JSON.stringify(body))
         said.push(json(refused)["message"])
@@ -186,7 +186,8 @@ layer(SessionsHttpTest, { excludeTestServices: true, timeout: "120 seconds" })("
         "text must not be blank",
         "text is missing",
         "text must be at most 8000 characters",
-        "text must not contain the NUL character (\\u0000), which cannot be stored"
+        "text must not contain the NUL character (\\u0000), which cannot be stored",
+        "stage is not a field this input accepts"
       ])
       const view = json(yield* get(`/api/v1/sessions/${id}`, { key: ana.key }))
       assert.deepStrictEqual([view["turns"], view["last_seq"]], [[], 0])
