@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { closed } from "../Body.ts"
 
 /** One row of the append-only authorization ledger: a person activated this version of a sequence. */
 export const SequenceAuthorization = Schema.Struct({
@@ -16,8 +17,9 @@ export const SequenceAuthorization = Schema.Struct({
 }).annotations({ identifier: "SequenceAuthorization" })
 export type SequenceAuthorization = typeof SequenceAuthorization.Type
 
-export const ActivateBody = Schema.Struct({
+export const ActivateBody = closed(Schema.Struct({
   version: Schema.Int.pipe(Schema.positive()).annotations({
-    description: "The version of the sequence the person reviewed; a newer version is refused"
+    description: "The version of the sequence the person reviewed; a newer version is refused",
+    message: () => ({ message: "must be a positive integer", override: true })
   })
-})
+}))

@@ -244,7 +244,18 @@ layer(HttpTest, { excludeTestServices: true })("people over HTTP: sign-in, sessi
       const t = yield* activate(theirs.id, theirs.version)
       assert.strictEqual(t.status, 404)
       assert.deepInclude(t.body, { _tag: "SequenceNotFound" })
-      assert.strictEqual((yield* activate(blocked.id, 0)).status, 422, "a version is a positive integer")
+      for (
+        const [body, said] of [
+          [{ version: 0 }, "version must be a positive integer"],
+          [{ version: 1.5 }, "version must be a positive integer"],
+          [{ version: "1" }, "version must be a positive integer"],
+          [{ version: blocked.version, verison: blocked.version }, "verison is not a field this input accepts"]
+        ] as const
+      ) {
+        const refused = yield* post(`/api/v1/sequences/${blocked.id}/activate`, body, credentials)
+        assert.strictEqual(refused.status, 422, JSON.stringify(body))
+        assert.strictEqual(refused.body["message"], said)
+      }
 
       for (const id of [blocked.id, changed.id, reviewed.id, theirs.id]) assert.lengthOf(yield* ledgerRows(id), 0)
     }))
