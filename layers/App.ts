@@ -10,6 +10,7 @@ import { AuditKeyLive } from "./AuditKey.ts"
 import { CatalogLive } from "./Catalog.ts"
 import { ConnectedLive } from "./Connected.ts"
 import { CrmToolsLive } from "./Crm.ts"
+import { CursorsLive } from "./Cursors.ts"
 import { DatabaseLive } from "./Database.ts"
 import { DirectoryLive } from "./Directory.ts"
 import { HumansLive } from "./Humans.ts"
@@ -32,6 +33,7 @@ export const servicesOver = <const S extends ReadonlyArray<Source>, E>(
     Layer.provideMerge(connected),
     Layer.provideMerge(DirectoryLive),
     Layer.provideMerge(MercadoLive),
+    Layer.provideMerge(CursorsLive),
     Layer.provide(Layer.mergeAll(AuditStoreSql, AuditKeyLive))
   )
 

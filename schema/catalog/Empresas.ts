@@ -24,6 +24,14 @@ const Cursor = Schema.optionalWith(
   { exact: true }
 )
 
+/** A search's cursor: sealed by the server (signed, bound to the workspace and the search), valid 30 minutes. */
+const SealedCursor = Schema.optionalWith(
+  Schema.String.pipe(Schema.maxLength(1000)).annotations({
+    description: "The sealed cursor of the previous page of the same search (opaque, valid 30 minutes); omit it for the first page"
+  }),
+  { exact: true }
+)
+
 const LENGTH_MESSAGE = { message: () => "must be 2 to 100 characters" }
 
 /** Words to search by: 2 to 100 characters once trimmed (the length's own message; anything not a string says so). */
@@ -60,7 +68,7 @@ export const CompaniesSearchInput = Schema.Struct({
   employees_max: optional(Employees, "At most this many employees"),
   tax_id: optional(TaxId, "The company with this RUT or RFC"),
   limit: Limit(25),
-  cursor: Cursor
+  cursor: SealedCursor
 }).pipe(
   Schema.filter((input) => [
     regionInCountry(input),
@@ -116,7 +124,7 @@ export const PeopleSearchInput = Schema.Struct({
   title: Words("Words of the job title; case and accents are ignored (gerente comercial, tecnologia)"),
   name: Words("Words of the person's name; case and accents are ignored"),
   limit: Limit(25),
-  cursor: Cursor
+  cursor: SealedCursor
 }).pipe(Schema.filter(regionInCountry))
 export type PeopleSearchInput = typeof PeopleSearchInput.Type
 

@@ -2,6 +2,7 @@ import { Effect, Either, Schema } from "effect"
 import { InvalidInput } from "../../../schema/Errors.ts"
 import { fold } from "../../../schema/geo/Guard.ts"
 import { sha256 } from "../../Crypto.ts"
+import { SealedCursor } from "../SealedCursor.ts"
 
 /** Where a page ends, and the total counted on the first page (a search counts once, not per page). */
 const Position = Schema.Struct({
@@ -28,6 +29,44 @@ export const readCursor = Effect.fn("Empresas.readCursor")(function* (cursor: st
     return yield* badCursor("this cursor belongs to another search: send the same filters as its first page")
   }
   return decoded.right
+})
+
+// The directory has no load stamp: a cursor's position is an id, still a valid keyset start after a reload.
+const DIRECTORY = "directory"
+
+/** The search a directory cursor must belong to: its tool and filters, and the workspace asking. */
+export interface DirectorySearch {
+  readonly toolId: string
+  readonly searchId: string
+  readonly workspace: string
+}
+
+/** Where the page of a directory search starts, from its sealed cursor (CursorRejected when forged, foreign, stale or of another search). */
+export const openSearchCursor = Effect.fn("Empresas.openSearchCursor")(function* (cursor: string | undefined, search: DirectorySearch) {
+  if (cursor === undefined) return undefined
+  return yield* (yield* SealedCursor).open(cursor, {
+    toolId: search.toolId,
+    search: search.searchId,
+    workspace: search.workspace,
+    dataset: DIRECTORY
+  })
+})
+
+/** The sealed cursor of the page after `lastId`, carrying the total counted on the first page; null on the last page. */
+export const sealSearchCursor = Effect.fn("Empresas.sealSearchCursor")(function* (
+  search: DirectorySearch,
+  lastId: string | undefined,
+  counted: { readonly total: number; readonly total_is_lower_bound: boolean }
+) {
+  if (lastId === undefined) return null
+  return yield* (yield* SealedCursor).seal({
+    position: { at: null, id: lastId },
+    search: search.searchId,
+    workspace: search.workspace,
+    dataset: DIRECTORY,
+    total: counted.total,
+    lowerBound: counted.total_is_lower_bound
+  })
 })
 
 /** A deterministic id of a search: the tool and its normalized filters (not the page). */

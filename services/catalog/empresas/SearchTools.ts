@@ -15,7 +15,7 @@ import type { NextAction } from "../../../schema/tools/Response.ts"
 import { action, type CallInfo } from "../../tools/Tool.ts"
 import { companySummary, Directory } from "./Directory.ts"
 import type { CompanyFilter, PersonFilter } from "./Queries.ts"
-import { encodeCursor, readCursor, searchIdOf, wordsOf } from "./SearchCursor.ts"
+import { openSearchCursor, sealSearchCursor, searchIdOf, wordsOf } from "./SearchCursor.ts"
 
 export const FAMILY = "empresas"
 export const STAGES = ["prospectando", "con_lista"] as const
@@ -69,10 +69,11 @@ export const companiesSearch = action({
         })
       }
       const searchId = searchIdOf("companies_search", filter)
-      const at = yield* readCursor(input.cursor, searchId)
+      const search = { toolId: "companies_search", searchId, workspace: ctx.principal.workspaceId }
+      const at = yield* openSearchCursor(input.cursor, search)
       const [rows, counted] = yield* Effect.all([
-        directory.searchCompanies(filter, at === undefined ? null : String(at.a), input.limit),
-        at === undefined ? directory.countCompanies(filter) : Effect.succeed(at.l ? COUNT_CAP + 1 : at.t)
+        directory.searchCompanies(filter, at === undefined ? null : at.position.id, input.limit),
+        at === undefined ? directory.countCompanies(filter) : Effect.succeed(at.lowerBound ? COUNT_CAP + 1 : at.total)
       ], { concurrency: 2 })
       const { last, page } = paged(rows, input.limit)
       const total = totalOf(counted)
@@ -92,7 +93,7 @@ export const companiesSearch = action({
         ref: `companies_search:${searchId}`,
         ...total,
         companies: page,
-        cursor: last === undefined ? null : encodeCursor({ s: searchId, a: last, t: total.total, l: total.total_is_lower_bound })
+        cursor: yield* sealSearchCursor(search, last, total)
       }
     })
 })
@@ -157,10 +158,11 @@ export const peopleSearch = action({
         })
       }
       const searchId = searchIdOf("people_search", filter)
-      const at = yield* readCursor(input.cursor, searchId)
+      const search = { toolId: "people_search", searchId, workspace: ctx.principal.workspaceId }
+      const at = yield* openSearchCursor(input.cursor, search)
       const [rows, counted] = yield* Effect.all([
-        directory.searchPeople(filter, at === undefined ? null : String(at.a), input.limit),
-        at === undefined ? directory.countPeople(filter) : Effect.succeed(at.l ? COUNT_CAP + 1 : at.t)
+        directory.searchPeople(filter, at === undefined ? null : at.position.id, input.limit),
+        at === undefined ? directory.countPeople(filter) : Effect.succeed(at.lowerBound ? COUNT_CAP + 1 : at.total)
       ], { concurrency: 2 })
       if (rows.length === 0 && input.company_id !== undefined && (yield* directory.company(input.company_id)) === undefined) {
         return yield* RecordNotFound.of("company", [input.company_id], {
@@ -183,7 +185,7 @@ export const peopleSearch = action({
         ref: `people_search:${searchId}`,
         ...total,
         people: page,
-        cursor: last === undefined ? null : encodeCursor({ s: searchId, a: last, t: total.total, l: total.total_is_lower_bound })
+        cursor: yield* sealSearchCursor(search, last, total)
       }
     })
 })

@@ -3,9 +3,9 @@ import { Effect, Option, Ref, Schema } from "effect"
 import { BuyingUnit } from "../../../schema/catalog/MercadoRecords.ts"
 import { RecordNotFound } from "../../../schema/Errors.ts"
 import { mexicoStateByCode } from "../../../schema/geo/MexicoStates.ts"
+import type { Position } from "../SealedCursor.ts"
 import { Coverage, coverageQuery } from "./Coverage.ts"
 import { countQuery, pageQuery, type Query, type Search } from "./Query.ts"
-import type { Position } from "./SealedCursor.ts"
 import {
   AWARD_COLUMNS,
   AwardRow,

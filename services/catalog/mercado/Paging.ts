@@ -3,9 +3,9 @@ import { COUNT_CAP } from "../../../schema/catalog/Empresas.ts"
 import type { NextAction } from "../../../schema/tools/Response.ts"
 import type { CallInfo } from "../../tools/Tool.ts"
 import { searchIdOf } from "../empresas/SearchCursor.ts"
+import { SealedCursor } from "../SealedCursor.ts"
 import { Market } from "./Market.ts"
 import type { Search } from "./Query.ts"
-import { SealedCursor } from "./SealedCursor.ts"
 
 export const FAMILY = "mercado"
 

@@ -1,6 +1,6 @@
 import type { Schema } from "effect"
 import { COUNT_CAP } from "../../../schema/catalog/Empresas.ts"
-import type { Position } from "./SealedCursor.ts"
+import type { Position } from "../SealedCursor.ts"
 
 /** A condition with `?` for each of its parameters, in order. */
 export interface Clause {

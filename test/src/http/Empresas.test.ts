@@ -29,5 +29,15 @@ layer(Seeded, { timeout: 120_000 })("empresas over HTTP", (it) => {
       assert.strictEqual(missing.status, 404)
       assert.include(missing.text, "\"_tag\":\"RecordNotFound\"")
       assert.include(missing.text, "companies_search")
+      const forged = Buffer.from(JSON.stringify({ s: "0000000000000000", a: "co_zzzz", t: 1, l: false }), "utf8").toString("base64url")
+      const refused = yield* rawRequest(
+        HttpClientRequest.post("/api/v1/tools/companies_search/execute").pipe(
+          HttpClientRequest.bearerToken(Redacted.value(key)),
+          HttpClientRequest.bodyUnsafeJson({ input: { limit: 3, cursor: forged } })
+        )
+      )
+      assert.strictEqual(refused.status, 400)
+      assert.include(refused.text, "\"_tag\":\"CursorRejected\"")
+      assert.include(refused.text, "\"reason\":\"tampered\"")
     }))
 })

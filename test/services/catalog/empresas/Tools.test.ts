@@ -28,6 +28,7 @@ const failure = (principal: Principal, toolId: string, input: unknown) =>
   Effect.map(Effect.flip(call(principal, toolId, input)), (error) => ({
     tag: error._tag,
     paths: error._tag === "InvalidInput" ? error.issues.map((i) => i.path) : [],
+    reason: error._tag === "CursorRejected" ? error.reason : undefined,
     message: error.message
   }))
 
@@ -82,7 +83,30 @@ layer(Seeded, { timeout: 120_000 })("empresas tools", (it) => {
       assert.deepStrictEqual(seen, [...seen].sort())
       assert.strictEqual(new Set(seen).size, seen.length)
       const wrong = yield* failure(principal, "companies_search", { country: "MX", limit: 17, cursor: first.cursor })
-      assert.deepStrictEqual([wrong.tag, wrong.paths], ["InvalidInput", ["input.cursor"]])
+      assert.deepStrictEqual([wrong.tag, wrong.reason], ["CursorRejected", "other_search"])
+    }))
+
+  it.effect("companies_search and people_search: a forged, altered or foreign cursor is refused as CursorRejected", () =>
+    Effect.gen(function* () {
+      const principal = yield* principalOf()
+      const input = { country: "CL", limit: 5 }
+      const first = as(CompaniesSearchOutput)(yield* call(principal, "companies_search", input))
+      assert.isNotNull(first.cursor)
+      const cursor = first.cursor ?? ""
+      const forged = Buffer.from(JSON.stringify({ s: first.search_id, a: "co_zzzz", t: 1, l: false }), "utf8").toString("base64url")
+      const refused = yield* failure(principal, "companies_search", { ...input, cursor: forged })
+      assert.deepStrictEqual([refused.tag, refused.reason], ["CursorRejected", "tampered"])
+      const altered = `${cursor.slice(0, 4)}${cursor[4] === "A" ? "B" : "A"}${cursor.slice(5)}`
+      const tampered = yield* failure(principal, "companies_search", { ...input, cursor: altered })
+      assert.deepStrictEqual([tampered.tag, tampered.reason], ["CursorRejected", "tampered"])
+      const foreign = yield* failure(yield* principalOf(), "companies_search", { ...input, cursor })
+      assert.deepStrictEqual([foreign.tag, foreign.reason], ["CursorRejected", "foreign_workspace"])
+      const people = as(PeopleSearchOutput)(yield* call(principal, "people_search", { country: "CL", limit: 5 }))
+      assert.isNotNull(people.cursor)
+      const crossed = yield* failure(principal, "people_search", { country: "CL", limit: 5, cursor })
+      assert.deepStrictEqual([crossed.tag, crossed.reason], ["CursorRejected", "other_search"])
+      const long = yield* failure(principal, "people_search", { country: "CL", cursor: "a".repeat(1001) })
+      assert.deepStrictEqual([long.tag, long.paths], ["InvalidInput", ["input.cursor"]])
     }))
 
   it.effect("companies_search: bad inputs are refused with the field named", () =>

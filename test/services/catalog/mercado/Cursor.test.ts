@@ -1,8 +1,8 @@
 import { assert, layer } from "@effect/vitest"
 import { Clock, Effect, Layer, Redacted, TestClock } from "effect"
 import { MarketSearchAwardsOutput, MarketSearchSuppliersOutput } from "../../../../schema/catalog/Mercado.ts"
-import { CursorKey } from "../../../../services/catalog/mercado/CursorKey.ts"
-import { SealedCursor } from "../../../../services/catalog/mercado/SealedCursor.ts"
+import { CursorKey } from "../../../../services/catalog/CursorKey.ts"
+import { SealedCursor } from "../../../../services/catalog/SealedCursor.ts"
 import { LOADED_AT, reloadDataset } from "./Fixtures.ts"
 import { callAs, failure, MercadoTest, principalOf } from "./Support.ts"
 

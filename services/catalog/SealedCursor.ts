@@ -1,6 +1,6 @@
 import { Clock, Duration, Effect, Either, Redacted, Schema } from "effect"
-import { CursorRejected } from "../../../schema/Errors.ts"
-import { hmacSha256, sameHex } from "../../Crypto.ts"
+import { CursorRejected } from "../../schema/Errors.ts"
+import { hmacSha256, sameHex } from "../Crypto.ts"
 import { CursorKey } from "./CursorKey.ts"
 
 export const CURSOR_LIFE = Duration.minutes(30)
@@ -37,7 +37,7 @@ export interface Expected {
 const decodeSealed = Schema.decodeUnknownEither(Schema.parseJson(Sealed))
 
 /** Opaque cursors signed with HMAC-SHA256: `base64url(claims).hex(signature)`. */
-export class SealedCursor extends Effect.Service<SealedCursor>()("brein/catalog/mercado/SealedCursor", {
+export class SealedCursor extends Effect.Service<SealedCursor>()("brein/catalog/SealedCursor", {
   effect: Effect.gen(function* () {
     const key = Redacted.value(yield* CursorKey)
     const sign = (body: string) => hmacSha256(key, `brein/cursor/v1\n${body}`)
