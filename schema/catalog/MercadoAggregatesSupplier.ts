@@ -47,7 +47,9 @@ export const Finding = Schema.Struct({
     description:
       "69-B definitivo critical; 69-B presunto and inhabilitación high; multa and SAT 69 medium; desvirtuado, sentencia favorable or ended info"
   }),
-  in_force: Schema.Boolean.annotations({ description: "false once its end date passed" }),
+  in_force: Schema.Boolean.annotations({
+    description: "false when cleared (desvirtuado, sentencia_favorable) or once its end date passed"
+  }),
   rfc: Schema.String,
   name: Schema.String,
   authority: Schema.String,

@@ -1,5 +1,5 @@
 import type { AwardFilter, CountSuppliersInput, GroupBy } from "../../../schema/catalog/MercadoAggregates.ts"
-import { inForceSql } from "./AggregatesRisk.ts"
+import { inForceSql } from "./InForce.ts"
 
 export interface Query {
   readonly text: string

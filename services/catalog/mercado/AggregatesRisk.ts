@@ -1,14 +1,12 @@
 import type { RiskList, RiskStatus, Severity } from "../../../schema/catalog/MercadoAggregates.ts"
-
-/** Statuses that clear a taxpayer: the finding stays on record, worth knowing, not a risk. */
-export const CLEARING_STATUSES = ["desvirtuado", "sentencia_favorable"] as const
+import { inForce } from "./InForce.ts"
 
 const SEVERITY_RANK: Record<Severity, number> = { critical: 3, high: 2, medium: 1, info: 0 }
 
 /**
  * 69-B definitivo is critical (the issuer's invoices have no tax effect), presunto high; an
  * inhabilitación bars contracts (high), a multa does not (medium); every SAT 69 supuesto is medium.
- * A finding whose end date passed is history: info.
+ * A finding not in force (cleared, or its end date passed) is history: info.
  */
 export const severityOf = (
   list: typeof RiskList.Type,
@@ -16,8 +14,7 @@ export const severityOf = (
   endsOn: string | null,
   today: string
 ): Severity => {
-  if ((CLEARING_STATUSES as ReadonlyArray<string>).includes(status)) return "info"
-  if (endsOn !== null && endsOn < today) return "info"
+  if (!inForce({ status, endsOn }, today)) return "info"
   if (list === "sat_69b") return status === "definitivo" ? "critical" : "high"
   if (list === "sancion") return status === "inhabilitacion" ? "high" : "medium"
   return "medium"
@@ -33,7 +30,3 @@ export const countBySeverity = (severities: ReadonlyArray<Severity>) => {
   for (const s of severities) counts[s]++
   return counts
 }
-
-/** The SQL twin of a finding above info for risk rows `r`, as of the date in parameter `today`. */
-export const inForceSql = (today: string) =>
-  `r.status NOT IN (${CLEARING_STATUSES.map((s) => `'${s}'`).join(", ")}) AND (r.ends_on IS NULL OR r.ends_on >= ${today}::date)`

@@ -13,13 +13,14 @@ import { amountOf, averageOf, figuresOf, shareOf, sumOf } from "./AggregatesFigu
 import { refOf, stateName, today } from "./AggregatesLabels.ts"
 import { countBySeverity, highestOf, isFlagging, severityOf } from "./AggregatesRisk.ts"
 import { common } from "./AggregatesSpec.ts"
+import { inForce } from "./InForce.ts"
 
 const findingOf = (r: RiskRow, day: string): Finding => ({
   id: r.id,
   list: r.list,
   status: r.status,
   severity: severityOf(r.list, r.status, r.endsOn, day),
-  in_force: r.endsOn === null || r.endsOn >= day,
+  in_force: inForce(r, day),
   rfc: r.rfc,
   name: r.name,
   authority: r.authority,

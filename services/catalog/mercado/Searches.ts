@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { AwardSummary, OpportunitySummary, PermitSummary, RiskRecord, SupplierSummary } from "../../../schema/catalog/Mercado.ts"
-import { CLEARED_STATUSES } from "../../../schema/catalog/MercadoFields.ts"
+import { clearedSql } from "./InForce.ts"
 import { containing, type Search, when } from "./Query.ts"
 
 export const SupplierRow = SupplierSummary.pipe(Schema.omit("ref", "state_name"))
@@ -9,7 +9,6 @@ export const AwardRow = AwardSummary.pipe(Schema.omit("ref", "state_name"))
 export const PermitRow = PermitSummary.pipe(Schema.omit("ref", "state_name"))
 export const RiskRow = RiskRecord.pipe(Schema.omit("ref"))
 
-const CLEARED = CLEARED_STATUSES.map((s) => `'${s}'`).join(", ")
 export interface SupplierFilter {
   readonly words: ReadonlyArray<string>
   readonly state?: string
@@ -19,7 +18,7 @@ export interface SupplierFilter {
   readonly hasRisk?: boolean
 }
 
-const RISKY = `EXISTS (SELECT 1 FROM market_risks r WHERE r.rfc = s.rfc AND r.status NOT IN (${CLEARED}))`
+const RISKY = `EXISTS (SELECT 1 FROM market_risks r WHERE r.rfc = s.rfc AND NOT ${clearedSql})`
 export const SUPPLIER_COLUMNS = `s.id, s.rfc, s.persona, s.name, s.state, s.size, s.status, s.sector, s.rupc_folio,
   s.registered_on::text AS registered_on, ${RISKY} AS has_risk`
 
@@ -165,7 +164,7 @@ export interface RiskFilter {
   readonly status?: string
 }
 
-export const RISK_COLUMNS = `r.id, r.rfc, r.name, r.supplier_id, r.list, r.status, r.status IN (${CLEARED}) AS cleared, r.authority,
+export const RISK_COLUMNS = `r.id, r.rfc, r.name, r.supplier_id, r.list, r.status, ${clearedSql} AS cleared, r.authority,
   r.published_on::text AS published_on, r.ends_on::text AS ends_on, r.amount::float8 AS amount, r.detail`
 
 export const risks: Search<RiskFilter, typeof RiskRow.Type> = {

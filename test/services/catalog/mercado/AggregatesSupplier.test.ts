@@ -111,6 +111,8 @@ layer(MercadoFixtures, { timeout: 120_000 })("Mercado supplier aggregates", (it)
         ["sat_69", "firmes", "medium"],
         ["sat_69b", "definitivo", "critical"]
       ])
+      // desvirtuado clears the taxpayer: on record, not in force
+      assert.deepStrictEqual(answer.results[2]?.findings.map((f) => [f.status, f.severity, f.in_force]), [["desvirtuado", "info", false]])
       // the inhabilitación ended in 2020: on record, no longer in force
       assert.deepStrictEqual(answer.results[4]?.findings.map((f) => [f.status, f.in_force, f.ends_on]), [[
         "inhabilitacion",
