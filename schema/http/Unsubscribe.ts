@@ -12,10 +12,17 @@ export const UnsubscribePath = Schema.Struct({
   token: Schema.String.annotations({ description: "The link's proof: made by this server for that sequence and person" })
 })
 
-/** The page's button, or a provider's one-click POST (RFC 8058: `List-Unsubscribe=One-Click`); both are forms. */
-export const UnsubscribeForm = Schema.Struct({
-  "List-Unsubscribe": Schema.optional(Schema.String)
-}).pipe(HttpApiSchema.withEncoding({ kind: "UrlParams" }))
+/** RFC 8058's one field: a POST without it unsubscribes nobody. */
+const OneClick = Schema.Struct({ "List-Unsubscribe": Schema.Literal("One-Click") })
+
+/**
+ * The page's button, or a provider's one-click POST (RFC 8058: `List-Unsubscribe=One-Click`); both are forms,
+ * URL-encoded or multipart (RFC 8058 allows either).
+ */
+export const UnsubscribeForm = Schema.Union(
+  OneClick.pipe(HttpApiSchema.withEncoding({ kind: "UrlParams" })),
+  HttpApiSchema.Multipart(OneClick)
+)
 
 const HTML = "text/html; charset=utf-8"
 

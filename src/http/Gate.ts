@@ -82,17 +82,18 @@ export const bearerToken = (authorization: string | undefined): string =>
 const MAX_AUTHORIZATION = 512
 const JSON_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i
 const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(;|$)/i
+const MULTIPART_TYPE = /^multipart\/form-data\s*;/i
 
 /** The bodies a route takes, and how a refusal names them. */
 export interface Bodies {
   readonly types: ReadonlyArray<RegExp>
   readonly said: string
 }
-/** JSON everywhere; an HTML form (and RFC 8058's one-click POST) where a person posts one. */
+/** JSON everywhere; an HTML form (and RFC 8058's one-click POST, URL-encoded or multipart) where a person posts one, and nothing else there. */
 export const JSON_BODIES: Bodies = { types: [JSON_TYPE], said: "JSON: send it with Content-Type: application/json" }
 export const FORM_BODIES: Bodies = {
-  types: [FORM_TYPE, JSON_TYPE],
-  said: "a form: send it with Content-Type: application/x-www-form-urlencoded (List-Unsubscribe=One-Click)"
+  types: [FORM_TYPE, MULTIPART_TYPE],
+  said: "a form: send it with Content-Type: application/x-www-form-urlencoded or multipart/form-data (List-Unsubscribe=One-Click)"
 }
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]", "::1"])
 

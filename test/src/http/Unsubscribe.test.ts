@@ -67,6 +67,41 @@ layer(HttpTest)("unsubscribe links", (it) => {
       assert.lengthOf(yield* sentMessages(seeded.grantId), 1, "the second step is never sent")
     }).pipe(Effect.provide(dispatching)))
 
+  it.effect("the one-click POST is a URL-encoded or multipart form carrying List-Unsubscribe=One-Click; without it, or as JSON, it changes nothing", () =>
+    Effect.gen(function* () {
+      const { path, seeded } = yield* sentFirstStep
+      const [person] = seeded.personIds
+      // with its length, as a provider sends it (a chunked body on these routes is another matter)
+      const multipart = (fields: Record<string, string>) =>
+        Effect.gen(function* () {
+          const data = new FormData()
+          for (const [name, value] of Object.entries(fields)) data.append(name, value)
+          const encoded = new Response(data)
+          const body = new Uint8Array(yield* Effect.promise(() => encoded.arrayBuffer()))
+          const contentType = encoded.headers.get("content-type") ?? ""
+          return yield* rawRequest(HttpClientRequest.post(path).pipe(HttpClientRequest.bodyUint8Array(body, contentType)))
+        })
+      const json = yield* rawRequest(
+        HttpClientRequest.post(path).pipe(HttpClientRequest.bodyUnsafeJson({ "List-Unsubscribe": "One-Click" }))
+      )
+      assert.strictEqual(json.status, 415, json.text)
+      const refusals = [
+        yield* form(path, ""),
+        yield* form(path, "unsubscribe=1"),
+        yield* form(path, "List-Unsubscribe=yes"),
+        yield* multipart({ unsubscribe: "1" }),
+        yield* multipart({ "List-Unsubscribe": "Unsubscribe" })
+      ]
+      assert.deepStrictEqual(refusals.map((refused) => refused.status), [422, 422, 422, 422, 422])
+      assert.deepStrictEqual(yield* enrollmentStates(seeded.sequenceId), { [person ?? ""]: "active" }, "no refused POST unsubscribed")
+      assert.deepStrictEqual(yield* suppressionsOf(seeded.workspaceId), [])
+
+      const done = yield* multipart({ "List-Unsubscribe": "One-Click" })
+      assert.strictEqual(done.status, 200, done.text)
+      assert.include(done.text, "te diste de baja")
+      assert.deepStrictEqual(yield* enrollmentStates(seeded.sequenceId), { [person ?? ""]: "unsubscribed" })
+    }).pipe(Effect.provide(dispatching)))
+
   it.effect("a recipient with no address (never written to) gets the page and the answer, and nothing is recorded", () =>
     Effect.gen(function* () {
       const { seeded } = yield* sentFirstStep
