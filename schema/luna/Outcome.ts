@@ -9,9 +9,13 @@ export type LimitKind = typeof LimitKind.Type
 /** Where a limit turn sends the user: the nearest thing Brein can do, by a tool that exists. */
 export const Redirect = Schema.Struct({
   tool: Schema.NullOr(Schema.String).annotations({ description: "The registry tool of the nearest capability (null: none)" }),
-  message: Schema.String
+  message: Schema.String.annotations({ description: "What Luna can do instead, ref tokens stripped" })
 })
 export type Redirect = typeof Redirect.Type
+
+const ShownPartial = Schema.optionalWith(Schema.Literal(true), { exact: true }).annotations({
+  description: "Present when a text of the outcome had figures that could not be anchored and a fallback replaced it"
+})
 
 /** How a turn ended: exactly one of four outcomes. */
 export const Outcome = Schema.Union(
@@ -25,9 +29,16 @@ export const Outcome = Schema.Union(
     kind: Schema.Literal("proponer_decision"),
     tool: Schema.String.annotations({ description: "The tool the decision would run once a person approves it" }),
     input: Schema.Unknown,
-    summary: Schema.String
+    summary: Schema.String.annotations({ description: "What the person decides, ref tokens stripped" }),
+    partial: ShownPartial
   }),
-  Schema.Struct({ kind: Schema.Literal("limite"), tipo: LimitKind, detalle: Schema.String, redirect: Redirect })
+  Schema.Struct({
+    kind: Schema.Literal("limite"),
+    tipo: LimitKind,
+    detalle: Schema.String.annotations({ description: "What cannot be done, ref tokens stripped" }),
+    redirect: Redirect,
+    partial: ShownPartial
+  })
 ).annotations({ identifier: "Outcome" })
 export type Outcome = typeof Outcome.Type
 export type OutcomeKind = Outcome["kind"]

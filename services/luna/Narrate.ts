@@ -10,12 +10,19 @@ export const LEFT_OUT = "(Dejé fuera cifras que no pude anclar a un resultado.)
 export const NOTHING_ANCHORED =
   "No pude anclar a un resultado las cifras de mi respuesta, así que no las digo. Pídeme que las consulte de nuevo."
 
-/** The narration a turn closes with, and what each attempt measured. */
+/** A text Luna shows, as it closes, and what each attempt measured. */
 export interface Narrated {
   readonly narration: string
   readonly partial: boolean
   readonly attempts: ReadonlyArray<AttemptMetrics>
   readonly models: ReadonlyArray<string>
+}
+
+/** Where a shown text was written: the conversation up to it, and what the repair prompt calls it. */
+export interface Written {
+  readonly context: ReadonlyArray<ModelMessage>
+  /** The field of a control function the text is (detalle, summary…); none for the closing reply. */
+  readonly field?: string
 }
 
 const metricsOf = (attempt: number, report: AnchorsReport): AttemptMetrics => ({
@@ -36,36 +43,42 @@ const findings = (report: AnchorsReport) =>
     )
   ].join("\n")
 
-const repairPrompt = (report: AnchorsReport) =>
-  `[validador de anclaje] Tu respuesta tiene cifras que no puedo anclar:\n${findings(report)}\n` +
-  "Reescríbela entera: cada cifra con la [[ref:ID]] del resultado de donde sale, sin cifras calculadas que no estén en él. No quites lo que ya estaba anclado."
+const RULE =
+  "cada cifra con la [[ref:ID]] del resultado de donde sale, sin cifras calculadas que no estén en él. No quites lo que ya estaba anclado."
+
+const repairPrompt = (report: AnchorsReport, field: string | undefined) =>
+  field === undefined
+    ? `[validador de anclaje] Tu respuesta tiene cifras que no puedo anclar:\n${findings(report)}\nReescríbela entera: ${RULE}`
+    : `[validador de anclaje] El texto "${field}" que escribiste tiene cifras que no puedo anclar:\n${findings(report)}\n` +
+      `Responde solo con ese texto reescrito: ${RULE}`
 
 /** The anchored part of an attempt: the sentences whose figures all anchor, and how many anchors it keeps. */
-const anchoredPart = (narration: string, results: ReadonlyArray<CitableResult>) => {
+const anchoredPart = (text: string, results: ReadonlyArray<CitableResult>) => {
   const input = results.map((r) => ({ ref: r.ref, payload: r.payload }))
-  const kept = anchoredOnly(narration, input).narration
+  const kept = anchoredOnly(text, input).narration
   return { narration: kept, anchors: checkAnchors({ narration: kept, results: input }).anchors.length }
 }
 
 /**
- * Checks a closing narration; one repair attempt when it does not anchor. A repair is taken only when it
- * is valid and keeps at least as many anchors as the first attempt's valid part; otherwise the turn
- * closes with the anchored part that keeps more, and says that figures were left out.
+ * Checks a text Luna shows (the closing reply, a limit's detalle or redirect, a decision's summary); one
+ * repair attempt when it does not anchor. A repair is taken only when it is valid, not empty, and keeps
+ * at least as many anchors as the first attempt's valid part; otherwise the text is the anchored part
+ * that keeps more, and says that figures were left out.
  */
-export const narrate = Effect.fn("Luna.narrate")(function* (
+export const anchorShown = Effect.fn("Luna.anchorShown")(function* (
   gateway: ModelGatewayApi,
-  messages: ReadonlyArray<ModelMessage>,
-  narration: string,
+  written: Written,
+  text: string,
   results: ReadonlyArray<CitableResult>
 ) {
   const input = results.map((r) => ({ ref: r.ref, payload: r.payload }))
-  const first = checkAnchors({ narration, results: input })
-  if (first.ok) return { narration, partial: false, attempts: [metricsOf(1, first)], models: [] } satisfies Narrated
+  const first = checkAnchors({ narration: text, results: input })
+  if (first.ok) return { narration: text, partial: false, attempts: [metricsOf(1, first)], models: [] } satisfies Narrated
   const repaired = yield* Effect.either(gateway.complete({
-    messages: [...messages, { role: "assistant", content: narration }, { role: "user", content: repairPrompt(first) }],
+    messages: [...written.context, { role: "user", content: repairPrompt(first, written.field) }],
     functions: []
   }))
-  const keptFirst = anchoredPart(narration, results)
+  const keptFirst = anchoredPart(text, results)
   if (Either.isLeft(repaired)) {
     return { ...closeWith(keptFirst.narration), attempts: [metricsOf(1, first)], models: [] } satisfies Narrated
   }
@@ -73,7 +86,9 @@ export const narrate = Effect.fn("Luna.narrate")(function* (
   const report = checkAnchors({ narration: second, results: input })
   const attempts = [metricsOf(1, first), metricsOf(2, report)]
   const models = [repaired.right.model]
-  if (report.ok && report.anchors.length >= keptFirst.anchors) return { narration: second, partial: false, attempts, models }
+  if (report.ok && second.trim() !== "" && report.anchors.length >= keptFirst.anchors) {
+    return { narration: second, partial: false, attempts, models } satisfies Narrated
+  }
   const keptSecond = anchoredPart(second, results)
   const best = keptSecond.anchors > keptFirst.anchors ? keptSecond : keptFirst
   return { ...closeWith(best.narration), attempts, models } satisfies Narrated
@@ -83,3 +98,27 @@ const closeWith = (kept: string) => ({
   narration: kept.trim() === "" ? NOTHING_ANCHORED : `${kept.trim()} ${LEFT_OUT}`,
   partial: true
 })
+
+const summed = (attempt: number, measured: ReadonlyArray<AttemptMetrics>): AttemptMetrics => ({
+  attempt,
+  anchors: measured.reduce((n, m) => n + m.anchors, 0),
+  unresolved_refs: measured.reduce((n, m) => n + m.unresolved_refs, 0),
+  unanchored_figures: measured.reduce((n, m) => n + m.unanchored_figures, 0),
+  ok: measured.every((m) => m.ok)
+})
+
+/**
+ * The attempts of texts shown together (a limit's detalle and its redirect), measured as one text: attempt
+ * n sums what each text measured at n, or at its last attempt when it needed fewer.
+ */
+export const attemptsTogether = (shown: ReadonlyArray<Narrated>): ReadonlyArray<AttemptMetrics> => {
+  const count = Math.max(0, ...shown.map((s) => s.attempts.length))
+  return Array.from({ length: count }, (_, i) =>
+    summed(
+      i + 1,
+      shown.flatMap((s) => {
+        const at = s.attempts[Math.min(i, s.attempts.length - 1)]
+        return at === undefined ? [] : [at]
+      })
+    ))
+}

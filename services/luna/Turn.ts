@@ -6,7 +6,7 @@ import type { Stage } from "../../schema/tools/Definition.ts"
 import { stripRefTokens } from "./anchors/RefTokens.ts"
 import { beltOf, stageAfter } from "./Belts.ts"
 import type { ModelGatewayApi } from "./ModelGateway.ts"
-import { narrate } from "./Narrate.ts"
+import { anchorShown, attemptsTogether, type Narrated, type Written } from "./Narrate.ts"
 import { callTool, type ToolCalls } from "./ToolStep.ts"
 import { type CitableResult, functionsOf } from "./TurnInput.ts"
 
@@ -48,6 +48,26 @@ const decodeStage = decodeControl(ChangeStage)
 const toolReply = (call: ModelToolCall, content: string): ModelMessage => ({ role: "tool", tool_call_id: call.id, content })
 const problem = (message: string) => JSON.stringify({ error: { tag: "InvalidInput", message } })
 
+/**
+ * The conversation as it stood when a control function's text was written, for its repair: that call
+ * answered with the text, and any other call of the same reply answered as not run (the turn ends there).
+ */
+const written = (state: State, call: ModelToolCall, field: string, text: string): Written => {
+  const answered = new Set(state.messages.flatMap((m) => (m.role === "tool" ? [m.tool_call_id] : [])))
+  const reply = [...state.messages].reverse().find((m) => m.role === "assistant")
+  const others = (reply?.role === "assistant" ? reply.tool_calls ?? [] : [])
+    .filter((c) => c.id !== call.id && !answered.has(c.id))
+    .map((c) => toolReply(c, problem(`not run: the turn ended with ${call.tool}`)))
+  return { context: [...state.messages, toolReply(call, JSON.stringify({ [field]: text })), ...others], field }
+}
+
+/** The metrics of a turn that closes by showing these texts: their attempts, and the models that repaired them. */
+const shownMetrics = (metrics: TurnMetrics, shown: ReadonlyArray<Narrated>): TurnMetrics => ({
+  ...metrics,
+  attempts: attemptsTogether(shown),
+  models: [...metrics.models, ...shown.flatMap((s) => s.models)]
+})
+
 type Step = { readonly _tag: "next"; readonly state: State } | { readonly _tag: "end"; readonly end: TurnEnd }
 
 /** One model step: the model answers, its calls run in order; a control function or a text ends the turn. */
@@ -69,7 +89,12 @@ const step = (context: TurnContext, state: State): Effect.Effect<Step> =>
     const seen = { ...metrics, models: [...metrics.models, reply.model] }
     if (reply.tool_calls.length === 0) {
       const narration = reply.content ?? ""
-      const narrated = yield* narrate(context.gateway, state.messages, narration, state.results)
+      const narrated = yield* anchorShown(
+        context.gateway,
+        { context: [...state.messages, { role: "assistant", content: narration }] },
+        narration,
+        state.results
+      )
       // a call refused for being off the belt ran nothing: an answer after only such calls is still a responder
       const kind = seen.tool_calls - seen.belt_violations > 0 ? "cierre" : "responder"
       yield* context.emit([{
@@ -139,27 +164,50 @@ const control = (
         if (!visible.includes(decoded.right.tool)) {
           return answer(problem(`${decoded.right.tool.slice(0, 100)} is not among the tools of stage ${state.stage}`))
         }
-        const { input, summary, tool } = decoded.right
-        return { _tag: "end", end: { outcome: { kind: "proponer_decision", tool, input, summary }, metrics: state.metrics } }
+        const { input, tool } = decoded.right
+        const summary = yield* anchorShown(
+          context.gateway,
+          written(state, call, "summary", decoded.right.summary),
+          decoded.right.summary,
+          state.results
+        )
+        const outcome: Outcome = {
+          kind: "proponer_decision",
+          tool,
+          input,
+          summary: stripRefTokens(summary.narration),
+          ...(summary.partial ? { partial: true } : {})
+        }
+        return { _tag: "end", end: { outcome, metrics: shownMetrics(state.metrics, [summary]) } }
       }
       case CONTROL.limit: {
         const decoded = decodeLimit(call.arguments)
         if (Either.isLeft(decoded)) return answer(problem(`${CONTROL.limit}: ${decoded.left.message}`))
-        const { detalle, redirect_message, redirect_tool, tipo } = decoded.right
+        const { redirect_tool, tipo } = decoded.right
         const known = redirect_tool !== null && context.registry.tools.some((t) => t.descriptor.id === redirect_tool)
-        yield* context.emit([{
-          type: "message.assistant",
-          text: `${detalle} ${redirect_message}`,
-          narration: `${detalle} ${redirect_message}`,
-          attempt: 1
-        }])
+        const detalle = yield* anchorShown(
+          context.gateway,
+          written(state, call, "detalle", decoded.right.detalle),
+          decoded.right.detalle,
+          state.results
+        )
+        const redirect = yield* anchorShown(
+          context.gateway,
+          written(state, call, "redirect_message", decoded.right.redirect_message),
+          decoded.right.redirect_message,
+          state.results
+        )
+        const narration = `${detalle.narration} ${redirect.narration}`
+        const metrics = shownMetrics(state.metrics, [detalle, redirect])
+        yield* context.emit([{ type: "message.assistant", text: stripRefTokens(narration), narration, attempt: metrics.attempts.length }])
         const outcome: Outcome = {
           kind: "limite",
           tipo,
-          detalle,
-          redirect: { tool: known ? redirect_tool : null, message: redirect_message }
+          detalle: stripRefTokens(detalle.narration),
+          redirect: { tool: known ? redirect_tool : null, message: stripRefTokens(redirect.narration) },
+          ...(detalle.partial || redirect.partial ? { partial: true } : {})
         }
-        return { _tag: "end", end: { outcome, metrics: state.metrics } }
+        return { _tag: "end", end: { outcome, metrics } }
       }
       case CONTROL.stage: {
         const decoded = decodeStage(call.arguments)

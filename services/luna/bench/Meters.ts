@@ -79,7 +79,7 @@ export const metersOf = (run: ReplayRun): BriefMeters => {
   const firstAnchored = first === null
     ? (metrics.attempts[0]?.ok === true ? metrics.attempts[0].anchors : 0)
     : anchorsIn(anchoredOnly(first, results).narration, results)
-  const partial = outcome !== null && "partial" in outcome ? outcome.partial : false
+  const partial = outcome !== null && "partial" in outcome && outcome.partial === true
   const repairAsked = metrics.attempts.length > 1
   const limit = limitOf(outcome)
   const measured = {

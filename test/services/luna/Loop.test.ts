@@ -3,7 +3,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { CONTROL } from "../../../schema/luna/Control.ts"
 import { Luna } from "../../../services/luna/Luna.ts"
-import { LEFT_OUT } from "../../../services/luna/Narrate.ts"
+import { LEFT_OUT, NOTHING_ANCHORED } from "../../../services/luna/Narrate.ts"
 import { call, callsReply, LunaBenchTest, scriptedTurn, textReply } from "../../support/LunaBench.ts"
 
 // Over the bench's seeded directory: 9 medium construction companies in the RM; the first page of 5
@@ -105,6 +105,94 @@ layer(LunaBenchTest, { timeout: "120 seconds" })("Luna's loop with the scripted 
         summary: "Cargar Ingeniería y Construcción Los Robles al CRM"
       })
       assert.deepStrictEqual(yield* auditedTools(who.principal.workspaceId), ["companies_search"])
+    }))
+
+  it.effect("a decision's summary is anchored like a reply: tokens stripped when it anchors; a fallback when its repair does not", () =>
+    Effect.gen(function* () {
+      const propose = (summary: string) =>
+        call(CONTROL.decision, { tool: "crm_save", input: { company_ids: ["co_1g7b3x20002x"] }, summary })
+      const anchored = yield* scriptedTurn(
+        [callsReply(search), callsReply(propose("Cargar al CRM la de 171 empleados [[ref:r1]]"))],
+        "Carga la más grande al CRM"
+      )
+      assert.deepStrictEqual(anchored.end.outcome, {
+        kind: "proponer_decision",
+        tool: "crm_save",
+        input: { company_ids: ["co_1g7b3x20002x"] },
+        summary: "Cargar al CRM la de 171 empleados"
+      })
+      assert.strictEqual(anchored.calls.length, 2)
+      const decision = call(CONTROL.decision, {
+        tool: "crm_save",
+        input: { company_ids: ["co_1g7b3x20002x"] },
+        summary: "Cargar al CRM la de 250 empleados [[ref:r1]]"
+      })
+      const { calls, end } = yield* scriptedTurn(
+        [callsReply(search), callsReply(decision), textReply("Cargar al CRM la de 240 empleados [[ref:r1]]")],
+        "Carga la más grande al CRM"
+      )
+      assert.deepStrictEqual(end.outcome, {
+        kind: "proponer_decision",
+        tool: "crm_save",
+        input: { company_ids: ["co_1g7b3x20002x"] },
+        summary: NOTHING_ANCHORED,
+        partial: true
+      })
+      assert.deepStrictEqual(end.metrics.attempts.map((a) => [a.attempt, a.unanchored_figures, a.ok]), [[1, 1, false], [2, 1, false]])
+      const repair = calls[2]?.request
+      assert.deepStrictEqual(repair?.functions, [])
+      const answered = repair?.messages.at(-2)
+      assert.deepStrictEqual(answered, {
+        role: "tool",
+        tool_call_id: decision.id,
+        content: JSON.stringify({ summary: "Cargar al CRM la de 250 empleados [[ref:r1]]" })
+      })
+      const asked = repair?.messages.at(-1)
+      assert.include(asked?.role === "user" ? asked.content : "", "El texto \"summary\"")
+    }))
+
+  it.effect("a limit's detalle and redirect are anchored: a repair that anchors is taken, one that does not leaves the anchored part, partial", () =>
+    Effect.gen(function* () {
+      const limit = (detalle: string, redirect_message: string) =>
+        callsReply(call(CONTROL.limit, { tipo: "sin_conector", detalle, redirect_tool: "crm_save", redirect_message }))
+      const repaired = yield* scriptedTurn(
+        [
+          callsReply(search),
+          limit("No puedo llamar a las 12 constructoras [[ref:r1]].", "Sí puedo cargar las 9 al CRM [[ref:r1]]."),
+          textReply("No puedo llamar a las 9 constructoras [[ref:r1]].")
+        ],
+        "Llama a las constructoras"
+      )
+      assert.deepStrictEqual(repaired.end.outcome, {
+        kind: "limite",
+        tipo: "sin_conector",
+        detalle: "No puedo llamar a las 9 constructoras.",
+        redirect: { tool: "crm_save", message: "Sí puedo cargar las 9 al CRM." }
+      })
+      assert.deepStrictEqual(repaired.end.metrics.attempts.map((a) => [a.attempt, a.anchors, a.unanchored_figures, a.ok]), [
+        [1, 1, 1, false],
+        [2, 2, 0, true]
+      ])
+      const shown = repaired.events.find((e) => e.type === "message.assistant")
+      assert.deepStrictEqual(
+        shown?.type === "message.assistant" ? [shown.text, shown.attempt] : [],
+        ["No puedo llamar a las 9 constructoras. Sí puedo cargar las 9 al CRM.", 2]
+      )
+      const refused = yield* scriptedTurn(
+        [
+          callsReply(search),
+          limit("No puedo llamar por teléfono.", "Hay 9 constructoras [[ref:r1]]. Puedo cargar 300 al CRM."),
+          textReply("Puedo cargar 300 al CRM [[ref:r1]].")
+        ],
+        "Llama a las constructoras"
+      )
+      assert.deepStrictEqual(refused.end.outcome, {
+        kind: "limite",
+        tipo: "sin_conector",
+        detalle: "No puedo llamar por teléfono.",
+        redirect: { tool: "crm_save", message: `Hay 9 constructoras. ${LEFT_OUT}` },
+        partial: true
+      })
     }))
 
   it.effect("a call outside the stage's belt is refused before the executor, counted, and the model recovers", () =>
