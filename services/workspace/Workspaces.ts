@@ -4,6 +4,7 @@ import { Unauthorized } from "../../schema/Errors.ts"
 import { ApiKeyId, WorkspaceId } from "../../schema/Ids.ts"
 import { Principal } from "../../schema/Principal.ts"
 import { Plan } from "../../schema/tools/Definition.ts"
+import { decodeWorkspaceName, type WorkspaceName } from "../../schema/WorkspaceName.ts"
 import { newSecret, sha256 } from "../Crypto.ts"
 import { newId } from "../Ids.ts"
 import { Channel, Signals } from "../Signals.ts"
@@ -83,7 +84,7 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
 
     /** The workspace by that name, made now if there was none (`created`). */
     const ensureWorkspaceCreated = Effect.fn("Workspaces.ensureWorkspaceCreated")(
-      function* (name: string, plan: Option.Option<Plan>) {
+      function* (name: WorkspaceName, plan: Option.Option<Plan>) {
         const id = yield* newId("ws")
         const wanted = Option.getOrElse(plan, () => "free" as const)
         const made = yield* sql`INSERT INTO workspaces (id, name, plan) VALUES (${id}, ${name}, ${wanted})
@@ -95,13 +96,14 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
       Effect.orDie
     )
     const ensureWorkspace = Effect.fn("Workspaces.ensureWorkspace")(function* (name: string, plan: Option.Option<Plan>) {
-      return (yield* ensureWorkspaceCreated(name, plan)).workspace
+      return (yield* ensureWorkspaceCreated(yield* decodeWorkspaceName(name), plan)).workspace
     })
 
     /** Issues a new API key; the plain key exists only in the return value. */
     const issueKey = Effect.fn("Workspaces.issueKey")(
       function* (options: { readonly workspace: string; readonly plan: Option.Option<Plan> }) {
-        const { created, workspace } = yield* ensureWorkspaceCreated(options.workspace, options.plan)
+        const name = yield* decodeWorkspaceName(options.workspace)
+        const { created, workspace } = yield* ensureWorkspaceCreated(name, options.plan)
         const id = yield* newId("key")
         const key = yield* newSecret(KEY_PREFIX)
         const hash = sha256(key)
@@ -119,7 +121,7 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
     const ensureDemo = Effect.fn("Workspaces.ensureDemo")(function* () {
       const [row] = yield* sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM workspaces`.pipe(Effect.orDie)
       if (row !== undefined && row.n > 0) return Option.none<IssuedKey>()
-      return Option.some(yield* issueKey({ workspace: DEMO_WORKSPACE, plan: Option.some("paid") }))
+      return Option.some(yield* issueKey({ workspace: DEMO_WORKSPACE, plan: Option.some("paid") }).pipe(Effect.orDie))
     })
 
     const lookup = Effect.fn("Workspaces.lookup")(function* (keyHash: string) {
@@ -217,6 +219,7 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
     })
 
     const create = Effect.fn("Workspaces.create")(function* (name: string, plan: Plan) {
+      yield* decodeWorkspaceName(name)
       const id = yield* newId("ws")
       const rows = yield* sql`INSERT INTO workspaces (id, name, plan) VALUES (${id}, ${name}, ${plan})
                               ON CONFLICT (name) DO NOTHING RETURNING id, name, plan`.pipe(Effect.flatMap(decodeWorkspaces), Effect.orDie)

@@ -4,7 +4,7 @@ import { AdminLive } from "../../layers/Admin.ts"
 import { Credits } from "../../services/budget/Credits.ts"
 import { Workspaces } from "../../services/workspace/Workspaces.ts"
 import { CommandFailed } from "./Failure.ts"
-import { database, databaseSettings } from "./Settings.ts"
+import { database, databaseSettings, workspaceOption } from "./Settings.ts"
 
 const CreditsLive = Credits.Default.pipe(Layer.provideMerge(AdminLive))
 
@@ -16,7 +16,7 @@ const workspace = (name: string) =>
 
 const grant = Command.make("grant", {
   ...database,
-  workspace: Options.text("workspace").pipe(Options.withDescription("The workspace's name")),
+  workspace: workspaceOption("The workspace's name"),
   reason: Options.text("reason").pipe(
     Options.withDescription("Why, as the ledger will say it"),
     Options.withDefault("granted by an operator")
@@ -39,7 +39,7 @@ const grant = Command.make("grant", {
 
 const balance = Command.make("balance", {
   ...database,
-  workspace: Options.text("workspace").pipe(Options.withDescription("The workspace's name"))
+  workspace: workspaceOption("The workspace's name")
 }, (options) =>
   Effect.gen(function* () {
     const principal = yield* workspace(options.workspace)

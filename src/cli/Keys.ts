@@ -4,7 +4,7 @@ import { AdminLive } from "../../layers/Admin.ts"
 import { ChangeAudit } from "../../services/audit/ChangeAudit.ts"
 import { DEMO_WORKSPACE, Workspaces } from "../../services/workspace/Workspaces.ts"
 import { CommandFailed } from "./Failure.ts"
-import { database, databaseSettings, plan, workspaceFilter } from "./Settings.ts"
+import { database, databaseSettings, plan, workspaceFilter, workspaceOption } from "./Settings.ts"
 import { table, when } from "./Table.ts"
 
 /** Who changed a key from the command line: the operator, with the database's rights. */
@@ -14,10 +14,7 @@ const failed = (error: { readonly message: string }) => new CommandFailed({ mess
 
 const create = Command.make("create", {
   ...database,
-  workspace: Options.text("workspace").pipe(
-    Options.withDescription("The key's workspace, created if needed"),
-    Options.withDefault(DEMO_WORKSPACE)
-  ),
+  workspace: workspaceOption("The key's workspace, created if needed").pipe(Options.withDefault(DEMO_WORKSPACE)),
   plan: Options.optional(plan)
 }, (options) =>
   Effect.gen(function* () {

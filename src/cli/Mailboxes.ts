@@ -6,12 +6,12 @@ import { Mailboxes } from "../../services/catalog/sequences/Mailboxes.ts"
 import { Suppressions } from "../../services/catalog/sequences/Suppressions.ts"
 import { Workspaces } from "../../services/workspace/Workspaces.ts"
 import { CommandFailed } from "./Failure.ts"
-import { database, databaseSettings } from "./Settings.ts"
+import { database, databaseSettings, workspaceOption as workspaceNameOption } from "./Settings.ts"
 import { table, when } from "./Table.ts"
 
 const SequencesAdminLive = Layer.mergeAll(Mailboxes.Default, Suppressions.Default).pipe(Layer.provideMerge(AdminLive))
 
-const workspaceOption = Options.text("workspace").pipe(Options.withDescription("The workspace's name"))
+const workspaceOption = workspaceNameOption("The workspace's name")
 
 const workspace = (name: string) =>
   Effect.flatMap(Workspaces, (workspaces) => workspaces.principalFor(name)).pipe(

@@ -1,7 +1,8 @@
-import { HelpDoc, Options, ValidationError } from "@effect/cli"
+import { Args, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { ConfigProvider, Effect, Option, Schema } from "effect"
 import { OperatorLogging } from "../../layers/Logging.ts"
 import { Plan } from "../../schema/tools/Definition.ts"
+import { decodeWorkspaceName } from "../../schema/WorkspaceName.ts"
 
 export const dataDir = Options.text("data-dir").pipe(
   Options.withDescription("Folder for the embedded PostgreSQL and the credentials key (env BREIN_DATA_DIR, default .brein)"),
@@ -13,10 +14,22 @@ export const port = Options.integer("port").pipe(
   Options.optional
 )
 
-export const workspaceFilter = Options.text("workspace").pipe(
-  Options.withDescription("Only this workspace"),
-  Options.optional
+/** A workspace name from the command line, refused before any database is opened when it is blank. */
+const workspaceNameOf = (flag: string) => (value: string) =>
+  decodeWorkspaceName(value).pipe(Effect.mapError((error) => HelpDoc.p(`${flag}: ${error.message}`)))
+
+export const workspaceOption = (description: string) =>
+  Options.text("workspace").pipe(
+    Options.withDescription(description),
+    Options.mapEffect((value) => workspaceNameOf("--workspace")(value).pipe(Effect.mapError(ValidationError.invalidValue)))
+  )
+
+export const workspaceArg = Args.text({ name: "NAME" }).pipe(
+  Args.withDescription("The workspace's name"),
+  Args.mapEffect(workspaceNameOf("NAME"))
 )
+
+export const workspaceFilter = workspaceOption("Only this workspace").pipe(Options.optional)
 
 export const plan = Options.text("plan").pipe(
   Options.withDescription("The workspace's plan: free or paid"),

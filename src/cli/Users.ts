@@ -5,12 +5,12 @@ import type { User } from "../../schema/humans/Human.ts"
 import { ChangeAudit } from "../../services/audit/ChangeAudit.ts"
 import { Users } from "../../services/humans/Users.ts"
 import { CommandFailed } from "./Failure.ts"
-import { database, databaseSettings } from "./Settings.ts"
+import { database, databaseSettings, workspaceOption } from "./Settings.ts"
 import { table, when } from "./Table.ts"
 
 const failed = (error: { readonly message: string }) => new CommandFailed({ message: error.message, exitCode: 1 })
 
-const workspace = Options.text("workspace").pipe(Options.withDescription("The user's workspace (it must exist)"))
+const workspace = workspaceOption("The user's workspace (it must exist)")
 const email = Options.text("email").pipe(Options.withDescription("The person's email address"))
 
 /** Who changed people from the command line: the operator, with the database's rights. */

@@ -1,9 +1,9 @@
-import { Args, Command, Options } from "@effect/cli"
+import { Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import { AdminLive } from "../../layers/Admin.ts"
 import { Workspaces } from "../../services/workspace/Workspaces.ts"
 import { CommandFailed } from "./Failure.ts"
-import { database, databaseSettings, plan } from "./Settings.ts"
+import { database, databaseSettings, plan, workspaceArg } from "./Settings.ts"
 import { table, when } from "./Table.ts"
 
 const list = Command.make("list", database, (options) =>
@@ -17,7 +17,7 @@ const list = Command.make("list", database, (options) =>
 
 const create = Command.make("create", {
   ...database,
-  name: Args.text({ name: "NAME" }).pipe(Args.withDescription("The workspace's name")),
+  name: workspaceArg,
   plan: Options.optional(plan)
 }, (options) =>
   Effect.gen(function* () {

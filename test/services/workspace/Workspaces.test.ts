@@ -35,6 +35,22 @@ layer(ServicesTest)("Workspaces", (it) => {
       assert.notStrictEqual(again.keyId, principal.keyId)
     }))
 
+  it.effect("a blank or whitespace-only workspace name is WorkspaceNameInvalid, and no workspace is made", () =>
+    Effect.gen(function* () {
+      const workspaces = yield* Workspaces
+      const before = (yield* workspaces.list()).length
+      for (const name of ["", "   ", "\t\n"]) {
+        const issued = yield* workspaces.issueKey({ workspace: name, plan: Option.none() }).pipe(Effect.flip)
+        assert.strictEqual(issued._tag, "WorkspaceNameInvalid")
+        assert.include(issued.message, "a workspace name must not be blank")
+        const created = yield* workspaces.create(name, "free").pipe(Effect.flip)
+        assert.strictEqual(created._tag, "WorkspaceNameInvalid")
+        const ensured = yield* workspaces.inProcess(name).pipe(Effect.flip)
+        assert.strictEqual(ensured._tag, "WorkspaceNameInvalid")
+      }
+      assert.strictEqual((yield* workspaces.list()).length, before)
+    }))
+
   it.effect("the database keeps only a hash of the key", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient

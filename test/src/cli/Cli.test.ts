@@ -102,6 +102,29 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
     }).pipe(Effect.scoped), { timeout: 90_000 })
 
   it.effect(
+    "a blank or whitespace-only workspace name is refused with exit 2 before any database connection",
+    () =>
+      Effect.gen(function* () {
+        const dataDir = yield* tempDataDir
+        for (
+          const args of [
+            ["keys", "create", "--workspace", ""],
+            ["keys", "create", "--workspace", "   "],
+            ["keys", "list", "--workspace", "\t"],
+            ["workspaces", "create", " "]
+          ]
+        ) {
+          const run = yield* runBrein({ DATABASE_URL: CLOSED_DATABASE, BREIN_DATA_DIR: dataDir }, ...args)
+          assert.strictEqual(run.exitCode, 2, run.stderr)
+          assert.strictEqual(run.stdout, "")
+          assert.include(run.stderr, "a workspace name must not be blank")
+          assert.notMatch(run.stderr, /connect|ECONNREFUSED/i)
+        }
+      }).pipe(Effect.scoped),
+    { timeout: 90_000 }
+  )
+
+  it.effect(
     "a command that cannot reach its database ends in one line on stderr and exit 1, no stack trace",
     () =>
       Effect.gen(function* () {
