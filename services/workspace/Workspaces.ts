@@ -16,6 +16,12 @@ const KEY_TTL = Duration.seconds(30)
 const UNKNOWN_KEY_TTL = Duration.seconds(5)
 /** Keys are issued as the prefix and 24 random bytes in base64url. */
 const KEY_SHAPE = /^brein_sk_[A-Za-z0-9_-]{32}$/
+/** How much of a key `keys list` shows, and the most of one any message repeats. */
+export const KEY_PREFIX_LENGTH = 14
+/** Whether the text is a whole key (as `keys create` printed it) rather than its prefix. */
+export const isWholeKey = (text: string) => KEY_SHAPE.test(text)
+/** The text clipped to a prefix's length: a secret given by mistake is never repeated whole. */
+const shownPrefix = (text: string) => text.length > KEY_PREFIX_LENGTH ? `${text.slice(0, KEY_PREFIX_LENGTH)}…` : text
 const KEY_CACHE_SIZE = 10_000
 
 const Workspace = Schema.Struct({ id: WorkspaceId, name: Schema.String, plan: Plan })
@@ -107,7 +113,9 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
         const id = yield* newId("key")
         const key = yield* newSecret(KEY_PREFIX)
         const hash = sha256(key)
-        yield* sql`INSERT INTO api_keys (id, workspace_id, prefix, key_hash) VALUES (${id}, ${workspace.id}, ${key.slice(0, 14)}, ${hash})`
+        yield* sql`INSERT INTO api_keys (id, workspace_id, prefix, key_hash) VALUES (${id}, ${workspace.id}, ${
+          key.slice(0, KEY_PREFIX_LENGTH)
+        }, ${hash})`
           .pipe(
             Effect.orDie
           )
@@ -166,11 +174,11 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
     const revokeWhere = Effect.fn("Workspaces.revokeWhere")(
       function* (condition: Statement.Fragment) {
         const rows = yield* sql<
-          { readonly keyHash: string; readonly id: string; readonly workspaceId: string }
+          { readonly keyHash: string; readonly id: string; readonly workspaceId: string; readonly prefix: string }
         >`UPDATE api_keys SET revoked_at = now()
-                                                              WHERE ${condition} AND revoked_at IS NULL RETURNING key_hash, id, workspace_id`
+                                                              WHERE ${condition} AND revoked_at IS NULL RETURNING key_hash, id, workspace_id, prefix`
         yield* Effect.forEach(rows, (row) => forget(row.keyHash).pipe(Effect.zipRight(signals.publish(Channel.keys, row.keyHash))))
-        return rows.map((row) => ({ id: row.id, workspaceId: row.workspaceId }))
+        return rows.map((row) => ({ id: row.id, workspaceId: row.workspaceId, prefix: row.prefix }))
       },
       sql.withTransaction,
       Effect.orDie
@@ -187,14 +195,25 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
       >`SELECT count(*)::int AS n FROM api_keys WHERE prefix = ${prefix} AND revoked_at IS NULL`.pipe(Effect.orDie)
       const n = row?.n ?? 0
       if (n !== 1) {
+        const shown = shownPrefix(prefix)
         return yield* new KeyNotFound({
-          prefix,
+          prefix: shown,
           message: n === 0
-            ? `no active key starts with "${prefix}" (see \`brein keys list\`)`
-            : `${n} active keys start with "${prefix}": revoke them from the database, or by id`
+            ? `no active key starts with "${shown}" (see \`brein keys list\`)`
+            : `${n} active keys start with "${shown}": revoke them from the database, or by id`
         })
       }
       const [revoked] = yield* revokeWhere(sql`prefix = ${prefix}`)
+      return revoked
+    })
+
+    /** Revokes the key itself (the whole secret, as `keys create` printed it), in every process at once. */
+    const revokeByKey = Effect.fn("Workspaces.revokeByKey")(function* (key: Redacted.Redacted<string>) {
+      const [revoked] = yield* revokeWhere(sql`key_hash = ${sha256(Redacted.value(key))}`)
+      if (revoked === undefined) {
+        const shown = shownPrefix(Redacted.value(key))
+        return yield* new KeyNotFound({ prefix: shown, message: `no active key is the one given (it starts with "${shown}")` })
+      }
       return revoked
     })
 
@@ -248,7 +267,20 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
       return new Principal({ workspaceId: workspace.id, workspaceName: workspace.name, plan: workspace.plan, keyId: null })
     })
 
-    return { issueKey, ensureDemo, authenticate, revoke, revokeByPrefix, listKeys, list, create, principalFor, inProcess, ensureWorkspace }
+    return {
+      issueKey,
+      ensureDemo,
+      authenticate,
+      revoke,
+      revokeByPrefix,
+      revokeByKey,
+      listKeys,
+      list,
+      create,
+      principalFor,
+      inProcess,
+      ensureWorkspace
+    }
   }),
   dependencies: [Signals.Default]
 }) {}

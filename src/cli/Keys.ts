@@ -2,7 +2,7 @@ import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option, Redacted } from "effect"
 import { AdminLive } from "../../layers/Admin.ts"
 import { ChangeAudit } from "../../services/audit/ChangeAudit.ts"
-import { DEMO_WORKSPACE, Workspaces } from "../../services/workspace/Workspaces.ts"
+import { DEMO_WORKSPACE, isWholeKey, KEY_PREFIX_LENGTH, Workspaces } from "../../services/workspace/Workspaces.ts"
 import { CommandFailed } from "./Failure.ts"
 import { database, databaseSettings, plan, workspaceFilter, workspaceOption } from "./Settings.ts"
 import { table, when } from "./Table.ts"
@@ -27,7 +27,7 @@ const create = Command.make("create", {
         toolId: "keys.create",
         connectionId: null,
         input: { workspace: options.workspace, plan: Option.getOrNull(options.plan) },
-        output: { workspace: issued.workspace.id, prefix: Redacted.value(issued.key).slice(0, 14) }
+        output: { workspace: issued.workspace.id, prefix: Redacted.value(issued.key).slice(0, KEY_PREFIX_LENGTH) }
       })
     )
     yield* Effect.logInfo(`created a key for workspace "${issued.workspace.name}" (plan ${issued.workspace.plan})`)
@@ -55,11 +55,17 @@ const list = Command.make("list", { ...database, workspace: workspaceFilter }, (
 
 const revoke = Command.make("revoke", {
   ...database,
-  prefix: Args.text({ name: "PREFIX" }).pipe(Args.withDescription("The key's prefix, as `brein keys list` shows it"))
+  prefix: Args.text({ name: "PREFIX" }).pipe(
+    Args.withDescription("The key's prefix, as `brein keys list` shows it (the whole key works too; it is never printed)")
+  )
 }, (options) =>
   Effect.gen(function* () {
-    yield* (yield* ChangeAudit).audited(
-      (yield* Workspaces).revokeByPrefix(options.prefix).pipe(Effect.mapError(failed)),
+    const workspaces = yield* Workspaces
+    const revoking = isWholeKey(options.prefix)
+      ? workspaces.revokeByKey(Redacted.make(options.prefix))
+      : workspaces.revokeByPrefix(options.prefix)
+    const revoked = yield* (yield* ChangeAudit).audited(
+      revoking.pipe(Effect.mapError(failed)),
       (revoked) =>
         revoked === undefined ? null : {
           workspaceId: revoked.workspaceId,
@@ -67,11 +73,12 @@ const revoke = Command.make("revoke", {
           surface: "library",
           toolId: "keys.revoke",
           connectionId: null,
-          input: { prefix: options.prefix },
+          input: { prefix: revoked.prefix },
           output: { key: revoked.id }
         }
     )
-    yield* Console.error(`revoked ${options.prefix}: every running brein refuses it from now on`)
+    const shown = revoked === undefined ? options.prefix.slice(0, KEY_PREFIX_LENGTH) : revoked.prefix
+    yield* Console.error(`revoked ${shown}: every running brein refuses it from now on`)
   }).pipe(Effect.provide(AdminLive), databaseSettings(options))).pipe(
     Command.withDescription("Revoke an API key; every running process refuses it within a second")
   )

@@ -201,6 +201,32 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
     { timeout: 120_000 }
   )
 
+  it.effect(
+    "keys revoke given the whole key revokes it and prints only its prefix; an unknown key is never echoed",
+    () =>
+      Effect.gen(function* () {
+        const created = yield* brein("keys", "create", "--workspace", "revoked-whole", "--plan", "free")
+        const key = created.stdout.trim()
+        const secret = key.slice(14)
+        yield* (yield* Workspaces).authenticate(key)
+
+        const revoked = yield* brein("keys", "revoke", key)
+        assert.strictEqual(revoked.exitCode, 0, revoked.stderr)
+        assert.include(revoked.stderr, `revoked ${key.slice(0, 14)}:`)
+        assert.notInclude(revoked.stdout + revoked.stderr, secret)
+        const refused = yield* (yield* Workspaces).authenticate(key).pipe(Effect.flip)
+        assert.strictEqual(refused._tag, "Unauthorized")
+
+        for (const given of [key, `${key.slice(0, -1)}x`, key.slice(0, -1)]) {
+          const again = yield* brein("keys", "revoke", given)
+          assert.strictEqual(again.exitCode, 1, given)
+          assert.include(again.stderr, key.slice(0, 14))
+          assert.notInclude(again.stdout + again.stderr, secret.slice(0, -1))
+        }
+      }),
+    { timeout: 120_000 }
+  )
+
   it.effect("creating and revoking a key leave audit rows in the workspace's chain, never the key", () =>
     Effect.gen(function* () {
       const created = yield* brein("keys", "create", "--workspace", "audited-keys", "--plan", "free")
