@@ -24,7 +24,7 @@ export const UnsubscribeForm = Schema.Union(
   HttpApiSchema.Multipart(OneClick)
 )
 
-const HTML = "text/html; charset=utf-8"
+export const HTML = "text/html; charset=utf-8"
 
 export const Html = HttpApiSchema.Text({ contentType: HTML })
 

@@ -10,12 +10,30 @@ const page = (title: string, body: string) =>
 </head><body>${body}</body></html>
 `
 
+const CONFIRM_FORM =
+  `<form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Darme de baja</button></form>`
+
 /** Opening the link: asks (mail scanners open every link, so opening one changes nothing). */
 export const CONFIRM_PAGE = page(
   "Darse de baja",
   `<h1>¿Dejar de recibir estos correos?</h1>
 <p>Confirma y no te volveremos a escribir desde esta secuencia ni desde las demás de este remitente.</p>
-<form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Darme de baja</button></form>`
+${CONFIRM_FORM}`
+)
+
+/** A POST that is not the page's form (no `List-Unsubscribe=One-Click`, not a form, too large, unreadable): asks again. */
+export const NOT_CONFIRMED_PAGE = page(
+  "Falta confirmar",
+  `<h1>No pudimos leer tu confirmación</h1>
+<p>No se cambió nada. Para dejar de recibir estos correos, confirma con este botón.</p>
+${CONFIRM_FORM}`
+)
+
+/** Something failed on our side that is not the database being away: nothing was changed. */
+export const FAILED_PAGE = page(
+  "Algo falló",
+  `<h1>Algo falló de nuestro lado</h1>
+<p>No se cambió nada. Vuelve a abrir el enlace más tarde y confirma otra vez, o responde al correo pidiendo que no te escriban más.</p>`
 )
 
 /** After the button (or a provider's one-click POST), the first time and every time after. */
@@ -25,7 +43,7 @@ export const DONE_PAGE = page(
 <p>No recibirás más correos de este remitente. Si fue un error, respóndele a quien te escribió.</p>`
 )
 
-/** A link altered, cut short, or whose sequence or person is gone: nothing was changed. */
+/** A link altered, cut short, or whose sequence or person is gone (or a request no link makes): nothing was changed. */
 export const UNKNOWN_LINK_PAGE = page(
   "Enlace no válido",
   `<h1>Este enlace para darse de baja no es válido</h1>

@@ -1,4 +1,4 @@
-import { HttpApi, HttpApiBuilder, HttpApiError, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApi, HttpApiBuilder, HttpApiError, HttpServerError, HttpServerRequest, HttpServerResponse, Multipart } from "@effect/platform"
 import { Cause, Effect, Option, Schema } from "effect"
 import { MAX_DEPTH } from "../../schema/Depth.ts"
 import {
@@ -12,14 +12,41 @@ import {
   Unauthorized
 } from "../../schema/Errors.ts"
 import { BreinApi } from "../../schema/http/Api.ts"
+import { HTML, UNSUBSCRIBE_PREFIX } from "../../schema/http/Unsubscribe.ts"
+import { FAILED_PAGE, NOT_CONFIRMED_PAGE, UNAVAILABLE_PAGE, UNKNOWN_LINK_PAGE } from "../../schema/http/UnsubscribePages.ts"
 import { readableIssues } from "../../schema/Issues.ts"
 import { transientIn } from "../../services/Database.ts"
-import { errorAnswer, type GateError } from "./Gate.ts"
+import { errorAnswer, type GateError, tooLarge } from "./Gate.ts"
 
 /** A refusal as the Effect server writes it: the gate's one encoding. */
 export const refuse = (error: GateError) => {
   const answer = errorAnswer(error)
   return HttpServerResponse.unsafeJson(answer.body, { status: answer.status, headers: answer.headers })
+}
+
+/** What a recipient on an unsubscribe link reads for each refusal; the status and headers stay the typed error's. */
+const PAGES: Record<GateError["_tag"], string> = {
+  BadRequest: NOT_CONFIRMED_PAGE,
+  InvalidInput: NOT_CONFIRMED_PAGE,
+  PayloadTooLarge: NOT_CONFIRMED_PAGE,
+  UnsupportedMediaType: NOT_CONFIRMED_PAGE,
+  RouteNotFound: UNKNOWN_LINK_PAGE,
+  MethodNotAllowed: UNKNOWN_LINK_PAGE,
+  Unauthorized: UNKNOWN_LINK_PAGE,
+  Forbidden: UNKNOWN_LINK_PAGE,
+  RateLimited: UNAVAILABLE_PAGE,
+  ServiceUnavailable: UNAVAILABLE_PAGE,
+  InternalError: FAILED_PAGE
+}
+
+/**
+ * A refusal written for whoever is at `url`: on an unsubscribe link, a person who clicked a link in a
+ * message, so a page in their language; everywhere else an API client, so the JSON error.
+ */
+export const refuseAt = (url: string, error: GateError) => {
+  if (!url.startsWith(UNSUBSCRIBE_PREFIX)) return refuse(error)
+  const answer = errorAnswer(error)
+  return HttpServerResponse.text(PAGES[error._tag], { status: answer.status, headers: answer.headers, contentType: HTML })
 }
 
 interface Route {
@@ -47,6 +74,7 @@ const routes: ReadonlyArray<Route> = (() => {
 
 const noRoute = (method: string, url: string) => {
   const path = url.split("?")[0] ?? url
+  const refuse = (error: GateError) => refuseAt(path, error)
   const allowed = [...new Set(routes.filter((route) => route.pattern.test(path)).map((route) => route.method))]
   // the router matches no parameter over 100 characters: no id is that long, so nothing is there
   if (allowed.includes(method)) {
@@ -67,6 +95,7 @@ const noRoute = (method: string, url: string) => {
 }
 
 const isDecodeError = Schema.is(HttpApiError.HttpApiDecodeError)
+const isMultipartError = Schema.is(Multipart.MultipartError)
 const isRateLimited = Schema.is(RateLimited)
 const isUnauthorized = Schema.is(Unauthorized)
 
@@ -76,36 +105,47 @@ export const withRetryAfter = (response: HttpServerResponse.HttpServerResponse) 
     ? HttpServerResponse.setHeader(response, "retry-after", String(ServiceUnavailable.database.retryAfterSeconds))
     : response
 
+const refusal = <E>(method: string, url: string, cause: Cause.Cause<E>) => {
+  const refuse = (error: GateError) => refuseAt(url, error)
+  const error = Cause.squash(cause)
+  if (isDecodeError(error)) return Effect.succeed(refuse(InvalidInput.of(readableIssues(error.issues, ""), error.issues.length)))
+  // the API's own encoding would drop the Retry-After and WWW-Authenticate headers
+  if (isRateLimited(error) || isUnauthorized(error)) return Effect.succeed(refuse(error))
+  if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") return Effect.succeed(noRoute(method, url))
+  if (HttpServerError.isServerError(error) && error._tag === "RequestError" && error.reason === "Decode") {
+    return Effect.succeed(refuse(new BadRequest({ message: "the request body is not valid JSON" })))
+  }
+  // a multipart body (taken on unsubscribe links) cut short, malformed, or with more in it than a form needs
+  if (isMultipartError(error)) {
+    return Effect.succeed(
+      refuse(error.reason === "Parse" ? new BadRequest({ message: "the request body is not a valid multipart form" }) : tooLarge)
+    )
+  }
+  // a body nested deep enough to overflow the stack while the API decodes it (the tools' input is checked before)
+  if (error instanceof RangeError && error.message.includes("call stack")) {
+    return Effect.succeed(
+      refuse(InvalidInput.of([{ path: "body", message: `nests deeper than ${MAX_DEPTH} levels (objects and arrays)` }]))
+    )
+  }
+  if (error instanceof ServiceUnavailable) return Effect.succeed(refuse(error))
+  // The database went away under the request: a typed 503 the client can retry, not an empty 500.
+  if (Option.isSome(transientIn(cause))) {
+    return Effect.logWarning("database unavailable: answering 503", cause).pipe(Effect.as(refuse(ServiceUnavailable.database)))
+  }
+  if (Cause.isFailType(cause) || Cause.isInterruptedOnly(cause) || Option.isSome(Cause.failureOption(cause))) {
+    return Effect.failCause(cause)
+  }
+  return Effect.logError("request failed unexpectedly", cause).pipe(Effect.as(refuse(InternalError.unexpected)))
+}
+
 /**
  * What the API itself would answer with its own shapes (a schema tree for a bad body, an empty 400
- * for malformed JSON, an empty 404 for an unknown route) answered with the project's typed errors.
+ * for malformed JSON, an empty 404 for an unknown route) answered with the project's typed errors, as
+ * pages on unsubscribe links (`refuseAt`).
  */
 export const RefusalsLive = HttpApiBuilder.middleware((app) =>
-  Effect.catchAllCause(app, (cause) => {
-    const error = Cause.squash(cause)
-    if (isDecodeError(error)) return Effect.succeed(refuse(InvalidInput.of(readableIssues(error.issues, ""), error.issues.length)))
-    // the API's own encoding would drop the Retry-After and WWW-Authenticate headers
-    if (isRateLimited(error) || isUnauthorized(error)) return Effect.succeed(refuse(error))
-    if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") {
-      return Effect.map(HttpServerRequest.HttpServerRequest, (request) => noRoute(request.method, request.url))
-    }
-    if (HttpServerError.isServerError(error) && error._tag === "RequestError" && error.reason === "Decode") {
-      return Effect.succeed(refuse(new BadRequest({ message: "the request body is not valid JSON" })))
-    }
-    // a body nested deep enough to overflow the stack while the API decodes it (the tools' input is checked before)
-    if (error instanceof RangeError && error.message.includes("call stack")) {
-      return Effect.succeed(
-        refuse(InvalidInput.of([{ path: "body", message: `nests deeper than ${MAX_DEPTH} levels (objects and arrays)` }]))
-      )
-    }
-    if (error instanceof ServiceUnavailable) return Effect.succeed(refuse(error))
-    // The database went away under the request: a typed 503 the client can retry, not an empty 500.
-    if (Option.isSome(transientIn(cause))) {
-      return Effect.logWarning("database unavailable: answering 503", cause).pipe(Effect.as(refuse(ServiceUnavailable.database)))
-    }
-    if (Cause.isFailType(cause) || Cause.isInterruptedOnly(cause) || Option.isSome(Cause.failureOption(cause))) {
-      return Effect.failCause(cause)
-    }
-    return Effect.logError("request failed unexpectedly", cause).pipe(Effect.as(refuse(InternalError.unexpected)))
-  })
+  Effect.catchAllCause(
+    app,
+    (cause) => Effect.flatMap(HttpServerRequest.HttpServerRequest, ({ method, url }) => refusal(method, url, cause))
+  )
 )

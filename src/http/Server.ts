@@ -17,7 +17,7 @@ import { HumansLive, SequenceAuthorizationsLive } from "./Humans.ts"
 import { ChatPrincipalLive, HumanSessionLive, KeyOrSessionLive } from "./HumanSession.ts"
 import { makeNodeBridge } from "./NodeBridge.ts"
 import { OpenApiLive } from "./OpenApi.ts"
-import { RefusalsLive, refuse, withRetryAfter } from "./Refusals.ts"
+import { RefusalsLive, refuseAt, withRetryAfter } from "./Refusals.ts"
 import { SessionsLive } from "./Sessions.ts"
 import { ToolsLive } from "./Tools.ts"
 import { UnsubscribeLive } from "./Unsubscribe.ts"
@@ -38,12 +38,12 @@ export const gateway = Effect.fn("HttpServer.gateway")(function*<E, R> (app: Eff
   const admitted = yield* Effect.either(
     gate.admit(request.headers, request.url.startsWith(UNSUBSCRIBE_PREFIX) ? FORM_BODIES : JSON_BODIES)
   )
-  if (Either.isLeft(admitted)) return refuse(admitted.left)
+  if (Either.isLeft(admitted)) return refuseAt(request.url, admitted.left)
   // on every answer as it is written, the API's encoded errors included (a 503 page as much as a JSON error)
   yield* HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(withRetryAfter(response)))
   if (!isChunked(request.headers)) return yield* HttpServerRequest.withMaxBodySize(app, Option.some(MAX_BODY_BYTES))
   const body = yield* Effect.either(gate.readBody(NodeHttpServerRequest.toIncomingMessage(request)))
-  if (Either.isLeft(body)) return refuse(body.left)
+  if (Either.isLeft(body)) return refuseAt(request.url, body.left)
   return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, withBody(request, body.right))
 })
 

@@ -18,7 +18,9 @@ const dispatching = Dispatcher.Default.pipe(
 
 const LINK = /https?:\/\/[^/\s]+(\/u\/sq_[0-9a-f]+\/pe_[0-9a-f]+\/[0-9a-f]{32})/
 
-const form = (path: string, body: string, contentType = "application/x-www-form-urlencoded") =>
+const FORM = "application/x-www-form-urlencoded"
+
+const form = (path: string, body: string, contentType = FORM) =>
   rawRequest(HttpClientRequest.post(path).pipe(HttpClientRequest.bodyText(body, contentType)))
 
 const auditRows = (sequenceId: string) =>
@@ -102,6 +104,39 @@ layer(HttpTest)("unsubscribe links", (it) => {
       assert.deepStrictEqual(yield* enrollmentStates(seeded.sequenceId), { [person ?? ""]: "unsubscribed" })
     }).pipe(Effect.provide(dispatching)))
 
+  it.effect("every refusal on an unsubscribe link is a page in the recipient's language with its status, never an API's JSON error", () =>
+    Effect.gen(function* () {
+      const { path, seeded } = yield* sentFirstStep
+      const [, , sequence, person] = path.split("/")
+      const put = yield* rawRequest(HttpClientRequest.put(path).pipe(HttpClientRequest.bodyText("List-Unsubscribe=One-Click", FORM)))
+      const cases: ReadonlyArray<readonly [string, number, { status: number; contentType: string; text: string }]> = [
+        ["a link cut short", 404, yield* rawRequest(HttpClientRequest.get(`/u/${sequence}/${person}`))],
+        [
+          "a link with a part too long for any id",
+          404,
+          yield* rawRequest(HttpClientRequest.get(`/u/${sequence}/${person}/${"0".repeat(120)}`))
+        ],
+        ["a method no link takes", 405, put],
+        [
+          "a JSON body",
+          415,
+          yield* rawRequest(HttpClientRequest.post(path).pipe(HttpClientRequest.bodyUnsafeJson({ "List-Unsubscribe": "One-Click" })))
+        ],
+        ["a form without List-Unsubscribe=One-Click", 422, yield* form(path, "List-Unsubscribe=yes")],
+        ["a multipart body that is not one", 400, yield* form(path, "--x\r\nnot a part", "multipart/form-data; boundary=x")],
+        ["a body over the limit", 413, yield* form(path, `List-Unsubscribe=One-Click&x=${"a".repeat(1024 * 1024)}`)]
+      ]
+      for (const [what, status, answer] of cases) {
+        assert.strictEqual(answer.status, status, `${what}: ${answer.text.slice(0, 200)}`)
+        assert.match(answer.contentType, /^text\/html/, what)
+        assert.match(answer.text, /^<!doctype html>/, what)
+        assert.match(answer.text, /no se cambió nada/i, what)
+      }
+      assert.include(cases[4]?.[2].text, `name="List-Unsubscribe" value="One-Click"`, "a POST without the field is asked to confirm again")
+      assert.deepStrictEqual(Object.values(yield* enrollmentStates(seeded.sequenceId)), ["active"])
+      assert.deepStrictEqual(yield* suppressionsOf(seeded.workspaceId), [])
+    }).pipe(Effect.provide(dispatching)))
+
   it.effect("a recipient with no address (never written to) gets the page and the answer, and nothing is recorded", () =>
     Effect.gen(function* () {
       const { seeded } = yield* sentFirstStep
@@ -177,9 +212,12 @@ layer(HttpTest)("unsubscribe links", (it) => {
       }
       const plain = yield* form(path, "unsubscribe me", "text/plain")
       assert.strictEqual(plain.status, 415)
-      assert.include(plain.text, "must be a form")
+      assert.match(plain.contentType, /^text\/html/)
+      assert.include(plain.text, "No pudimos leer tu confirmación")
       const elsewhere = yield* form("/api/v1/connections", "a=b")
       assert.strictEqual(elsewhere.status, 415, "forms are taken on unsubscribe links only")
+      assert.match(elsewhere.contentType, /^application\/json/, "an API client still reads the JSON error")
+      assert.include(elsewhere.text, "must be JSON")
       assert.deepStrictEqual(Object.values(yield* enrollmentStates(seeded.sequenceId)), ["active"])
       assert.deepStrictEqual(yield* suppressionsOf(seeded.workspaceId), [])
     }).pipe(Effect.provide(dispatching)))
