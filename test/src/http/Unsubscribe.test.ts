@@ -69,6 +69,20 @@ layer(HttpTest)("unsubscribe links", (it) => {
       assert.lengthOf(yield* sentMessages(seeded.grantId), 1, "the second step is never sent")
     }).pipe(Effect.provide(dispatching)))
 
+  it.effect("a mail scanner that opens the link, again and with the one-click field in the query, unsubscribes nobody", () =>
+    Effect.gen(function* () {
+      const { path, seeded } = yield* sentFirstStep
+      const [person] = seeded.personIds
+      for (const opened of [path, path, `${path}?List-Unsubscribe=One-Click`]) {
+        const page = yield* rawRequest(HttpClientRequest.get(opened))
+        assert.strictEqual(page.status, 200, opened)
+        assert.include(page.text, "¿Dejar de recibir estos correos?")
+      }
+      assert.deepStrictEqual(yield* enrollmentStates(seeded.sequenceId), { [person ?? ""]: "active" })
+      assert.deepStrictEqual(yield* suppressionsOf(seeded.workspaceId), [])
+      assert.lengthOf(yield* auditRows(seeded.sequenceId), 0)
+    }).pipe(Effect.provide(dispatching)))
+
   it.effect("the one-click POST is a URL-encoded or multipart form carrying List-Unsubscribe=One-Click; without it, or as JSON, it changes nothing", () =>
     Effect.gen(function* () {
       const { path, seeded } = yield* sentFirstStep
