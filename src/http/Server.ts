@@ -24,11 +24,28 @@ import { UnsubscribeLive } from "./Unsubscribe.ts"
 
 export { MAX_BODY_BYTES }
 
-/** A chunked body, read through the gate's limit, handed on as a request whose body is already in memory. */
-const withBody = (request: HttpServerRequest.HttpServerRequest, body: Buffer) => {
+const BODY_READERS = ["text", "json", "urlParamsBody", "arrayBuffer", "stream", "multipart", "multipartStream"] as const
+
+/**
+ * A chunked body, read through the gate's limit, handed on in memory: the body's readers (and the
+ * headers, with its length instead of transfer-encoding) come from a request built on the buffer,
+ * everything else (the Node response the answer is written to, upgrades, the remote address) stays
+ * the Node request's. A plain `fromWeb` request has no Node response, and writing the answer failed
+ * with an empty 500.
+ */
+const withBody = (request: HttpServerRequest.HttpServerRequest, body: Buffer): HttpServerRequest.HttpServerRequest => {
   const headers = new Headers()
   for (const [name, value] of Object.entries(request.headers)) if (name !== "transfer-encoding") headers.set(name, value)
-  return HttpServerRequest.fromWeb(new Request(`http://localhost${request.url}`, { method: request.method, headers, body }))
+  headers.set("content-length", String(body.length))
+  const inMemory = HttpServerRequest.fromWeb(
+    new Request(`http://localhost${request.url}`, { method: request.method, headers, body })
+  )
+  const descriptors: PropertyDescriptorMap = {
+    headers: { get: () => inMemory.headers },
+    modify: { value: (options: Parameters<HttpServerRequest.HttpServerRequest["modify"]>[0]) => withBody(request.modify(options), body) }
+  }
+  for (const reader of BODY_READERS) descriptors[reader] = { get: () => inMemory[reader] }
+  return Object.create(request, descriptors) as HttpServerRequest.HttpServerRequest
 }
 
 /** The gate in front of the REST API: declared size and content type first, chunked bodies read within the limit. */

@@ -119,6 +119,22 @@ layer(HttpTest, { excludeTestServices: true })("HTTP server", (it) => {
       assert.strictEqual(rows.length, 0)
     }))
 
+  it.effect("a chunked body within the limit reaches a REST route and its answer is written (it was an empty 500)", () =>
+    Effect.gen(function* () {
+      const key = yield* issueKey("chunked-small", "paid")
+      const encode = (text: string) => new TextEncoder().encode(text)
+      const answer = yield* rawRequest(
+        HttpClientRequest.post("/api/v1/connections").pipe(
+          HttpClientRequest.bearerToken(Redacted.value(key)),
+          HttpClientRequest.bodyStream(Stream.make(encode(`{"connector":"sii",`), encode(`"nope":1}`)), {
+            contentType: "application/json"
+          })
+        )
+      )
+      assert.strictEqual(answer.status, 422, answer.text)
+      assert.include((yield* decodeError(answer.text)).message, "nope is not a field this input accepts")
+    }))
+
   it.effect("GET /health answers ok with the database", () =>
     Effect.gen(function* () {
       const response = yield* rawRequest(HttpClientRequest.get("/health"))
