@@ -12,8 +12,10 @@ export const AnchorsInput = Schema.Struct({
 }).annotations({ identifier: "AnchorsInput" })
 export type AnchorsInput = typeof AnchorsInput.Type
 
-export const AnchorVia = Schema.Literal("value", "sum", "average", "percentage").annotations({
-  description: "value: a harvested value; sum, average: of a column or of all the ref's values; percentage: a share ×100 or a/b×100"
+export const AnchorVia = Schema.Literal("value", "sum", "average", "percentage", "stated_percentage").annotations({
+  description: "value: a harvested value; sum, average: of a column or of all the ref's values; percentage: a share ×100, " +
+    "or part/whole×100 of a part and its whole in the ref; stated_percentage: a/b×100 of two figures anchored in the " +
+    "same sentence (its ref is b's)"
 })
 export type AnchorVia = typeof AnchorVia.Type
 

@@ -1,18 +1,18 @@
 import type { AnchorVia } from "../../../schema/luna/Anchors.ts"
 import type { Figure } from "./Figures.ts"
-import type { RefValues } from "./Harvest.ts"
+import type { PartOfWhole, RefValues } from "./Harvest.ts"
 
 /** Sums and averages over all of a ref's values only when it has at most this many. */
 export const MAX_VALUES_FOR_TOTALS = 30
-/** Percentages a/b×100 consider the first this many distinct values of a ref (at most 200² pairs). */
-export const MAX_RATIO_VALUES = 200
-
 /** A ref's values and what may be derived from them, sorted for lookups. */
 export interface RefIndex {
   readonly values: Float64Array
   readonly sums: Float64Array
   readonly averages: Float64Array
-  readonly ratioValues: Float64Array
+  /** Its values strictly between -1 and 1 (0 aside): a share the tool computed, said ×100. */
+  readonly shares: Float64Array
+  /** part/whole×100 of its part-of-whole pairs, and of each item of a column over the column's sum (made on first use). */
+  readonly percentages: () => Float64Array
 }
 
 const sorted = (numbers: Iterable<number>) => Float64Array.from(new Set(numbers)).sort()
@@ -22,17 +22,32 @@ const sum = (numbers: ReadonlyArray<number>) => numbers.reduce((total, n) => tot
 export const indexOf = (ref: RefValues): RefIndex => {
   const groups = [...ref.columns.values()].filter((column) => column.length >= 2)
   if (ref.values.length >= 2 && ref.values.length <= MAX_VALUES_FOR_TOTALS) groups.push(ref.values)
-  const distinct = [...new Set(ref.values)]
   return {
     values: sorted(ref.values),
     sums: sorted(groups.map(sum)),
     averages: sorted(groups.map((group) => sum(group) / group.length)),
-    ratioValues: sorted(distinct.slice(0, MAX_RATIO_VALUES))
+    shares: sorted(ref.values.filter((value) => value !== 0 && Math.abs(value) < 1)),
+    percentages: once(() => sorted(partsOf(ref).map(([part, whole]) => (part / whole) * 100)))
   }
 }
 
+const once = <A>(make: () => A): () => A => {
+  let made: { readonly value: A } | undefined
+  return () => (made ??= { value: make() }).value
+}
+
+/** A ref's part-of-whole pairs: its own, and each item of a column of non-negative values over the column's sum. */
+const partsOf = (ref: RefValues): ReadonlyArray<PartOfWhole> => {
+  const shares = [...ref.columns.values()].flatMap((column) => {
+    const whole = sum(column)
+    if (column.length < 2 || whole <= 0 || column.some((value) => value < 0)) return []
+    return column.map((part): PartOfWhole => [part, whole])
+  })
+  return [...ref.parts, ...shares]
+}
+
 /** Half a step either way, and a hair for sums of binary fractions. */
-const tolerance = (value: number, step: number) => step / 2 + Math.abs(value) * 1e-12 + 1e-12
+export const tolerance = (value: number, step: number) => step / 2 + Math.abs(value) * 1e-12 + 1e-12
 
 /** The value of `sorted` closest to `target` within [lo, hi], if any (the smaller one on a tie). */
 const closestWithin = (values: Float64Array, lo: number, hi: number, target: number): number | undefined => {
@@ -53,16 +68,6 @@ const closestWithin = (values: Float64Array, lo: number, hi: number, target: num
 
 const near = (values: Float64Array, target: number, t: number) => closestWithin(values, target - t, target + t, target)
 
-const ratio = (index: RefIndex, target: number, t: number): number | undefined => {
-  for (const b of index.ratioValues) {
-    if (b === 0) continue
-    const [lo, hi] = [((target - t) * b) / 100, ((target + t) * b) / 100].sort((x, y) => x - y)
-    const a = closestWithin(index.ratioValues, lo ?? 0, hi ?? 0, (target * b) / 100)
-    if (a !== undefined && a !== b) return (a / b) * 100
-  }
-  return undefined
-}
-
 export interface Anchored {
   readonly value: number
   readonly via: AnchorVia
@@ -75,8 +80,8 @@ const WAYS: ReadonlyArray<readonly [AnchorVia, Way, "any" | "percent"]> = [
   ["sum", (index, target, t) => near(index.sums, target, t), "any"],
   ["average", (index, target, t) => near(index.averages, target, t), "any"],
   ["percentage", (index, target, t) => {
-    const share = near(index.values, target / 100, t / 100)
-    return share === undefined ? ratio(index, target, t) : share * 100
+    const share = near(index.shares, target / 100, t / 100)
+    return share === undefined ? near(index.percentages(), target, t) : share * 100
   }, "percent"]
 ]
 

@@ -1,5 +1,5 @@
 import type { Anchor, AnchorsInput, AnchorsReport, CitedResult, UnanchoredFigure } from "../../../schema/luna/Anchors.ts"
-import { anchorFigure, indexOf, type RefIndex } from "./Anchoring.ts"
+import { anchorFigure, indexOf, type RefIndex, tolerance } from "./Anchoring.ts"
 import { type Figure, figuresOf } from "./Figures.ts"
 import { harvest } from "./Harvest.ts"
 import { blankRefTokens } from "./RefTokens.ts"
@@ -35,25 +35,65 @@ const checkSentences = (narration: string, results: ReadonlyArray<CitedResult>):
     return found
   }
   return sentencesOf(narration).map((sentence) => {
-    const anchors: Array<Anchor> = []
-    const unanchored: Array<UnanchoredFigure> = []
+    const read: Array<Read> = []
     for (const segment of sentence.segments) {
       const index = segment.ref === undefined ? undefined : indexFor(segment.ref)
       for (const figure of figuresBefore(segment.start + segment.text.length)) {
         const anchored = index === undefined ? undefined : anchorFigure(figure, index)
-        if (anchored !== undefined && segment.ref !== undefined) {
-          anchors.push({ figure: figure.text, ref: segment.ref, value: clean(anchored.value), via: anchored.via })
-        } else {
-          unanchored.push({
-            figure: figure.text,
-            sentence: sentence.displayed,
-            ...(segment.ref === undefined ? {} : { ref: segment.ref })
-          })
-        }
+        read.push({
+          figure,
+          ...(segment.ref === undefined ? {} : { ref: segment.ref }),
+          ...(anchored === undefined || segment.ref === undefined
+            ? {}
+            : { anchor: { figure: figure.text, ref: segment.ref, value: clean(anchored.value), via: anchored.via } })
+        })
       }
+    }
+    const anchors: Array<Anchor> = []
+    const unanchored: Array<UnanchoredFigure> = []
+    for (const r of read) {
+      const anchor = r.anchor ?? (r.figure.percent ? statedPercentage(r.figure, read) : undefined)
+      if (anchor !== undefined) anchors.push(anchor)
+      else unanchored.push({ figure: r.figure.text, sentence: sentence.displayed, ...(r.ref === undefined ? {} : { ref: r.ref }) })
     }
     return { sentence, anchors, unanchored, unresolved: sentence.refs.filter((ref) => !harvested.has(ref)) }
   })
+}
+
+/** A figure of a sentence, the token that covers it, and how it anchors to that token's ref, if it does. */
+interface Read {
+  readonly figure: Figure
+  readonly ref?: string
+  readonly anchor?: Anchor
+}
+
+/** What a stated figure may stand for in a computation: the value it anchors to, or the figure as written. */
+const operands = (r: Read) => [...(r.anchor === undefined ? [] : [r.anchor.value]), ...r.figure.readings.map((reading) => reading.value)]
+
+/**
+ * A percentage computed from two other figures of its sentence, both anchored and neither a percentage:
+ * a/b×100, at the precision the percentage is written with. It anchors to b's ref.
+ */
+const statedPercentage = (figure: Figure, sentence: ReadonlyArray<Read>): Anchor | undefined => {
+  const stated = sentence.filter((r) => r.anchor !== undefined && !r.figure.percent)
+  for (const reading of figure.readings) {
+    const t = tolerance(reading.value, reading.step)
+    for (const a of stated) {
+      for (const b of stated) {
+        if (a === b || b.anchor === undefined) continue
+        for (const part of operands(a)) {
+          for (const whole of operands(b)) {
+            if (whole === 0) continue
+            const value = (part / whole) * 100
+            if (Math.abs(value - reading.value) <= t) {
+              return { figure: figure.text, ref: b.anchor.ref, value: clean(value), via: "stated_percentage" }
+            }
+          }
+        }
+      }
+    }
+  }
+  return undefined
 }
 
 /** Whether every figure of the narration is anchored to a value of the ref that cites it, and which are not. */

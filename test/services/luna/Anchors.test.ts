@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import type { AnchorVia } from "../../../schema/luna/Anchors.ts"
+import type { AnchorVia, CitedResult } from "../../../schema/luna/Anchors.ts"
+import { MAX_SIBLINGS } from "../../../services/luna/anchors/Harvest.ts"
 import { checkAnchors } from "../../../services/luna/anchors/Validate.ts"
 import { aggregate, all, kpi, list, search, sent } from "./Results.ts"
 
@@ -100,13 +101,70 @@ const CASES: ReadonlyArray<Case> = [
   { narration: `No encontré nada más. ¿Busco en otra región?` }
 ]
 
-const shape = (narration: string): {
+const fields = (count: number) => ({
+  a: 10,
+  b: 40,
+  ...Object.fromEntries(Array.from({ length: count - 2 }, (_, i) => [`f${i}`, 1000 + i]))
+})
+
+/** A total and its groups; a record of 16 numeric fields, and one of 17. */
+const PARTS: ReadonlyArray<CitedResult> = [
+  { ref: "p1", payload: { total: 400, groups: [{ total: 90 }, { total: 30 }] } },
+  { ref: "narrow", payload: fields(MAX_SIBLINGS) },
+  { ref: "wide", payload: fields(MAX_SIBLINGS + 1) }
+]
+
+/** Percentages: each way one anchors (a part of its whole in one ref, or two figures stated in its sentence), and each refusal. */
+const PERCENTAGES: ReadonlyArray<Case> = [
+  { narration: `Respondió el 14,8 % de los contactados [[ref:${K}]].`, anchored: [["14,8 %", "percentage"]] },
+  { narration: `Rebotó el 4,8 % de lo enviado [[ref:${sent.ref}]].`, anchored: [["4,8 %", "percentage"]] },
+  { narration: `El grupo A hace el 22,5 % del total [[ref:p1]].`, anchored: [["22,5 %", "percentage"]] },
+  { narration: `El grupo A hace el 75 % de lo agrupado [[ref:p1]].`, anchored: [["75 %", "percentage"]] },
+  { narration: `Ciudad de México tuvo el 60,7 % de los contratos [[ref:${A}]].`, anchored: [["60,7 %", "percentage"]] },
+  { narration: `Ciudad de México recibió el 60,9 % del monto [[ref:${A}]].`, anchored: [["60,9 %", "percentage"]] },
+  { narration: `a es el 25 % de b [[ref:narrow]].`, anchored: [["25 %", "percentage"]] },
+  {
+    narration: `De 250 enviados [[ref:${sent.ref}]], 12 rebotaron [[ref:${sent.ref}]]: un 4,8 %.`,
+    anchored: [["250", "value"], ["12", "value"], ["4,8 %", "stated_percentage"]]
+  },
+  {
+    narration: `Acme tiene 120 empleados [[ref:company:co_a1]] y Beta 45 [[ref:company:co_b2]], el 37,5 % de los de Acme.`,
+    anchored: [["120", "value"], ["45", "value"], ["37,5 %", "stated_percentage"]]
+  },
+  {
+    narration: `Ciudad de México recibió US$ 36 MM [[ref:${A}]] de $59 M [[ref:${A}]], un 61,0 %.`,
+    anchored: [["US$ 36 MM", "value"], ["$59 M", "value"], ["61,0 %", "stated_percentage"]]
+  },
+  { narration: `Acme tiene el 9,3 % de las empresas encontradas [[ref:${S}]].`, unanchored: [["9,3 %", S]] },
+  { narration: `Beta tiene el 37,5 % de los empleados de Acme [[ref:${S}]].`, unanchored: [["37,5 %", S]] },
+  { narration: `Los enviados son el 675,7 % de los que respondieron [[ref:${K}]].`, unanchored: [["675,7 %", K]] },
+  { narration: `Las empresas crecieron un 300 % [[ref:${S}]].`, unanchored: [["300 %", S]] },
+  { narration: `a es el 25 % de b [[ref:wide]].`, unanchored: [["25 %", "wide"]] },
+  {
+    narration: `Hubo 250 enviados [[ref:${sent.ref}]] y 12 rebotes [[ref:${sent.ref}]]. Un 4,8 % rebotó.`,
+    anchored: [["250", "value"], ["12", "value"]],
+    unanchored: [["4,8 %"]]
+  },
+  { narration: `De 250 enviados, 12 rebotaron: un 4,8 %.`, unanchored: [["250"], ["12"], ["4,8 %"]] },
+  {
+    narration: `De 250 enviados [[ref:${sent.ref}]], 12 rebotaron [[ref:${sent.ref}]]: un 5,2 %.`,
+    anchored: [["250", "value"], ["12", "value"]],
+    unanchored: [["5,2 %"]]
+  },
+  {
+    narration: `La tasa es 14,7 % [[ref:${K}]] y Chile pesa 14,7 % [[ref:${K}]]: el 100 %.`,
+    anchored: [["14,7 %", "value"], ["14,7 %", "value"]],
+    unanchored: [["100 %"]]
+  }
+]
+
+const shape = (narration: string, results: ReadonlyArray<CitedResult> = all): {
   readonly ok: boolean
   readonly anchored: ReadonlyArray<ReadonlyArray<string>>
   readonly unanchored: ReadonlyArray<ReadonlyArray<string>>
   readonly unresolved: ReadonlyArray<string>
 } => {
-  const report = checkAnchors({ narration, results: all })
+  const report = checkAnchors({ narration, results })
   return {
     ok: report.ok,
     anchored: report.anchors.map((a) => [a.figure, a.via]),
@@ -115,21 +173,25 @@ const shape = (narration: string): {
   }
 }
 
+const expect = (c: Case, results?: ReadonlyArray<CitedResult>) => () => {
+  const unanchored = c.unanchored ?? []
+  const unresolved = c.unresolved ?? []
+  assert.deepStrictEqual(shape(c.narration, results), {
+    ok: unanchored.length === 0 && unresolved.length === 0,
+    anchored: c.anchored ?? [],
+    unanchored,
+    unresolved
+  })
+}
+
+describe("percentages", () => {
+  for (const c of PERCENTAGES) it(c.narration, expect(c, [...all, ...PARTS]))
+})
+
 describe("checkAnchors", () => {
   it(`covers a table of ${CASES.length} narrations`, () => {
     assert.isAtLeast(CASES.length, 40)
   })
 
-  for (const c of CASES) {
-    it(c.narration, () => {
-      const unanchored = c.unanchored ?? []
-      const unresolved = c.unresolved ?? []
-      assert.deepStrictEqual(shape(c.narration), {
-        ok: unanchored.length === 0 && unresolved.length === 0,
-        anchored: c.anchored ?? [],
-        unanchored,
-        unresolved
-      })
-    })
-  }
+  for (const c of CASES) it(c.narration, expect(c))
 })

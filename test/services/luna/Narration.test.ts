@@ -1,5 +1,4 @@
 import { assert, describe, it } from "@effect/vitest"
-import { MAX_RATIO_VALUES } from "../../../services/luna/anchors/Anchoring.ts"
 import { figuresOf } from "../../../services/luna/anchors/Figures.ts"
 import { harvest, NON_CITABLE } from "../../../services/luna/anchors/Harvest.ts"
 import { NOT_FIGURES } from "../../../services/luna/anchors/NotFigures.ts"
@@ -56,10 +55,16 @@ describe("the harvest", () => {
     assert.isTrue(refs.has("companies_search:s1"))
   })
 
-  it("forms percentages a/b×100 from the first distinct values of a ref only", () => {
+  it("pairs a part with its whole: fields of one object, and a field with its namesake on an enclosing object", () => {
+    const parts = harvest([{ ref: "p", payload: { total: 100, enviados: 50, groups: [{ total: 30, n: 4 }, { total: 20 }] } }]).get("p")
+      ?.parts
+    assert.sameDeepMembers([...(parts ?? [])], [[50, 100], [2, 50], [2, 100], [4, 30], [30, 100], [20, 100]])
+  })
+
+  it("forms no percentage from a pair of unrelated values, however many values a ref has", () => {
     const payload = { items: Array.from({ length: 5_000 }, (_, i) => ({ amount: i * 7 + 3 })) }
-    const report = checkAnchors({ narration: "Son 0,01 % del total [[ref:big]].", results: [{ ref: "big", payload }] })
-    assert.isFalse(report.ok, `only the first ${MAX_RATIO_VALUES} distinct values form ratios`)
+    const report = checkAnchors({ narration: "Son el 37 % del total [[ref:big]].", results: [{ ref: "big", payload }] })
+    assert.isFalse(report.ok, "37 % is a/b of many pairs of items, and the share of none")
   })
 })
 
