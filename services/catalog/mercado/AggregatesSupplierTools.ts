@@ -14,6 +14,7 @@ import { refOf, stateName, today } from "./AggregatesLabels.ts"
 import { countBySeverity, highestOf, isFlagging, severityOf } from "./AggregatesRisk.ts"
 import { common } from "./AggregatesSpec.ts"
 import { inForce } from "./InForce.ts"
+import { Unknown } from "./Unknown.ts"
 
 const findingOf = (r: RiskRow, day: string): Finding => ({
   id: r.id,
@@ -147,6 +148,7 @@ export const marketScreenRisks = action({
       const aggregates = yield* MarketAggregates
       const rfcs: ReadonlyArray<string> = input.rfcs ?? []
       const ids = input.supplier_ids ?? []
+      yield* (yield* Unknown).refuse({ suppliers: ids })
       const [byRfc, byId, day] = yield* Effect.all([aggregates.suppliers("rfc", rfcs), aggregates.suppliers("id", ids), today])
       const entries = entriesOf(rfcs, ids, new Map(byRfc.map((s) => [s.rfc, s])), new Map(byId.map((s) => [s.id, s])))
       const known = entries.flatMap((e) => (e.supplier === undefined ? [] : [e.supplier.id]))

@@ -13,6 +13,7 @@ import { amountOf, averageOf, figuresOf, ratioOf, shareOf, type Summed, sumOf } 
 import { labelOf, refOf, today } from "./AggregatesLabels.ts"
 import { sourceFor } from "./AggregatesQueries.ts"
 import { common } from "./AggregatesSpec.ts"
+import { listed, Unknown } from "./Unknown.ts"
 
 const remainder = (overall: Summed, shown: Summed): Summed => ({ n: overall.n - shown.n, cents: overall.cents - shown.cents })
 
@@ -105,6 +106,7 @@ export const marketAggregateAwards = action({
     Effect.gen(function* () {
       const aggregates = yield* MarketAggregates
       const { group_by: groupBy, top, ...scope } = input
+      yield* (yield* Unknown).refuse({ suppliers: listed(scope.supplier_id), units: listed(scope.unit_id) })
       const source = sourceFor(groupBy, scope)
       const { count, groups, overall } = yield* aggregates.awardGroups(source, groupBy, scope, top)
       const names = groupBy === "unit" || groupBy === "supplier"

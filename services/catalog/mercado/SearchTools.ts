@@ -16,6 +16,7 @@ import { wordsOf } from "../empresas/SearchCursor.ts"
 import { annotatePage, common, given, type PageRequest, paging } from "./Paging.ts"
 import { awards, opportunities, permits, risks, suppliers } from "./Searches.ts"
 import { toAward, toOpportunity, toPermit, toRisk, toSupplier } from "./Shapes.ts"
+import { listed, Unknown } from "./Unknown.ts"
 
 const pageOf = (input: { readonly limit: number; readonly cursor?: string }): PageRequest =>
   input.cursor === undefined ? { limit: input.limit } : { limit: input.limit, cursor: input.cursor }
@@ -102,6 +103,7 @@ export const marketSearchAwards = action({
   output: MarketSearchAwardsOutput,
   handler: (input, ctx) =>
     Effect.gen(function* () {
+      yield* (yield* Unknown).refuse({ suppliers: listed(input.supplier_id), unitClaves: listed(input.unit) })
       const filter = given({
         supplierId: input.supplier_id,
         rfc: input.rfc,

@@ -14,6 +14,7 @@ export const failure = (principal: Principal, toolId: string, input: unknown) =>
   Effect.map(Effect.flip(call(principal, toolId, input)), (error) => ({
     tag: error._tag,
     paths: error._tag === "InvalidInput" ? error.issues.map((i) => i.path) : [],
+    kind: error._tag === "RecordNotFound" ? error.kind : undefined,
     message: error.message
   }))
 

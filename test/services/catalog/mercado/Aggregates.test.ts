@@ -218,6 +218,18 @@ layer(MercadoFixtures, { timeout: 120_000 })("Mercado aggregates", (it) => {
       assert.include(response.hint ?? "", "No supplier matches")
     }))
 
+  it.effect("market_aggregate_awards: an unknown supplier_id or unit_id is RecordNotFound, not zeros", () =>
+    Effect.gen(function* () {
+      const principal = yield* principalNow
+      const supplier = yield* failure(principal, "market_aggregate_awards", { group_by: "year", supplier_id: "sup_nothere" })
+      assert.deepStrictEqual([supplier.tag, supplier.kind], ["RecordNotFound", "supplier"])
+      const unit = yield* failure(principal, "market_aggregate_awards", { group_by: "supplier", unit_id: "u_nothere" })
+      assert.deepStrictEqual([unit.tag, unit.kind], ["RecordNotFound", "unit"])
+      assert.include(unit.message, "no unit \"u_nothere\"")
+      const known = aggregate(yield* call(principal, "market_aggregate_awards", { group_by: "year", unit_id: "u_2", supplier_id: "sup_1" }))
+      assert.isAbove(known.n, 0)
+    }))
+
   it.effect("bad input is refused with the field named: unknown state, segments out of range, unknown group_by, years reversed", () =>
     Effect.gen(function* () {
       const principal = yield* principalNow

@@ -91,7 +91,7 @@ layer(MercadoFixtures, { timeout: 120_000 })("Mercado supplier aggregates", (it)
       const principal = yield* principalNow
       const response = yield* call(principal, "market_screen_risks", {
         rfcs: ["lno050314277", "&BC-040317-UN0", "JUNS6106155I6", RFC_NOT_SUPPLIER, "MAPS490702UMA", RFC_CLEAN],
-        supplier_ids: ["sup_5", "sup_6", "sup_nothere"]
+        supplier_ids: ["sup_5", "sup_6"]
       })
       const answer = screen(response)
       assert.deepStrictEqual(
@@ -103,8 +103,7 @@ layer(MercadoFixtures, { timeout: 120_000 })("Mercado supplier aggregates", (it)
           [RFC_NOT_SUPPLIER, null, false, true, "medium", ["r6"]],
           ["MAPS490702UMA", "sup_4", true, false, "info", ["r4"]],
           [RFC_CLEAN, null, false, false, null, []],
-          ["sup_6", "sup_6", true, false, null, []],
-          ["sup_nothere", null, false, false, null, []]
+          ["sup_6", "sup_6", true, false, null, []]
         ]
       )
       assert.deepStrictEqual(answer.results[0]?.findings.map((f) => [f.list, f.status, f.severity]), [
@@ -128,9 +127,9 @@ layer(MercadoFixtures, { timeout: 120_000 })("Mercado supplier aggregates", (it)
       ]])
       assert.deepStrictEqual(
         [answer.screened, answer.flagged, answer.share_flagged, answer.findings_total],
-        [8, 3, 37.5, 6]
+        [7, 3, 42.9, 6]
       )
-      assert.deepStrictEqual(answer.by_severity, { critical: 1, high: 1, medium: 1, info: 2, none: 3 })
+      assert.deepStrictEqual(answer.by_severity, { critical: 1, high: 1, medium: 1, info: 2, none: 2 })
       assert.deepStrictEqual(
         [answer.flagged_awards_total, answer.flagged_amount_total, answer.flagged_amount_average],
         [5, 3400000.01, 1133333.34]
@@ -139,6 +138,17 @@ layer(MercadoFixtures, { timeout: 120_000 })("Mercado supplier aggregates", (it)
       assert.deepStrictEqual(response.next_actions?.map((a) => [a.tool, a.input]), [["market_get_supplier_history", {
         supplier_id: "sup_5"
       }]])
+    }))
+
+  it.effect("market_screen_risks: an unknown supplier id is RecordNotFound naming every unknown one", () =>
+    Effect.gen(function* () {
+      const principal = yield* principalNow
+      const unknown = yield* failure(principal, "market_screen_risks", {
+        rfcs: [RFC_CLEAN],
+        supplier_ids: ["sup_5", "sup_nothere", "sup_gone"]
+      })
+      assert.deepStrictEqual([unknown.tag, unknown.kind], ["RecordNotFound", "supplier"])
+      assert.include(unknown.message, "no supplier \"sup_nothere\", \"sup_gone\"")
     }))
 
   it.effect("market_screen_risks as of 2019: the inhabilitación is in force and high", () =>

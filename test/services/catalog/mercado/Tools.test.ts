@@ -119,6 +119,20 @@ layer(MercadoTest, { timeout: 120_000 })("mercado tools", (it) => {
       ])
     }))
 
+  it.effect("market_search_awards: an unknown supplier id or buying unit is RecordNotFound, not an empty page", () =>
+    Effect.gen(function* () {
+      const principal = yield* principalOf
+      const supplier = yield* failure(principal, "market_search_awards", { supplier_id: "sup_nothere" })
+      assert.deepStrictEqual([supplier.tag, supplier.error._tag === "RecordNotFound" ? supplier.error.kind : null], [
+        "RecordNotFound",
+        "supplier"
+      ])
+      assert.include(supplier.message, "no supplier \"sup_nothere\"")
+      const unit = yield* failure(principal, "market_search_awards", { unit: "999X99999", year: 2025 })
+      assert.deepStrictEqual([unit.tag, unit.error._tag === "RecordNotFound" ? unit.error.kind : null], ["RecordNotFound", "unit"])
+      assert.include(unit.message, "no unit \"999X99999\"")
+    }))
+
   it.effect("market_search_awards: sealed pages cover every match once, the last page has no cursor", () =>
     Effect.gen(function* () {
       const principal = yield* principalOf
