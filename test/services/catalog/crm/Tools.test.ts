@@ -10,6 +10,7 @@ import { CrmCatalog } from "../../../../services/catalog/crm/Tools.ts"
 import { CrmClient } from "../../../../services/crm/CrmClient.ts"
 import { Executor } from "../../../../services/pipeline/Executor.ts"
 import { CrmFault, CrmSimulatorControl } from "../../../../services/simulators/crm/CrmSimulatorServer.ts"
+import { refused } from "../../../support/Refused.ts"
 import { TestDatabase } from "../../../support/TestDatabase.ts"
 import { callContext, issuePrincipal } from "../../../support/TestLayers.ts"
 import { insertCompany, insertPerson, reveal } from "./DirectoryRows.ts"
@@ -36,7 +37,7 @@ const save = (principal: Principal, input: unknown) =>
 
 const issuePaths = (principal: Principal, toolId: string, input: unknown) =>
   Effect.map(
-    Effect.flip(call(principal, toolId, input)),
+    refused(call(principal, toolId, input), toolId),
     (error) => error._tag === "InvalidInput" ? error.issues.map((i) => i.path) : [error._tag]
   )
 

@@ -12,6 +12,7 @@ import {
 import type { Principal } from "../../../../schema/Principal.ts"
 import { DirectorySeed } from "../../../../services/catalog/empresas/DirectorySeed.ts"
 import { Executor } from "../../../../services/pipeline/Executor.ts"
+import { refused } from "../../../support/Refused.ts"
 import { callContext, issuePrincipal, ServicesTest } from "../../../support/TestLayers.ts"
 
 const SEED = "tools-test"
@@ -25,7 +26,7 @@ const call = (principal: Principal, toolId: string, input: unknown) =>
 const as = <A, I>(schema: Schema.Schema<A, I>) => (response: { readonly data: unknown }) => Schema.decodeUnknownSync(schema)(response.data)
 
 const failure = (principal: Principal, toolId: string, input: unknown) =>
-  Effect.map(Effect.flip(call(principal, toolId, input)), (error) => ({
+  Effect.map(refused(call(principal, toolId, input), toolId), (error) => ({
     tag: error._tag,
     paths: error._tag === "InvalidInput" ? error.issues.map((i) => i.path) : [],
     reason: error._tag === "CursorRejected" ? error.reason : undefined,

@@ -1,6 +1,7 @@
 import { Effect, Schema, TestClock } from "effect"
 import type { Principal } from "../../../../schema/Principal.ts"
 import { Executor } from "../../../../services/pipeline/Executor.ts"
+import { refused } from "../../../support/Refused.ts"
 import { SUITE_NOW } from "../../../support/SuiteClock.ts"
 import { callContext, issuePrincipal } from "../../../support/TestLayers.ts"
 
@@ -11,7 +12,7 @@ export const as = <A, I>(schema: Schema.Schema<A, I>) => (response: { readonly d
   Schema.decodeUnknownSync(schema)(response.data)
 
 export const failure = (principal: Principal, toolId: string, input: unknown) =>
-  Effect.map(Effect.flip(call(principal, toolId, input)), (error) => ({
+  Effect.map(refused(call(principal, toolId, input), toolId), (error) => ({
     tag: error._tag,
     paths: error._tag === "InvalidInput" ? error.issues.map((i) => i.path) : [],
     kind: error._tag === "RecordNotFound" ? error.kind : undefined,

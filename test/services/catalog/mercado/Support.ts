@@ -1,6 +1,7 @@
 import { Effect, Layer, Schema } from "effect"
 import type { Principal } from "../../../../schema/Principal.ts"
 import { Executor } from "../../../../services/pipeline/Executor.ts"
+import { refused } from "../../../support/Refused.ts"
 import { callContext, issuePrincipal, ServicesTest } from "../../../support/TestLayers.ts"
 import { insertMercado } from "./Fixtures.ts"
 
@@ -14,7 +15,7 @@ export const callAs = <A, I>(schema: Schema.Schema<A, I>, principal: Principal, 
   Effect.map(call(principal, toolId, input), (response) => ({ ...response, page: Schema.decodeUnknownSync(schema)(response.data) }))
 
 export const failure = (principal: Principal, toolId: string, input: unknown) =>
-  Effect.map(Effect.flip(call(principal, toolId, input)), (error) => ({
+  Effect.map(refused(call(principal, toolId, input), toolId), (error) => ({
     error,
     tag: error._tag,
     paths: error._tag === "InvalidInput" ? error.issues.map((i) => i.path) : [],

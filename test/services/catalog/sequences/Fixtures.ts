@@ -6,6 +6,7 @@ import { DirectorySeed } from "../../../../services/catalog/empresas/DirectorySe
 import { Owned } from "../../../../services/catalog/empresas/Owned.ts"
 import { Mailboxes, type NewMailbox } from "../../../../services/catalog/sequences/Mailboxes.ts"
 import { Executor } from "../../../../services/pipeline/Executor.ts"
+import { refused } from "../../../support/Refused.ts"
 import { callContext, issuePrincipal, ServicesTest } from "../../../support/TestLayers.ts"
 
 export const Seeded = Layer.effectDiscard(Effect.flatMap(DirectorySeed, (seed) => seed.load({ seed: "sequences-test", companies: 200 })))
@@ -20,7 +21,7 @@ export const as = <A, I>(schema: Schema.Schema<A, I>) => (response: { readonly d
   Schema.decodeUnknownSync(schema)(response.data)
 
 export const failure = (principal: Principal, toolId: string, input: unknown) =>
-  Effect.map(Effect.flip(call(principal, toolId, input)), (error) => ({
+  Effect.map(refused(call(principal, toolId, input), toolId), (error) => ({
     tag: error._tag,
     paths: error._tag === "InvalidInput" ? error.issues.map((i) => i.path) : [],
     reason: "reason" in error ? String(error.reason) : "",
