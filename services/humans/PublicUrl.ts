@@ -1,9 +1,10 @@
 import { Config, ConfigError, Either } from "effect"
+import { PortConfig } from "../../schema/Port.ts"
 
 /** Where people reach this server: sign-in links start with it, and an https URL makes the session cookie Secure. */
 export const PublicUrl = Config.all({
   configured: Config.option(Config.string("BREIN_PUBLIC_URL")),
-  port: Config.integer("PORT").pipe(Config.withDefault(8787))
+  port: PortConfig
 }).pipe(
   Config.mapOrFail(({ configured, port }) => {
     const text = configured._tag === "Some" ? configured.value.trim().replace(/\/+$/, "") : `http://127.0.0.1:${port}`

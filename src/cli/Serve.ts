@@ -1,9 +1,10 @@
 import { Command } from "@effect/cli"
-import { Config, Console, Effect, Layer, Option, Redacted } from "effect"
+import { Console, Effect, Layer, Option, Redacted } from "effect"
 import { AppLive } from "../../layers/App.ts"
 import { SeedDirectoryOnStart } from "../../layers/Directory.ts"
 import { DispatcherLive } from "../../layers/Dispatch.ts"
 import { SeedMarketOnStart } from "../../layers/Mercado.ts"
+import { type Port, PortConfig } from "../../schema/Port.ts"
 import { SyncWorker } from "../../services/sync/SyncWorker.ts"
 import { DEMO_WORKSPACE, Workspaces } from "../../services/workspace/Workspaces.ts"
 import { HttpServerLive } from "../http/Server.ts"
@@ -52,7 +53,7 @@ export const announceDemo = (terminal: boolean) =>
         Effect.catchTag("WorkspaceExists", () => Effect.void)
       )
     }
-    const port = yield* Config.integer("PORT").pipe(Config.withDefault(8787))
+    const port = yield* PortConfig
     const demo = yield* workspaces.ensureDemo()
     if (Option.isNone(demo)) return
     const key = Redacted.value(demo.value.key)
@@ -72,9 +73,12 @@ export const serve = Layer.mergeAll(HttpServerLive, Layer.effectDiscard(Effect.f
 
 const options = { port, dataDir }
 
-/** Runs the server until interrupted (Ctrl-C, SIGTERM). */
-export const runServe = (flags: { readonly port: Option.Option<number>; readonly dataDir: Option.Option<string> }) =>
-  Layer.launch(serve.pipe(Layer.provide(AppLive))).pipe(withSettings({ PORT: flags.port, BREIN_DATA_DIR: flags.dataDir }))
+/** Runs the server until interrupted (Ctrl-C, SIGTERM); a PORT that is no port stops it before anything starts. */
+export const runServe = (flags: { readonly port: Option.Option<Port>; readonly dataDir: Option.Option<string> }) =>
+  PortConfig.pipe(
+    Effect.zipRight(Layer.launch(serve.pipe(Layer.provide(AppLive)))),
+    withSettings({ PORT: flags.port, BREIN_DATA_DIR: flags.dataDir })
+  )
 
 export const serveCommand = Command.make("serve", options, runServe).pipe(
   Command.withDescription("Run the HTTP API, its docs and MCP at /mcp (the default command)")

@@ -1,6 +1,7 @@
 import { Args, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { ConfigProvider, Effect, Option, Schema } from "effect"
 import { OperatorLogging } from "../../layers/Logging.ts"
+import { notAPort, Port } from "../../schema/Port.ts"
 import { Plan } from "../../schema/tools/Definition.ts"
 import { decodeWorkspaceName } from "../../schema/WorkspaceName.ts"
 
@@ -10,7 +11,12 @@ export const dataDir = Options.text("data-dir").pipe(
 )
 
 export const port = Options.integer("port").pipe(
-  Options.withDescription("HTTP port (env PORT, default 8787)"),
+  Options.withDescription("HTTP port, 1 to 65535 (env PORT, default 8787)"),
+  Options.mapEffect((value) =>
+    Schema.decodeUnknown(Port)(value).pipe(
+      Effect.mapError(() => ValidationError.invalidValue(HelpDoc.p(notAPort("--port", String(value)))))
+    )
+  ),
   Options.optional
 )
 

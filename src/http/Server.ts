@@ -1,9 +1,10 @@
 import { HttpApiBuilder, HttpApiScalar, HttpApp, HttpServer, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer, NodeHttpServerRequest } from "@effect/platform-node"
-import { Config, Effect, Either, Layer, Option } from "effect"
+import { Effect, Either, Layer, Option } from "effect"
 import { createServer } from "node:http"
 import { BreinApi } from "../../schema/http/Api.ts"
 import { UNSUBSCRIBE_PREFIX } from "../../schema/http/Unsubscribe.ts"
+import { PortConfig } from "../../schema/Port.ts"
 import { DispatchStore } from "../../services/sequences/DispatchStore.ts"
 import { makeMcpRoute } from "../mcp/Http.ts"
 import { AccountLive } from "./Account.ts"
@@ -112,6 +113,6 @@ export const serveOn = <A, E, R>(server: Layer.Layer<A, E, R>) =>
   )
 
 export const HttpServerLive = drainOnShutdown.pipe(
-  Layer.provideMerge(serveOn(Layer.unwrapEffect(Effect.map(Config.integer("PORT").pipe(Config.withDefault(8787)), listen)))),
+  Layer.provideMerge(serveOn(Layer.unwrapEffect(Effect.map(PortConfig, listen)))),
   HttpServer.withLogAddress
 )

@@ -6,6 +6,7 @@ import { Effect, Fiber, Layer, Redacted, Ref, Schedule, Stream } from "effect"
 import { databaseFromUrl } from "../../../layers/Database.ts"
 import { chileDayOf } from "../../../services/upstream/CivilDate.ts"
 import { rcvDocuments } from "../../../services/upstream/RcvGenerator.ts"
+import { freePort } from "../../src/cli/Brein.ts"
 import { breinCommand } from "../../support/Bin.ts"
 import { allFinished, execute, rut, SECRET_KEY, siiConnection, simulatedServices, waitForJobs } from "../../support/Connected.ts"
 import { freshDatabase } from "../../support/TestDatabase.ts"
@@ -18,12 +19,13 @@ const CLAVE = "clave-del-proceso-7731"
 const serve = (url: Redacted.Redacted<string>, settings: Readonly<Record<string, string>>) =>
   Effect.gen(function* () {
     const dataDir = yield* (yield* FileSystem.FileSystem).makeTempDirectoryScoped({ prefix: "brein-kill-" })
+    const port = yield* freePort
     const child = yield* Command.start(
       breinCommand("serve").pipe(
         Command.env({
           DATABASE_URL: Redacted.value(url),
           BREIN_DATA_DIR: dataDir,
-          PORT: "0",
+          PORT: String(port),
           LOG_LEVEL: "Debug",
           BREIN_SECRET_KEY: SECRET_KEY,
           BREIN_SYNC_LEASE_SECONDS: "1",

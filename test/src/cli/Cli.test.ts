@@ -294,6 +294,24 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
       assert.strictEqual((yield* healthOn(port, server)).status, 200)
     }).pipe(Effect.scoped), { timeout: 90_000 })
 
+  it.effect("a port that is not 1 to 65535 ends serve before anything starts: no database, no server", () =>
+    Effect.gen(function* () {
+      const runs = [
+        { env: {}, args: ["serve", "--port", "99999"], says: `--port must be an integer from 1 to 65535, not "99999"`, code: 2 },
+        { env: {}, args: ["--port", "0"], says: `--port must be an integer from 1 to 65535, not "0"`, code: 2 },
+        { env: { PORT: "abc" }, args: ["serve"], says: `brein: PORT must be an integer from 1 to 65535, not "abc"`, code: 1 },
+        { env: { PORT: "70000" }, args: [], says: `brein: PORT must be an integer from 1 to 65535, not "70000"`, code: 1 }
+      ]
+      for (const { args, code, env, says } of runs) {
+        const dataDir = yield* tempDataDir
+        const run = yield* runBrein({ DATABASE_URL: "", BREIN_DATA_DIR: dataDir, LOG_LEVEL: "Info", ...env }, ...args)
+        assert.strictEqual(run.exitCode, code, run.stderr)
+        assert.include(run.stderr, says)
+        assert.notMatch(run.stderr, /postgres|listening|migrat/i)
+        assert.deepStrictEqual(yield* (yield* FileSystem.FileSystem).readDirectory(dataDir), [], "no database was made")
+      }
+    }).pipe(Effect.scoped), { timeout: 90_000 })
+
   it.effect("no command at all serves, on the environment's PORT", () =>
     Effect.gen(function* () {
       const url = yield* CliDatabaseUrl

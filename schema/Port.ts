@@ -1,0 +1,23 @@
+import { Config, ConfigError, Either, Schema } from "effect"
+
+export const Port = Schema.Int.pipe(Schema.between(1, 65535), Schema.brand("Port")).annotations({
+  identifier: "Port",
+  description: "A TCP port: an integer from 1 to 65535"
+})
+export type Port = typeof Port.Type
+
+export const DEFAULT_PORT = Port.make(8787)
+
+const PortFromString = Schema.compose(Schema.NumberFromString, Port)
+
+/** Why `text`, given as `name`, is not a port. */
+export const notAPort = (name: string, text: string) =>
+  `${name} must be an integer from 1 to 65535, not ${JSON.stringify(text.slice(0, 40))}`
+
+/** PORT from the configuration (8787 when unset); a value that is not a Port fails naming PORT and the value. */
+export const PortConfig = Config.string("PORT").pipe(
+  Config.mapOrFail((text) =>
+    Either.mapLeft(Schema.decodeUnknownEither(PortFromString)(text.trim()), () => ConfigError.InvalidData([], notAPort("PORT", text)))
+  ),
+  Config.withDefault(DEFAULT_PORT)
+)
