@@ -144,7 +144,10 @@ export type UpdateInput = typeof UpdateInput.Type
 export const UpdateOutput = Schema.Struct({
   ref: Ref,
   topic: Topic,
-  previous_version: Version
+  changed: Schema.Boolean.annotations({
+    description: "false when the topic already said this: no new version was made and topic.version is unchanged"
+  }),
+  previous_version: Version.annotations({ description: "The version before this call (topic.version itself when changed is false)" })
 })
 
 export const topicRef = (id: string, version: number) => `topic:${id}@v${version}`

@@ -44,7 +44,12 @@ export const SequenceUpdateInput = Schema.Struct({
   )
 )
 
-export const SequenceUpdateOutput = SequenceCreateOutput
+export const SequenceUpdateOutput = Schema.Struct({
+  ...SequenceCreateOutput.fields,
+  changed: Schema.Boolean.annotations({
+    description: "false when the sequence already had this content: no new version, the same content digest"
+  })
+})
 
 export const RecipientsSetInput = Schema.Struct({
   sequence_id: SequenceId,

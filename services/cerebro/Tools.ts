@@ -130,9 +130,11 @@ export const contextUpdate = action({
   label: "Actualizar tema de Cerebro",
   description: "Changes a topic of this workspace: give its id, the version the change is based on, and only the fields " +
     "to change. A stale version is refused (nothing written); every earlier version is kept and readable with context_get. " +
+    "A change to what the topic already says answers changed: false and makes no new version. " +
     "The same write rules as context_create apply.",
   plan: "free",
-  // Repeating the same call changes nothing more: the version it names is no longer current and it is refused.
+  // Repeating the same call changes nothing more: after a change the version it names is stale and it is refused; a change to
+  // what the topic already says answers changed: false.
   hints: { readOnly: false, destructive: false, idempotent: true, openWorld: false },
   cost: { kind: "free" },
   level: 1,
@@ -141,15 +143,19 @@ export const contextUpdate = action({
   output: UpdateOutput,
   handler: (input, ctx) =>
     Effect.gen(function* () {
-      const { previous, topic } = yield* (yield* Topics).update(authorOf(ctx), input)
-      yield* ctx.annotate({
-        next_actions: [{
-          tool: "context_get",
-          reason: "read the version this change replaced",
-          input: { id: topic.id, version: previous }
-        }]
-      })
-      return { ref: topicRef(topic.id, topic.version), topic, previous_version: previous }
+      const { changed, previous, topic } = yield* (yield* Topics).update(authorOf(ctx), input)
+      yield* ctx.annotate(
+        changed
+          ? {
+            next_actions: [{
+              tool: "context_get",
+              reason: "read the version this change replaced",
+              input: { id: topic.id, version: previous }
+            }]
+          }
+          : { hint: `The topic already says this: nothing changed and it is still at version ${topic.version}` }
+      )
+      return { ref: topicRef(topic.id, topic.version), topic, changed, previous_version: previous }
     })
 })
 

@@ -1,5 +1,5 @@
 import { SqlClient, type SqlError, type Statement } from "@effect/sql"
-import { Array as Arr, Clock, Data, Effect, Either, Option, Schema } from "effect"
+import { Array as Arr, Clock, Data, Effect, Either, Equivalence, Option, Schema } from "effect"
 import { Area, type Topic, TopicId } from "../../schema/catalog/Cerebro.ts"
 import { TopicConflict, TopicNotFound } from "../../schema/catalog/CerebroErrors.ts"
 import { compilePattern } from "../../schema/catalog/TopicPattern.ts"
@@ -174,6 +174,9 @@ export class Topics extends Effect.Service<Topics>()("brein/cerebro/Topics", {
         const body = change.body ?? before.body
         const tags = change.tags ?? before.tags
         const pattern = change.pattern === undefined ? before.pattern : change.pattern
+        const same = area === before.area && title === before.title && body === before.body && pattern === before.pattern &&
+          Arr.getEquivalence(Equivalence.string)(tags, before.tags)
+        if (same) return { topic: topicOf(before), previous: before.version, changed: false }
         if (area !== before.area || title !== before.title) {
           const existing = yield* sameTitle(author.workspaceId, area, title, before.id)
           if (Option.isSome(existing)) return yield* duplicate(existing.value.id, existing.value.version, title)
@@ -188,7 +191,7 @@ export class Topics extends Effect.Service<Topics>()("brein/cerebro/Topics", {
         )
         const row = yield* Effect.orDie(Arr.head(rows))
         yield* record(author.workspaceId, row)
-        return { topic: topicOf(row), previous: before.version }
+        return { topic: topicOf(row), previous: before.version, changed: true }
       })).pipe(
         Effect.catchTag("SqlError", Effect.die),
         Effect.catchTag("TitleTaken", (lost) => taken(author.workspaceId, lost))

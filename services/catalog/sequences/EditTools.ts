@@ -51,8 +51,9 @@ export const sequenceUpdate = action({
   id: "sequence_update",
   label: "Editar secuencia",
   description: "Edits a draft sequence: the fields given replace the current ones whole (steps, settings), the version goes up and " +
-    "the content digest is recomputed (an earlier preflight no longer covers it). Only a draft is edited.",
-  hints: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
+    "the content digest is recomputed (an earlier preflight no longer covers it). Only a draft is edited. " +
+    "An edit to what the sequence already has answers changed: false and makes no new version, so repeating a call is harmless.",
+  hints: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
   input: SequenceUpdateInput,
   output: SequenceUpdateOutput,
   handler: (input, ctx) =>
@@ -66,14 +67,18 @@ export const sequenceUpdate = action({
         settings: input.settings ?? current.settings
       }
       if (input.mailbox_id !== undefined) yield* mailboxOf(ctx.principal.workspaceId, input.mailbox_id)
-      const updated = yield* (yield* SequenceStore).update(record, next)
-      yield* ctx.annotate({
-        next_actions: [{
-          tool: "sequence_preview",
-          reason: "render the edited steps for the recipients",
-          input: { sequence_id: updated.id }
-        }]
-      })
-      return answer(updated)
+      const { changed, record: updated } = yield* (yield* SequenceStore).update(record, next)
+      yield* ctx.annotate(
+        changed
+          ? {
+            next_actions: [{
+              tool: "sequence_preview",
+              reason: "render the edited steps for the recipients",
+              input: { sequence_id: updated.id }
+            }]
+          }
+          : { hint: `The sequence already has this content: nothing changed and it is still at version ${updated.version}` }
+      )
+      return { ...answer(updated), changed }
     })
 })

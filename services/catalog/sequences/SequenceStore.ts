@@ -102,8 +102,10 @@ export class SequenceStore extends Effect.Service<SequenceStore>()("brein/catalo
       return Option.fromNullable(rows[0])
     })
 
+    /** Stores the new definition as the next version; one with the same content digest changes nothing (`changed: false`). */
     const update = Effect.fn("SequenceStore.update")(function* (record: SequenceRecord, definition: SequenceDefinition) {
       if (record.status !== "draft") return yield* notDraft(record)
+      if (contentDigest(definition) === record.contentDigest) return { record, changed: false }
       const at = yield* now
       const clash = yield* sql`SELECT 1 AS one FROM sequences
         WHERE workspace_id = ${record.workspaceId} AND name = ${definition.name} AND id <> ${record.id}`.pipe(Effect.orDie)
@@ -121,7 +123,7 @@ export class SequenceStore extends Effect.Service<SequenceStore>()("brein/catalo
         WHERE id = $1 RETURNING ${COLUMNS}`,
         [record.id, definition.name, definition.mailbox_id, definitionText(definition), contentDigest(definition), at]
       ).pipe(Effect.flatMap(decodeRows), Effect.orDie)
-      return rows[0] ?? (yield* Effect.dieMessage("sequence update returned no row"))
+      return { record: rows[0] ?? (yield* Effect.dieMessage("sequence update returned no row")), changed: true }
     })
 
     /** Replaces the recipients (in order); the caller's transaction makes it all or nothing. */

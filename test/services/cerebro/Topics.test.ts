@@ -92,6 +92,22 @@ layer(ServicesTest)("Cerebro topics", (it) => {
       assert.include(String(rewrite.cause), "append-only")
     }))
 
+  it.effect("an update to what the topic already says answers changed: false and makes no new version", () =>
+    Effect.gen(function* () {
+      const { principal } = yield* issuePrincipal("free")
+      const topic = yield* create(principal, { title: "Horarios de llamada", body: "De 10 a 12.", tags: ["llamadas", "horario"] })
+      for (const same of [{ body: "De 10 a 12." }, { title: "Horarios de llamada", tags: ["llamadas", "horario"], pattern: null }]) {
+        const answer = yield* call(principal, "context_update", { id: topic.id, version: 1, ...same })
+        assert.strictEqual(dataOf(answer)["changed"], false)
+        assert.strictEqual(topicOf(answer).version, 1)
+        assert.strictEqual(dataOf(answer)["ref"], `topic:${topic.id}@v1`)
+        assert.include(answer.hint ?? "", "nothing changed")
+      }
+      assert.strictEqual(yield* countRows("topic_versions", topic.id), 1)
+      const changed = yield* call(principal, "context_update", { id: topic.id, version: 1, tags: ["horario", "llamadas"] })
+      assert.deepStrictEqual([dataOf(changed)["changed"], topicOf(changed).version], [true, 2])
+    }))
+
   it.effect("an update based on a stale version is TopicConflict and writes nothing", () =>
     Effect.gen(function* () {
       const { principal } = yield* issuePrincipal("free")

@@ -8,9 +8,11 @@ import {
   RecipientsSetOutput,
   SequenceCreateOutput,
   SequenceGetOutput,
-  SequencePreviewOutput
+  SequencePreviewOutput,
+  SequenceUpdateOutput
 } from "../../../../schema/catalog/SequenceTools.ts"
 import { recipientsDigest } from "../../../../services/catalog/sequences/Digest.ts"
+import { sequenceUpdate } from "../../../../services/catalog/sequences/EditTools.ts"
 import { renderMessage } from "../../../../services/catalog/sequences/Render.ts"
 import { SequenceStore } from "../../../../services/catalog/sequences/SequenceStore.ts"
 import { Suppressions } from "../../../../services/catalog/sequences/Suppressions.ts"
@@ -54,6 +56,25 @@ layer(Seeded, { timeout: 120_000 })("secuencias tools", (it) => {
       const duplicate = yield* failure(principal, "sequence_create", definitionFor(mailbox.id, "Prospección Q4 v2"))
       assert.deepStrictEqual([duplicate.tag, duplicate.reason], ["SequenceConflict", "duplicate_name"])
       assert.include(duplicate.message, "Prospección Q4 v2")
+    }))
+
+  it.effect("an update to what the sequence already has answers changed: false, makes no new version and can be repeated", () =>
+    Effect.gen(function* () {
+      const { principal, mailbox } = yield* workspaceWithMailbox()
+      const definition = definitionFor(mailbox.id, "Seguimiento sin cambios")
+      const first = created(yield* call(principal, "sequence_create", definition))
+      const sameEdit = { sequence_id: first.sequence_id, name: definition.name, steps: definition.steps }
+      for (let i = 0; i < 2; i++) {
+        const again = as(SequenceUpdateOutput)(yield* call(principal, "sequence_update", sameEdit))
+        assert.deepStrictEqual([again.changed, again.version, again.content_digest], [false, 1, first.content_digest])
+      }
+      const got = as(SequenceGetOutput)(yield* call(principal, "sequence_get", { sequence_id: first.sequence_id }))
+      assert.strictEqual(got.version, 1)
+      const renamed = as(SequenceUpdateOutput)(
+        yield* call(principal, "sequence_update", { sequence_id: first.sequence_id, name: "Seguimiento con cambios" })
+      )
+      assert.deepStrictEqual([renamed.changed, renamed.version], [true, 2])
+      assert.isTrue(sequenceUpdate.spec.hints.idempotent)
     }))
 
   it.effect("bad input is refused with a typed error and nothing is written", () =>
