@@ -21,6 +21,7 @@ import sequenceSends from "./0020_sequence_sends.ts"
 import workSessions from "./0021_work_sessions.ts"
 import readWindows from "./0022_read_windows.ts"
 import mailHeaders from "./0023_mail_headers.ts"
+import sequenceNamesIgnoreCase from "./0024_sequence_names_ignore_case.ts"
 
 export const migrations = {
   "0001_foundation": foundation,
@@ -45,5 +46,6 @@ export const migrations = {
   "0020_sequence_sends": sequenceSends,
   "0021_work_sessions": workSessions,
   "0022_read_windows": readWindows,
-  "0023_mail_headers": mailHeaders
+  "0023_mail_headers": mailHeaders,
+  "0024_sequence_names_ignore_case": sequenceNamesIgnoreCase
 }

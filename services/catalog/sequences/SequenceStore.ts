@@ -1,7 +1,8 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type SqlError } from "@effect/sql"
 import { DateTime, Effect, Option, Schema } from "effect"
 import { SequenceConflict } from "../../../schema/catalog/SequenceErrors.ts"
 import { SequenceDefinition, SequenceStatus, SuppressionReason } from "../../../schema/catalog/Sequences.ts"
+import { sqlState } from "../../Database.ts"
 import { newId } from "../../Ids.ts"
 import { contentDigest, definitionText, type DigestedRecipient, recipientsDigest } from "./Digest.ts"
 
@@ -54,6 +55,13 @@ const decodeDelivery = Schema.decodeUnknown(Schema.Array(Schema.Struct({
   lastSentAt: Schema.NullOr(Schema.DateFromSelf)
 })))
 
+/**
+ * The unique index on a workspace's sequence names (ignoring case) refused the write: no row, which the
+ * caller answers as a duplicate_name conflict. The write runs in its own savepoint (withTransaction).
+ */
+const nameTaken = (error: SqlError.SqlError) =>
+  sqlState(error) === "23505" ? Effect.succeed<ReadonlyArray<unknown>>([]) : Effect.fail(error)
+
 /** Sequences and their recipients: every change of content or recipients bumps the version and recomputes its digest. */
 export class SequenceStore extends Effect.Service<SequenceStore>()("brein/catalog/sequences/SequenceStore", {
   effect: Effect.gen(function* () {
@@ -66,7 +74,7 @@ export class SequenceStore extends Effect.Service<SequenceStore>()("brein/catalo
       const rows = yield* sql.unsafe(
         `INSERT INTO sequences (id, workspace_id, name, status, version, mailbox_id, definition, content_digest, recipients_digest,
           created_at, updated_at)
-        VALUES ($1, $2, $3, 'draft', 1, $4, $5, $6, $7, $8, $8) ON CONFLICT (workspace_id, name) DO NOTHING RETURNING ${COLUMNS}`,
+        VALUES ($1, $2, $3, 'draft', 1, $4, $5, $6, $7, $8, $8) RETURNING ${COLUMNS}`,
         [
           id,
           workspaceId,
@@ -77,16 +85,17 @@ export class SequenceStore extends Effect.Service<SequenceStore>()("brein/catalo
           EMPTY_RECIPIENTS,
           at
         ]
-      ).pipe(Effect.flatMap(decodeRows), Effect.orDie)
+      ).pipe(sql.withTransaction, Effect.catchTag("SqlError", nameTaken), Effect.flatMap(decodeRows), Effect.orDie)
       const created = rows[0]
       if (created === undefined) {
-        const holder = yield* sql<{ id: string; status: string }>`SELECT id, status FROM sequences
-          WHERE workspace_id = ${workspaceId} AND name = ${definition.name}`.pipe(Effect.orDie)
+        const holder = yield* sql<{ id: string; status: string; name: string }>`SELECT id, status, name FROM sequences
+          WHERE workspace_id = ${workspaceId} AND lower(name) = lower(${definition.name})`.pipe(Effect.orDie)
         return yield* new SequenceConflict({
           reason: "duplicate_name",
           sequenceId: holder[0]?.id ?? "",
           status: holder[0]?.status ?? "draft",
-          message: `the workspace already has a sequence named ${JSON.stringify(definition.name)}`,
+          message: `the workspace already has a sequence named ${JSON.stringify(holder[0]?.name ?? definition.name)} ` +
+            "(names are unique ignoring case)",
           hint: "Pick another name, or edit that sequence with sequence_update while it is a draft"
         })
       }
@@ -107,23 +116,32 @@ export class SequenceStore extends Effect.Service<SequenceStore>()("brein/catalo
       if (record.status !== "draft") return yield* notDraft(record)
       if (contentDigest(definition) === record.contentDigest) return { record, changed: false }
       const at = yield* now
+      const taken = new SequenceConflict({
+        reason: "duplicate_name",
+        sequenceId: record.id,
+        status: record.status,
+        message: `the workspace already has another sequence named ${JSON.stringify(definition.name)} (names are unique ignoring case)`,
+        hint: "Keep the name or pick one no other sequence of the workspace has"
+      })
       const clash = yield* sql`SELECT 1 AS one FROM sequences
-        WHERE workspace_id = ${record.workspaceId} AND name = ${definition.name} AND id <> ${record.id}`.pipe(Effect.orDie)
-      if (clash.length > 0) {
-        return yield* new SequenceConflict({
-          reason: "duplicate_name",
-          sequenceId: record.id,
-          status: record.status,
-          message: `the workspace already has another sequence named ${JSON.stringify(definition.name)}`,
-          hint: "Keep the name or pick one no other sequence of the workspace has"
-        })
-      }
+        WHERE workspace_id = ${record.workspaceId} AND lower(name) = lower(${definition.name}) AND id <> ${record.id}`.pipe(
+        Effect.orDie
+      )
+      if (clash.length > 0) return yield* taken
       const rows = yield* sql.unsafe(
         `UPDATE sequences SET name = $2, mailbox_id = $3, definition = $4, content_digest = $5, version = version + 1, updated_at = $6
         WHERE id = $1 RETURNING ${COLUMNS}`,
         [record.id, definition.name, definition.mailbox_id, definitionText(definition), contentDigest(definition), at]
-      ).pipe(Effect.flatMap(decodeRows), Effect.orDie)
-      return { record: rows[0] ?? (yield* Effect.dieMessage("sequence update returned no row")), changed: true }
+      ).pipe(
+        // another writer took the name after the check above; the savepoint keeps the caller's transaction usable
+        sql.withTransaction,
+        Effect.catchTag("SqlError", nameTaken),
+        Effect.flatMap(decodeRows),
+        Effect.orDie
+      )
+      const updated = rows[0]
+      if (updated === undefined) return yield* taken
+      return { record: updated, changed: true }
     })
 
     /** Replaces the recipients (in order); the caller's transaction makes it all or nothing. */

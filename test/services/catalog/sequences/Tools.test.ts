@@ -77,6 +77,26 @@ layer(Seeded, { timeout: 120_000 })("secuencias tools", (it) => {
       assert.isTrue(sequenceUpdate.spec.hints.idempotent)
     }))
 
+  it.effect("sequence names are unique ignoring case: create and rename to another's name in other case are duplicate_name", () =>
+    Effect.gen(function* () {
+      const { principal, mailbox } = yield* workspaceWithMailbox()
+      const first = created(yield* call(principal, "sequence_create", definitionFor(mailbox.id, "Follow Up Q4")))
+      const duplicate = yield* failure(principal, "sequence_create", definitionFor(mailbox.id, "follow up q4"))
+      assert.deepStrictEqual([duplicate.tag, duplicate.reason], ["SequenceConflict", "duplicate_name"])
+      assert.include(duplicate.message, "Follow Up Q4")
+
+      const second = created(yield* call(principal, "sequence_create", definitionFor(mailbox.id, "Otra secuencia")))
+      const rename = yield* failure(principal, "sequence_update", { sequence_id: second.sequence_id, name: "FOLLOW UP Q4" })
+      assert.deepStrictEqual([rename.tag, rename.reason], ["SequenceConflict", "duplicate_name"])
+      const own = as(SequenceUpdateOutput)(
+        yield* call(principal, "sequence_update", { sequence_id: first.sequence_id, name: "follow up Q4" })
+      )
+      assert.deepStrictEqual([own.changed, own.version], [true, 2], "a sequence may change the case of its own name")
+
+      const other = yield* workspaceWithMailbox()
+      created(yield* call(other.principal, "sequence_create", definitionFor(other.mailbox.id, "FOLLOW UP Q4")))
+    }))
+
   it.effect("bad input is refused with a typed error and nothing is written", () =>
     Effect.gen(function* () {
       const { principal, mailbox } = yield* workspaceWithMailbox()
