@@ -48,7 +48,7 @@ export const MarketSearchSuppliersInput = Schema.Struct({
   rfc: optional(Rfc, "The supplier with this RFC"),
   has_risk: optional(
     Schema.Boolean,
-    "true: only suppliers on a risk list (SAT 69-B, SAT 69, sanctions) not cleared; false: only those on none"
+    "true: only suppliers with a risk finding in force today (SAT 69-B, SAT 69, sanction; not desvirtuado, sentencia favorable or ended); false: only those without"
   ),
   limit: Limit,
   cursor: Cursor
@@ -68,7 +68,10 @@ export const SupplierSummary = Schema.Struct({
   sector: Schema.String,
   rupc_folio: Schema.NullOr(Schema.String),
   registered_on: Schema.String,
-  has_risk: Schema.Boolean.annotations({ description: "On a risk list and not cleared (details in market_get_supplier)" })
+  has_risk: Schema.Boolean.annotations({
+    description:
+      "A risk finding in force today: on a list (SAT 69-B, SAT 69, sanction), not cleared and not ended (details in market_get_supplier)"
+  })
 })
 export type SupplierSummary = typeof SupplierSummary.Type
 

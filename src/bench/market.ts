@@ -57,6 +57,9 @@ const aggregates = (count: number): ReadonlyArray<Question> => {
 }
 
 /** market_search_awards: newest first in a state, a year or a procedure type, pages of 25 with their count. */
+// The day a statement judges date-dependent columns on (the awards search has none), as brein takes it from the clock.
+const TODAY = new Date().toISOString().slice(0, 10)
+
 const searches = (count: number): ReadonlyArray<Question> => {
   const prng = makePrng("bench:market:search")
   return Array.from({ length: count }, () => {
@@ -70,7 +73,11 @@ const searches = (count: number): ReadonlyArray<Question> => {
       ...(procedure === undefined ? {} : { procedure_type: procedure })
     }
     const filter = { state, ...(year === undefined ? {} : { year }), ...(procedure === undefined ? {} : { procedureType: procedure }) }
-    return { tool: "market_search_awards", input, raw: [pageQuery(awards, filter, undefined, 25), countQuery(awards, filter)] }
+    return {
+      tool: "market_search_awards",
+      input,
+      raw: [pageQuery(awards, filter, TODAY, undefined, 25), countQuery(awards, filter, TODAY)]
+    }
   })
 }
 

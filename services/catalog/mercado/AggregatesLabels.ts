@@ -1,4 +1,3 @@
-import { Clock, DateTime, Effect } from "effect"
 import type { ContractType, GroupBy, Persona, ProcedureType, SupplierSize } from "../../../schema/catalog/MercadoAggregates.ts"
 import { mexicoStateByCode } from "../../../schema/geo/MexicoStates.ts"
 import { sha256 } from "../../Crypto.ts"
@@ -42,6 +41,3 @@ export const labelOf = (dimension: GroupBy | "size" | "persona" | "sector", key:
 
 /** The ref of an aggregate: the tool and a digest of its decoded input (same question, same ref). */
 export const refOf = (toolId: string, input: unknown) => `${toolId}:${sha256(`${toolId}\n${JSON.stringify(input)}`).slice(0, 16)}`
-
-/** Today's date (UTC) by the Clock: the day end dates of risk findings are compared with. */
-export const today = Effect.map(Clock.currentTimeMillis, (millis) => DateTime.formatIsoDateUtc(DateTime.unsafeMake(millis)))

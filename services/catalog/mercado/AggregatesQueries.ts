@@ -1,5 +1,5 @@
 import type { AwardFilter, CountSuppliersInput, GroupBy } from "../../../schema/catalog/MercadoAggregates.ts"
-import { inForceSql } from "./InForce.ts"
+import { atRiskSql } from "./InForce.ts"
 
 export interface Query {
   readonly text: string
@@ -123,7 +123,7 @@ export const suppliersCount = (f: CountSuppliersInput, today: string): Query => 
   if (f.persona !== undefined) suppliers.push(`s.persona = ${add(f.persona)}`)
   if (f.sector !== undefined) suppliers.push(`s.sector = ${add(f.sector)}`)
   if (f.has_risk !== undefined) {
-    const exists = `EXISTS (SELECT 1 FROM market_risks r WHERE (r.rfc = s.rfc OR r.supplier_id = s.id) AND ${inForceSql(add(today))})`
+    const exists = atRiskSql(add(today))
     suppliers.push(f.has_risk ? exists : `NOT ${exists}`)
   }
   const years: Array<string> = []

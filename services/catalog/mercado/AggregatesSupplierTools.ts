@@ -10,10 +10,10 @@ import { RecordNotFound } from "../../../schema/Errors.ts"
 import { action } from "../../tools/Tool.ts"
 import { MarketAggregates, type RiskRow, type SupplierRow } from "./Aggregates.ts"
 import { amountOf, averageOf, figuresOf, shareOf, sumOf } from "./AggregatesFigures.ts"
-import { refOf, stateName, today } from "./AggregatesLabels.ts"
+import { refOf, stateName } from "./AggregatesLabels.ts"
 import { countBySeverity, highestOf, isFlagging, severityOf } from "./AggregatesRisk.ts"
 import { common } from "./AggregatesSpec.ts"
-import { inForce } from "./InForce.ts"
+import { inForce, today } from "./InForce.ts"
 import { Unknown } from "./Unknown.ts"
 
 const findingOf = (r: RiskRow, day: string): Finding => ({

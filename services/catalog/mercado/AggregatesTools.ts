@@ -10,9 +10,10 @@ import {
 import { action } from "../../tools/Tool.ts"
 import { MarketAggregates } from "./Aggregates.ts"
 import { amountOf, averageOf, figuresOf, ratioOf, shareOf, type Summed, sumOf } from "./AggregatesFigures.ts"
-import { labelOf, refOf, today } from "./AggregatesLabels.ts"
+import { labelOf, refOf } from "./AggregatesLabels.ts"
 import { sourceFor } from "./AggregatesQueries.ts"
 import { common } from "./AggregatesSpec.ts"
+import { today } from "./InForce.ts"
 import { listed, Unknown } from "./Unknown.ts"
 
 const remainder = (overall: Summed, shown: Summed): Summed => ({ n: overall.n - shown.n, cents: overall.cents - shown.cents })

@@ -5,7 +5,8 @@ import { RecordNotFound } from "../../../schema/Errors.ts"
 import { mexicoStateByCode } from "../../../schema/geo/MexicoStates.ts"
 import type { Position } from "../SealedCursor.ts"
 import { Coverage, coverageQuery } from "./Coverage.ts"
-import { countQuery, pageQuery, type Query, type Search } from "./Query.ts"
+import { today } from "./InForce.ts"
+import { countQuery, pageQuery, type Query, type Search, select } from "./Query.ts"
 import {
   AWARD_COLUMNS,
   AwardRow,
@@ -16,7 +17,7 @@ import {
   PermitRow,
   RISK_COLUMNS,
   RiskRow,
-  SUPPLIER_COLUMNS,
+  supplierColumns,
   SupplierRow
 } from "./Searches.ts"
 
@@ -70,16 +71,19 @@ export class Market extends Effect.Service<Market>()("brein/catalog/mercado/Mark
     /** The keyset pages and the capped count of one search. */
     const searcher = <F, Row extends { readonly id: string }>(search: Search<F, Row>) => ({
       page: Effect.fn("Market.page")(function* (filter: F, at: Position | undefined, limit: number) {
-        return yield* run(search.row, pageQuery(search, filter, at, limit))
+        return yield* run(search.row, pageQuery(search, filter, yield* today, at, limit))
       }),
       count: Effect.fn("Market.count")(function* (filter: F) {
-        return Option.match(yield* one(Count, countQuery(search, filter)), { onNone: () => 0, onSome: (r) => r.n })
+        return Option.match(yield* one(Count, countQuery(search, filter, yield* today)), { onNone: () => 0, onSome: (r) => r.n })
       })
     })
 
     const supplier = Effect.fn("Market.supplier")(function* (by: { readonly id: string } | { readonly rfc: string }) {
       const [column, value] = "id" in by ? ["s.id", by.id] : ["s.rfc", by.rfc]
-      return yield* one(SupplierRow, { text: `SELECT ${SUPPLIER_COLUMNS} FROM market_suppliers s WHERE ${column} = $1`, params: [value] })
+      return yield* one(
+        SupplierRow,
+        select(supplierColumns(yield* today), "market_suppliers s", [{ sql: `${column} = ?`, params: [value] }])
+      )
     })
 
     const awardTotals = Effect.fn("Market.awardTotals")(function* (column: "supplier_id" | "opportunity_id", id: string) {

@@ -29,12 +29,16 @@ export interface Order {
   readonly id: string
 }
 
+/**
+ * `today` (YYYY-MM-DD, by the Clock) is the day a column or a condition that depends on the date is
+ * judged on (a risk finding in force): a parameter of the statement, never part of the search's filters.
+ */
 export interface Search<F, Row extends { readonly id: string }> {
-  readonly columns: string
+  readonly columns: string | ((today: string) => Clause)
   readonly from: string
   readonly countFrom: string
   readonly order: Order
-  readonly where: (filter: F) => ReadonlyArray<Clause | undefined>
+  readonly where: (filter: F, today: string) => ReadonlyArray<Clause | undefined>
   readonly row: Schema.Schema<Row, Row>
   readonly positionOf: (row: Row) => Position
   /**
@@ -44,16 +48,17 @@ export interface Search<F, Row extends { readonly id: string }> {
   readonly summed?: (filter: F) => ReadonlyArray<Clause | undefined> | undefined
 }
 
-const build = (clauses: ReadonlyArray<Clause | undefined>) => {
-  const params: Array<unknown> = []
-  const parts = clauses.flatMap((clause) => {
-    if (clause === undefined) return []
-    let next = 0
-    return [clause.sql.replace(/\?/g, () => {
-      params.push(clause.params[next++])
-      return `$${params.length}`
-    })]
+/** A clause's `?` as the next numbered parameters of `params`. */
+const numbered = (clause: Clause, params: Array<unknown>) => {
+  let next = 0
+  return clause.sql.replace(/\?/g, () => {
+    params.push(clause.params[next++])
+    return `$${params.length}`
   })
+}
+
+const build = (clauses: ReadonlyArray<Clause | undefined>, params: Array<unknown> = []) => {
+  const parts = clauses.flatMap((clause) => (clause === undefined ? [] : [numbered(clause, params)]))
   return { where: parts.length === 0 ? "" : ` WHERE ${parts.join(" AND ")}`, params }
 }
 
@@ -64,20 +69,33 @@ const after = (order: Order, at: Position | undefined): Clause | undefined => {
     : { sql: `(${order.at}, ${order.id}) < (?::date, ?)`, params: [at.at, at.id] }
 }
 
+/** SELECT `columns` FROM `from` where every clause holds, then `tail`: parameters numbered in that order. */
+export const select = (columns: string | Clause, from: string, clauses: ReadonlyArray<Clause | undefined>, tail = ""): Query => {
+  const params: Array<unknown> = []
+  const selected = typeof columns === "string" ? columns : numbered(columns, params)
+  const { where } = build(clauses, params)
+  return { text: `SELECT ${selected} FROM ${from}${where}${tail}`, params }
+}
+
 /** One page after `at`: `limit + 1` rows, the last one only says more follow. */
 export const pageQuery = <F, Row extends { readonly id: string }>(
   search: Search<F, Row>,
   filter: F,
+  today: string,
   at: Position | undefined,
   limit: number
 ): Query => {
-  const { params, where } = build([...search.where(filter), after(search.order, at)])
   const order = search.order.at === null ? `${search.order.id}` : `${search.order.at} DESC, ${search.order.id} DESC`
-  return { text: `SELECT ${search.columns} FROM ${search.from}${where} ORDER BY ${order} LIMIT ${limit + 1}`, params }
+  return select(
+    typeof search.columns === "string" ? search.columns : search.columns(today),
+    search.from,
+    [...search.where(filter, today), after(search.order, at)],
+    ` ORDER BY ${order} LIMIT ${limit + 1}`
+  )
 }
 
 /** The rows matching, counted up to one past COUNT_CAP. */
-export const countQuery = <F, Row extends { readonly id: string }>(search: Search<F, Row>, filter: F): Query => {
+export const countQuery = <F, Row extends { readonly id: string }>(search: Search<F, Row>, filter: F, today: string): Query => {
   const summed = search.summed?.(filter)
   if (summed !== undefined) {
     const rollup = build(summed)
@@ -86,6 +104,6 @@ export const countQuery = <F, Row extends { readonly id: string }>(search: Searc
       params: rollup.params
     }
   }
-  const { params, where } = build(search.where(filter))
+  const { params, where } = build(search.where(filter, today))
   return { text: `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${search.countFrom}${where} LIMIT ${COUNT_CAP + 1}) matches`, params }
 }

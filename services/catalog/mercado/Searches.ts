@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { AwardSummary, OpportunitySummary, PermitSummary, RiskRecord, SupplierSummary } from "../../../schema/catalog/Mercado.ts"
-import { clearedSql } from "./InForce.ts"
-import { containing, type Search, when } from "./Query.ts"
+import { atRiskSql, clearedSql } from "./InForce.ts"
+import { type Clause, containing, type Search, when } from "./Query.ts"
 
 export const SupplierRow = SupplierSummary.pipe(Schema.omit("ref", "state_name"))
 export const OpportunityRow = OpportunitySummary.pipe(Schema.omit("ref", "state_name"))
@@ -18,22 +18,25 @@ export interface SupplierFilter {
   readonly hasRisk?: boolean
 }
 
-const RISKY = `EXISTS (SELECT 1 FROM market_risks r WHERE r.rfc = s.rfc AND NOT ${clearedSql})`
-export const SUPPLIER_COLUMNS = `s.id, s.rfc, s.persona, s.name, s.state, s.size, s.status, s.sector, s.rupc_folio,
-  s.registered_on::text AS registered_on, ${RISKY} AS has_risk`
+/** A supplier's columns, `has_risk` as of the day in the one parameter `?`. */
+export const supplierColumns = (today: string): Clause => ({
+  sql: `s.id, s.rfc, s.persona, s.name, s.state, s.size, s.status, s.sector, s.rupc_folio,
+  s.registered_on::text AS registered_on, ${atRiskSql("?")} AS has_risk`,
+  params: [today]
+})
 
 export const suppliers: Search<SupplierFilter, typeof SupplierRow.Type> = {
-  columns: SUPPLIER_COLUMNS,
+  columns: supplierColumns,
   from: "market_suppliers s",
   countFrom: "market_suppliers s",
   order: { at: null, id: "s.id" },
-  where: (f) => [
+  where: (f, today) => [
     ...containing(["s.name_folded"], f.words),
     when(f.state, "s.state = ?"),
     when(f.size, "s.size = ?"),
     when(f.sector, "s.sector = ?"),
     when(f.rfc, "s.rfc = ?"),
-    f.hasRisk === undefined ? undefined : { sql: f.hasRisk ? RISKY : `NOT ${RISKY}`, params: [] }
+    f.hasRisk === undefined ? undefined : { sql: f.hasRisk ? atRiskSql("?") : `NOT ${atRiskSql("?")}`, params: [today] }
   ],
   row: SupplierRow,
   positionOf: (row) => ({ at: null, id: row.id })

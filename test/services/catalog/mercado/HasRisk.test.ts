@@ -1,0 +1,54 @@
+import { SqlClient } from "@effect/sql"
+import { assert, layer } from "@effect/vitest"
+import { Effect, TestClock } from "effect"
+import { MarketSearchSuppliersOutput } from "../../../../schema/catalog/Mercado.ts"
+import { CountSuppliersOutput } from "../../../../schema/catalog/MercadoAggregates.ts"
+import { MarketSupplier } from "../../../../schema/catalog/MercadoRecords.ts"
+import { SUITE_NOW } from "../../../support/SuiteClock.ts"
+import { issuePrincipal } from "../../../support/TestLayers.ts"
+import { RFC } from "./Fixtures.ts"
+import { callAs, MercadoTest } from "./Support.ts"
+
+const ids = (rows: ReadonlyArray<{ readonly id: string }>) => rows.map((r) => r.id)
+
+// Beside the fixture's findings (sup_2 a multa, sup_3 presunto, sup_4 desvirtuado): sup_1 a sanction that
+// ended in 2020, sup_4 a multa that ends at the end of 2030.
+const moreFindings = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.unsafe(`
+    INSERT INTO market_risks (id, rfc, name, supplier_id, list, status, authority, published_on, ends_on, amount, detail) VALUES
+      ('ri_ended', '${RFC.nandu}', 'Constructora Ñandú SA de CV', 'sup_1', 'sancion', 'inhabilitacion', 'SABG', '2018-01-10', '2020-06-30',
+        NULL, 'Inhabilitación por dos años'),
+      ('ri_running', '${RFC.norte}', 'Combustibles del Norte SA de CV', 'sup_4', 'sancion', 'multa', 'SABG', '2025-01-10', '2030-12-31',
+        80000, 'Multa con plazo')`)
+})
+
+layer(MercadoTest, { timeout: 120_000 })("has_risk: one meaning, judged on the clock's day", (it) => {
+  it.effect("the search's filter and column, a supplier's record and the count agree, and move with the date", () =>
+    Effect.gen(function* () {
+      yield* moreFindings
+      yield* TestClock.setTime(SUITE_NOW)
+      const { principal } = yield* issuePrincipal("paid")
+      const search = (input: object) => callAs(MarketSearchSuppliersOutput, principal, "market_search_suppliers", input)
+      const count = (hasRisk: boolean) =>
+        Effect.map(callAs(CountSuppliersOutput, principal, "market_count_suppliers", { has_risk: hasRisk }), (r) => r.page.total)
+      const record = (id: string) => Effect.map(callAs(MarketSupplier, principal, "market_get_supplier", { id }), (r) => r.page)
+
+      // 2026-11-16: sup_1's sanction has ended, sup_4's multa runs (its cleared 69-B finding does not count)
+      assert.deepStrictEqual(ids((yield* search({ has_risk: true })).page.suppliers), ["sup_2", "sup_3", "sup_4"])
+      assert.deepStrictEqual(ids((yield* search({ has_risk: false })).page.suppliers), ["sup_1"])
+      const all = (yield* search({})).page.suppliers
+      assert.deepStrictEqual(all.map((s) => [s.id, s.has_risk]), [["sup_1", false], ["sup_2", true], ["sup_3", true], ["sup_4", true]])
+      assert.deepStrictEqual([yield* count(true), yield* count(false)], [3, 1])
+      const nandu = yield* record("sup_1")
+      assert.deepStrictEqual([nandu.has_risk, nandu.risks.map((r) => r.id)], [false, ["ri_ended"]])
+      assert.isTrue((yield* record("sup_4")).has_risk)
+
+      // 2031: the multa has ended too
+      yield* TestClock.setTime(Date.parse("2031-01-15T12:00:00Z"))
+      assert.deepStrictEqual(ids((yield* search({ has_risk: true })).page.suppliers), ["sup_2", "sup_3"])
+      assert.deepStrictEqual(ids((yield* search({ has_risk: false })).page.suppliers), ["sup_1", "sup_4"])
+      assert.deepStrictEqual([yield* count(true), yield* count(false)], [2, 2])
+      assert.isFalse((yield* record("sup_4")).has_risk)
+    }))
+})
