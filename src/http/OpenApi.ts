@@ -1,6 +1,7 @@
 import { HttpApiBuilder, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Effect } from "effect"
 import { BreinApi } from "../../schema/http/Api.ts"
+import { HTML, UNSUBSCRIBE_PREFIX } from "../../schema/http/Unsubscribe.ts"
 import { isObject, type JsonObject, portable } from "../../schema/tools/JsonSchema.ts"
 import { type RegisteredTool, Registry } from "../../services/tools/Registry.ts"
 import { responseSchema } from "../mcp/JsonSchemas.ts"
@@ -40,6 +41,30 @@ const toolPath = (generic: JsonObject, tool: RegisteredTool) => {
   }
 }
 
+/**
+ * The responses of an unsubscribe link as a recipient gets them: every refusal there is a page
+ * (`refuseAt`), with the typed error's status, never the JSON error an API client reads.
+ */
+const asPages = (pathItem: unknown) => {
+  if (!isObject(pathItem)) return pathItem
+  const operations = Object.entries(pathItem).map(([method, operation]) => {
+    if (!isObject(operation) || !isObject(operation["responses"])) return [method, operation]
+    const responses = Object.fromEntries(
+      Object.entries(operation["responses"]).map(([status, response]) => {
+        if (!isObject(response) || !isObject(response["content"]) || !("application/json" in response["content"])) return [status, response]
+        const description = typeof response["description"] === "string" ? response["description"] : status
+        return [status, {
+          ...response,
+          description: `${description}: an HTML page in the recipient's language`,
+          content: { [HTML]: { schema: { type: "string" } } }
+        }]
+      })
+    )
+    return [method, { ...operation, responses }]
+  })
+  return Object.fromEntries(operations)
+}
+
 /** The OpenAPI document: the API as declared, its version, this server, and every tool's own input and output. */
 export const OpenApiLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
@@ -53,6 +78,7 @@ export const OpenApiLive = HttpApiBuilder.Router.use((router) =>
     const paths: JsonObject = { ...spec.paths }
     const execute = paths[EXECUTE]
     const generic = isObject(execute) && isObject(execute["post"]) ? execute["post"] : {}
+    for (const path of Object.keys(paths)) if (path.startsWith(UNSUBSCRIBE_PREFIX)) paths[path] = asPages(paths[path])
     const schemas: JsonObject = { ...spec.components.schemas }
     for (const tool of registry.external) {
       schemas[`${tool.descriptor.id}.Input`] = portable(tool.document.inputSchema)

@@ -3,8 +3,16 @@ import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { Chunk, Effect, Either, Option, Redacted, Schema, Stream } from "effect"
 import packageJson from "../../../package.json" with { type: "json" }
+import { HTML } from "../../../schema/http/Unsubscribe.ts"
 import { MAX_BODY_BYTES } from "../../../src/http/Server.ts"
 import { HttpTest, issueKey, rawRequest } from "./TestServer.ts"
+
+const Operation = Schema.Struct({
+  responses: Schema.Record({
+    key: Schema.String,
+    value: Schema.Struct({ content: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })) })
+  })
+})
 
 const OpenApiDocument = Schema.Struct({
   openapi: Schema.String,
@@ -167,6 +175,15 @@ layer(HttpTest, { excludeTestServices: true })("HTTP server", (it) => {
       assert.deepInclude(document.components.schemas["echo.message.reflect.Input"], { required: ["message"] })
       const refs = [...response.text.matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1] ?? "")
       assert.deepStrictEqual(refs.filter((name) => !(name in document.components.schemas)), [], "every $ref resolves")
+      // an unsubscribe link answers every refusal with a page, as the document says
+      const link = document.paths["/u/{sequence}/{person}/{token}"] ?? {}
+      const answers = ["get", "post"].flatMap((method) =>
+        Object.entries(Schema.decodeUnknownSync(Operation)(link[method]).responses).map((
+          [status, r]
+        ) => [method, status, Object.keys(r.content ?? {})])
+      )
+      assert.deepStrictEqual(answers.filter(([, , types]) => JSON.stringify(types) !== JSON.stringify([HTML])), [])
+      assert.includeMembers(answers.map(([method, status]) => `${method} ${status}`), ["post 415", "post 422", "get 404", "post 503"])
     }))
 
   it.effect("GET /docs is an HTML page", () =>
