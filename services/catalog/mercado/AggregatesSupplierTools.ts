@@ -12,7 +12,7 @@ import { MarketAggregates, type RiskRow, type SupplierRow } from "./Aggregates.t
 import { amountOf, averageOf, figuresOf, shareOf, sumOf } from "./AggregatesFigures.ts"
 import { refOf, stateName } from "./AggregatesLabels.ts"
 import { countBySeverity, highestOf, isFlagging, severityOf } from "./AggregatesRisk.ts"
-import { common } from "./AggregatesSpec.ts"
+import { common, loaded } from "./AggregatesSpec.ts"
 import { inForce, today } from "./InForce.ts"
 import { Unknown } from "./Unknown.ts"
 
@@ -54,6 +54,7 @@ export const marketGetSupplierHistory = action({
   output: SupplierHistoryOutput,
   handler: (input, ctx) =>
     Effect.gen(function* () {
+      yield* loaded
       const aggregates = yield* MarketAggregates
       const wanted = input.rfc === undefined
         ? { by: "id" as const, value: input.supplier_id ?? "" }
@@ -145,6 +146,7 @@ export const marketScreenRisks = action({
   output: ScreenRisksOutput,
   handler: (input, ctx) =>
     Effect.gen(function* () {
+      yield* loaded
       const aggregates = yield* MarketAggregates
       const rfcs: ReadonlyArray<string> = input.rfcs ?? []
       const ids = input.supplier_ids ?? []

@@ -12,7 +12,7 @@ import { MarketAggregates } from "./Aggregates.ts"
 import { amountOf, averageOf, figuresOf, ratioOf, shareOf, type Summed, sumOf } from "./AggregatesFigures.ts"
 import { labelOf, refOf } from "./AggregatesLabels.ts"
 import { sourceFor } from "./AggregatesQueries.ts"
-import { common } from "./AggregatesSpec.ts"
+import { common, loaded } from "./AggregatesSpec.ts"
 import { today } from "./InForce.ts"
 import { listed, Unknown } from "./Unknown.ts"
 
@@ -29,6 +29,7 @@ export const marketCountSuppliers = action({
   output: CountSuppliersOutput,
   handler: (input, ctx) =>
     Effect.gen(function* () {
+      yield* loaded
       const rows = yield* (yield* MarketAggregates).countSuppliers(input, yield* today)
       const figures = (suppliers: number, s: Summed, all: number) => ({
         total: suppliers,
@@ -69,6 +70,7 @@ export const marketCompareSegments = action({
   output: CompareSegmentsOutput,
   handler: (input, ctx) =>
     Effect.gen(function* () {
+      yield* loaded
       const aggregates = yield* MarketAggregates
       const sums = yield* Effect.forEach(input.segments, (segment) => {
         const { label: _label, ...filter } = segment
@@ -105,6 +107,7 @@ export const marketAggregateAwards = action({
   output: AggregateAwardsOutput,
   handler: (input, ctx) =>
     Effect.gen(function* () {
+      yield* loaded
       const aggregates = yield* MarketAggregates
       const { group_by: groupBy, top, ...scope } = input
       yield* (yield* Unknown).refuse({ suppliers: listed(scope.supplier_id), units: listed(scope.unit_id) })

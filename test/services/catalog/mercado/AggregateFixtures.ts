@@ -131,6 +131,10 @@ export const insertFixtures = Effect.gen(function* () {
                  ${r.list === "sancion" ? "Secretaría Anticorrupción y Buen Gobierno" : "SAT"}, ${`2019-0${r.id.slice(1)}-01`},
                  ${r.ends}, ${r.amount}, ${`Registro ${r.id}`})`
   }
+  // the data set's row: without it every Mercado tool answers that no data set is loaded
+  yield* sql`INSERT INTO market_dataset (seed, suppliers, awards, first_year, last_year, loaded_at)
+             VALUES ('aggregate-fixture', ${SUPPLIERS.length}, ${AWARDS.length},
+               ${Math.min(...AWARDS.map((a) => a.year))}, ${Math.max(...AWARDS.map((a) => a.year))}, '2026-11-01T00:00:00Z')`
 })
 
 /** The program's services over a fresh database holding exactly the rows above. */

@@ -263,11 +263,20 @@ layer(MercadoTest, { timeout: 120_000 })("mercado tools", (it) => {
       yield* sql`DELETE FROM market_dataset`
       const restore = sql`DELETE FROM market_dataset`.pipe(Effect.zipRight(insertDatasetRow), Effect.orDie)
       yield* Effect.gen(function* () {
-        for (
-          const [tool, input] of [["market_capabilities", {}], ["market_search_suppliers", {}], ["market_get_supplier", { id: "sup_1" }]]
-        ) {
-          const missing = yield* failure(principal, String(tool), input)
-          assert.strictEqual(missing.tag, "RecordNotFound", String(tool))
+        const tools: ReadonlyArray<readonly [string, object]> = [
+          ["market_capabilities", {}],
+          ["market_search_suppliers", {}],
+          ["market_get_supplier", { id: "sup_1" }],
+          // the aggregates too: zeros would read as "nothing matched"
+          ["market_count_suppliers", {}],
+          ["market_aggregate_awards", { group_by: "state" }],
+          ["market_compare_segments", { segments: [{ states: ["MX-JAL"] }, { states: ["MX-CMX"] }] }],
+          ["market_get_supplier_history", { supplier_id: "sup_1" }],
+          ["market_screen_risks", { rfcs: [RFC.perez] }]
+        ]
+        for (const [tool, input] of tools) {
+          const missing = yield* failure(principal, tool, input)
+          assert.strictEqual(missing.tag, "RecordNotFound", tool)
           assert.include(missing.message, "no Mercado data set is loaded")
           assert.include(missing.error._tag === "RecordNotFound" ? missing.error.hint ?? "" : "", "brein seed")
         }
