@@ -16,7 +16,7 @@ import { wordsOf } from "../empresas/SearchCursor.ts"
 import { annotatePage, common, given, type PageRequest, paging } from "./Paging.ts"
 import { awards, opportunities, permits, risks, suppliers } from "./Searches.ts"
 import { toAward, toOpportunity, toPermit, toRisk, toSupplier } from "./Shapes.ts"
-import { listed, Unknown } from "./Unknown.ts"
+import { listed } from "./Unknown.ts"
 
 const pageOf = (input: { readonly limit: number; readonly cursor?: string }): PageRequest =>
   input.cursor === undefined ? { limit: input.limit } : { limit: input.limit, cursor: input.cursor }
@@ -77,7 +77,7 @@ export const marketSearchOpportunities = action({
           publishedTo: input.published_to
         })
       }
-      const { head, rows } = yield* searchOpportunities(filter, pageOf(input), ctx)
+      const { head, rows } = yield* searchOpportunities(filter, pageOf(input), ctx, { unitClaves: listed(input.unit) })
       const first = rows[0]
       yield* annotatePage(
         ctx,
@@ -103,7 +103,6 @@ export const marketSearchAwards = action({
   output: MarketSearchAwardsOutput,
   handler: (input, ctx) =>
     Effect.gen(function* () {
-      yield* (yield* Unknown).refuse({ suppliers: listed(input.supplier_id), unitClaves: listed(input.unit) })
       const filter = given({
         supplierId: input.supplier_id,
         rfc: input.rfc,
@@ -117,7 +116,11 @@ export const marketSearchAwards = action({
         procedureType: input.procedure_type,
         contractType: input.contract_type
       })
-      const { head, rows } = yield* searchAwards(filter, pageOf(input), ctx)
+      const { head, rows } = yield* searchAwards(filter, pageOf(input), ctx, {
+        suppliers: listed(input.supplier_id),
+        supplierRfcs: listed(input.rfc),
+        unitClaves: listed(input.unit)
+      })
       const first = rows[0]
       yield* annotatePage(
         ctx,

@@ -2,9 +2,10 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { RecordNotFound } from "../../../schema/Errors.ts"
 
-/** The supplier and buying-unit references a call filters by: supplier ids, unit ids, unit claves (CLAVEUC). */
+/** The supplier and buying-unit references a call filters by: supplier ids and RFCs, unit ids, unit claves (CLAVEUC). */
 export interface Referenced {
   readonly suppliers?: ReadonlyArray<string>
+  readonly supplierRfcs?: ReadonlyArray<string>
   readonly units?: ReadonlyArray<string>
   readonly unitClaves?: ReadonlyArray<string>
 }
@@ -28,7 +29,7 @@ const unitGuidance = {
 export class Unknown extends Effect.Service<Unknown>()("brein/catalog/mercado/Unknown", {
   effect: Effect.gen(function* () {
     const sql = (yield* SqlClient.SqlClient).withoutTransforms()
-    const missing = (table: "market_suppliers" | "market_units", column: "id" | "clave", values: ReadonlyArray<string>) =>
+    const missing = (table: "market_suppliers" | "market_units", column: "id" | "rfc" | "clave", values: ReadonlyArray<string>) =>
       values.length === 0 ? Effect.succeed([]) : sql
         .unsafe(`SELECT ${column} AS key FROM ${table} WHERE ${column} = ANY($1::text[])`, [values])
         .pipe(
@@ -41,12 +42,13 @@ export class Unknown extends Effect.Service<Unknown>()("brein/catalog/mercado/Un
         )
 
     const refuse = Effect.fn("Unknown.refuse")(function* (referenced: Referenced) {
-      const [suppliers, units, claves] = yield* Effect.all([
+      const [suppliers, rfcs, units, claves] = yield* Effect.all([
         missing("market_suppliers", "id", referenced.suppliers ?? []),
+        missing("market_suppliers", "rfc", referenced.supplierRfcs ?? []),
         missing("market_units", "id", referenced.units ?? []),
         missing("market_units", "clave", referenced.unitClaves ?? [])
       ])
-      if (suppliers.length > 0) return yield* RecordNotFound.of("supplier", suppliers, supplierGuidance)
+      if (suppliers.length + rfcs.length > 0) return yield* RecordNotFound.of("supplier", [...suppliers, ...rfcs], supplierGuidance)
       if (units.length + claves.length > 0) return yield* RecordNotFound.of("unit", [...units, ...claves], unitGuidance)
     })
 

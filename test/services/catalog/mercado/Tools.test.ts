@@ -119,7 +119,7 @@ layer(MercadoTest, { timeout: 120_000 })("mercado tools", (it) => {
       ])
     }))
 
-  it.effect("market_search_awards: an unknown supplier id or buying unit is RecordNotFound, not an empty page", () =>
+  it.effect("market_search_awards and _opportunities: an unknown supplier id or RFC or buying unit is RecordNotFound, not an empty page", () =>
     Effect.gen(function* () {
       const principal = yield* principalOf
       const supplier = yield* failure(principal, "market_search_awards", { supplier_id: "sup_nothere" })
@@ -131,6 +131,18 @@ layer(MercadoTest, { timeout: 120_000 })("mercado tools", (it) => {
       const unit = yield* failure(principal, "market_search_awards", { unit: "999X99999", year: 2025 })
       assert.deepStrictEqual([unit.tag, unit.error._tag === "RecordNotFound" ? unit.error.kind : null], ["RecordNotFound", "unit"])
       assert.include(unit.message, "no unit \"999X99999\"")
+      // an RFC that is no supplier's (Farmacias Unidas holds a permit, never an award), and a unit on the procedures' search
+      const rfc = yield* failure(principal, "market_search_awards", { rfc: RFC.farmacias })
+      assert.deepStrictEqual([rfc.tag, rfc.error._tag === "RecordNotFound" ? rfc.error.kind : null], ["RecordNotFound", "supplier"])
+      assert.include(rfc.message, RFC.farmacias)
+      const procedures = yield* failure(principal, "market_search_opportunities", { unit: "999X99999" })
+      assert.deepStrictEqual([procedures.tag, procedures.error._tag === "RecordNotFound" ? procedures.error.kind : null], [
+        "RecordNotFound",
+        "unit"
+      ])
+      // a known RFC and unit still search
+      const known = yield* callAs(MarketSearchAwardsOutput, principal, "market_search_awards", { rfc: RFC.nandu })
+      assert.deepStrictEqual(ids(known.page.awards), ["aw_6", "aw_4", "aw_1"])
     }))
 
   it.effect("market_search_awards: sealed pages cover every match once, the last page has no cursor", () =>
@@ -267,6 +279,8 @@ layer(MercadoTest, { timeout: 120_000 })("mercado tools", (it) => {
           ["market_capabilities", {}],
           ["market_search_suppliers", {}],
           ["market_get_supplier", { id: "sup_1" }],
+          // before the ids it names are looked up
+          ["market_search_awards", { supplier_id: "sup_nothere" }],
           // the aggregates too: zeros would read as "nothing matched"
           ["market_count_suppliers", {}],
           ["market_aggregate_awards", { group_by: "state" }],
