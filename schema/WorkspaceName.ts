@@ -3,10 +3,14 @@ import { Effect, Schema } from "effect"
 
 const BLANK = "a workspace name must not be blank"
 
-export const WorkspaceName = Schema.String.pipe(
-  Schema.filter((name) => name.trim() !== "", { message: () => BLANK }),
+/** Decoding trims: " acme " names the workspace "acme", in every command and lookup. */
+export const WorkspaceName = Schema.Trim.pipe(
+  Schema.filter((name) => name !== "", { message: () => BLANK }),
   Schema.brand("WorkspaceName")
-).annotations({ identifier: "WorkspaceName", description: "A workspace's name: any text with at least one visible character" })
+).annotations({
+  identifier: "WorkspaceName",
+  description: "A workspace's name: any text with at least one visible character, without leading or trailing spaces"
+})
 export type WorkspaceName = typeof WorkspaceName.Type
 
 export class WorkspaceNameInvalid extends Schema.TaggedError<WorkspaceNameInvalid>()(

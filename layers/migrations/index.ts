@@ -22,6 +22,7 @@ import workSessions from "./0021_work_sessions.ts"
 import readWindows from "./0022_read_windows.ts"
 import mailHeaders from "./0023_mail_headers.ts"
 import sequenceNamesIgnoreCase from "./0024_sequence_names_ignore_case.ts"
+import workspaceNamesTrimmed from "./0025_workspace_names_trimmed.ts"
 
 export const migrations = {
   "0001_foundation": foundation,
@@ -47,5 +48,6 @@ export const migrations = {
   "0021_work_sessions": workSessions,
   "0022_read_windows": readWindows,
   "0023_mail_headers": mailHeaders,
-  "0024_sequence_names_ignore_case": sequenceNamesIgnoreCase
+  "0024_sequence_names_ignore_case": sequenceNamesIgnoreCase,
+  "0025_workspace_names_trimmed": workspaceNamesTrimmed
 }

@@ -80,8 +80,9 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
     const sql = yield* SqlClient.SqlClient
     const signals = yield* Signals
 
+    // names are stored trimmed (WorkspaceName): " acme " finds "acme"
     const findByName = Effect.fn("Workspaces.findByName")(function* (name: string) {
-      const rows = yield* sql`SELECT id, name, plan FROM workspaces WHERE name = ${name}`.pipe(
+      const rows = yield* sql`SELECT id, name, plan FROM workspaces WHERE name = ${name.trim()}`.pipe(
         Effect.flatMap(decodeWorkspaces),
         Effect.orDie
       )
@@ -221,7 +222,7 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
       if (Option.isSome(workspace) && Option.isNone(yield* findByName(workspace.value))) {
         return yield* new WorkspaceNotFound({ name: workspace.value, message: `no workspace named "${workspace.value}"` })
       }
-      const filter = Option.match(workspace, { onNone: () => sql`true`, onSome: (name) => sql`w.name = ${name}` })
+      const filter = Option.match(workspace, { onNone: () => sql`true`, onSome: (name) => sql`w.name = ${name.trim()}` })
       return yield* sql`SELECT k.prefix, w.name AS workspace, w.plan, k.created_at, k.last_used_at
                         FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
                         WHERE k.revoked_at IS NULL AND ${filter} ORDER BY w.name, k.created_at`.pipe(
@@ -237,8 +238,8 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
                         FROM workspaces w ORDER BY w.name`.pipe(Effect.flatMap(decodeSummaries), Effect.orDie)
     })
 
-    const create = Effect.fn("Workspaces.create")(function* (name: string, plan: Plan) {
-      yield* decodeWorkspaceName(name)
+    const create = Effect.fn("Workspaces.create")(function* (given: string, plan: Plan) {
+      const name = yield* decodeWorkspaceName(given)
       const id = yield* newId("ws")
       const rows = yield* sql`INSERT INTO workspaces (id, name, plan) VALUES (${id}, ${name}, ${plan})
                               ON CONFLICT (name) DO NOTHING RETURNING id, name, plan`.pipe(Effect.flatMap(decodeWorkspaces), Effect.orDie)

@@ -51,6 +51,22 @@ layer(ServicesTest)("Workspaces", (it) => {
       assert.strictEqual((yield* workspaces.list()).length, before)
     }))
 
+  it.effect("a name with spaces around it names the same workspace as without them, in every command and lookup", () =>
+    Effect.gen(function* () {
+      const workspaces = yield* Workspaces
+      const name = uniqueName("trimmed")
+      const created = yield* workspaces.create(`  ${name}\t`, "paid")
+      assert.strictEqual(created.name, name)
+      const again = yield* workspaces.create(name, "paid").pipe(Effect.flip)
+      assert.strictEqual(again._tag, "WorkspaceExists")
+      const issued = yield* workspaces.issueKey({ workspace: ` ${name} `, plan: Option.none() })
+      assert.deepStrictEqual([issued.workspace.id, issued.workspace.name, issued.created], [created.id, name, false])
+      assert.strictEqual((yield* workspaces.principalFor(`${name} `)).workspaceId, created.id)
+      assert.strictEqual((yield* workspaces.inProcess(` ${name}`)).workspaceId, created.id)
+      assert.deepStrictEqual((yield* workspaces.listKeys(Option.some(` ${name}`))).map((k) => k.workspace), [name])
+      assert.deepStrictEqual((yield* workspaces.list()).filter((w) => w.name.includes(name)).map((w) => w.name), [name])
+    }))
+
   it.effect("the database keeps only a hash of the key", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
