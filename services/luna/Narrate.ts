@@ -2,6 +2,7 @@ import { Effect, Either } from "effect"
 import type { AnchorsReport } from "../../schema/luna/Anchors.ts"
 import type { ModelMessage } from "../../schema/luna/Model.ts"
 import type { AttemptMetrics } from "../../schema/luna/Outcome.ts"
+import { stripRefTokens } from "./anchors/RefTokens.ts"
 import { anchoredOnly, checkAnchors } from "./anchors/Validate.ts"
 import type { ModelGatewayApi } from "./ModelGateway.ts"
 import type { CitableResult } from "./TurnInput.ts"
@@ -23,6 +24,8 @@ export interface Written {
   readonly context: ReadonlyArray<ModelMessage>
   /** The field of a control function the text is (detalle, summary…); none for the closing reply. */
   readonly field?: string
+  /** The longest the text may be as shown (ref tokens stripped); none for the closing reply. */
+  readonly maxLength?: number
 }
 
 const metricsOf = (attempt: number, report: AnchorsReport): AttemptMetrics => ({
@@ -46,11 +49,13 @@ const findings = (report: AnchorsReport) =>
 const RULE =
   "cada cifra con la [[ref:ID]] del resultado de donde sale, sin cifras calculadas que no estén en él. No quites lo que ya estaba anclado."
 
-const repairPrompt = (report: AnchorsReport, field: string | undefined) =>
-  field === undefined
+const repairPrompt = (report: AnchorsReport, written: Written) =>
+  written.field === undefined
     ? `[validador de anclaje] Tu respuesta tiene cifras que no puedo anclar:\n${findings(report)}\nReescríbela entera: ${RULE}`
-    : `[validador de anclaje] El texto "${field}" que escribiste tiene cifras que no puedo anclar:\n${findings(report)}\n` +
-      `Responde solo con ese texto reescrito: ${RULE}`
+    : `[validador de anclaje] El texto "${written.field}" que escribiste tiene cifras que no puedo anclar:\n${findings(report)}\n` +
+      `Responde solo con ese texto reescrito${
+        written.maxLength === undefined ? "" : ` (a lo más ${written.maxLength} caracteres sin contar las [[ref:ID]])`
+      }: ${RULE}`
 
 /** The anchored part of an attempt: the sentences whose figures all anchor, and how many anchors it keeps. */
 const anchoredPart = (text: string, results: ReadonlyArray<CitableResult>) => {
@@ -61,9 +66,9 @@ const anchoredPart = (text: string, results: ReadonlyArray<CitableResult>) => {
 
 /**
  * Checks a text Luna shows (the closing reply, a limit's detalle or redirect, a decision's summary); one
- * repair attempt when it does not anchor. A repair is taken only when it is valid, not empty, and keeps
- * at least as many anchors as the first attempt's valid part; otherwise the text is the anchored part
- * that keeps more, and says that figures were left out.
+ * repair attempt when it does not anchor. A repair is taken only when it is valid, not empty, within the
+ * text's length, and keeps at least as many anchors as the first attempt's valid part; otherwise the text
+ * is the anchored part that keeps more, and says that figures were left out when that still fits.
  */
 export const anchorShown = Effect.fn("Luna.anchorShown")(function* (
   gateway: ModelGatewayApi,
@@ -75,9 +80,16 @@ export const anchorShown = Effect.fn("Luna.anchorShown")(function* (
   const first = checkAnchors({ narration: text, results: input })
   if (first.ok) return { narration: text, partial: false, attempts: [metricsOf(1, first)], models: [] } satisfies Narrated
   const repaired = yield* Effect.either(gateway.complete({
-    messages: [...written.context, { role: "user", content: repairPrompt(first, written.field) }],
+    messages: [...written.context, { role: "user", content: repairPrompt(first, written) }],
     functions: []
   }))
+  const fits = (shown: string) => written.maxLength === undefined || stripRefTokens(shown).length <= written.maxLength
+  const closeWith = (kept: string) => {
+    if (kept.trim() === "") return { narration: NOTHING_ANCHORED, partial: true }
+    const said = `${kept.trim()} ${LEFT_OUT}`
+    // the anchored part is a part of a text that fit; the sentence about what was left out may not
+    return { narration: fits(said) ? said : kept.trim(), partial: true }
+  }
   const keptFirst = anchoredPart(text, results)
   if (Either.isLeft(repaired)) {
     return { ...closeWith(keptFirst.narration), attempts: [metricsOf(1, first)], models: [] } satisfies Narrated
@@ -86,17 +98,12 @@ export const anchorShown = Effect.fn("Luna.anchorShown")(function* (
   const report = checkAnchors({ narration: second, results: input })
   const attempts = [metricsOf(1, first), metricsOf(2, report)]
   const models = [repaired.right.model]
-  if (report.ok && second.trim() !== "" && report.anchors.length >= keptFirst.anchors) {
+  if (report.ok && second.trim() !== "" && fits(second) && report.anchors.length >= keptFirst.anchors) {
     return { narration: second, partial: false, attempts, models } satisfies Narrated
   }
   const keptSecond = anchoredPart(second, results)
-  const best = keptSecond.anchors > keptFirst.anchors ? keptSecond : keptFirst
+  const best = keptSecond.anchors > keptFirst.anchors && fits(keptSecond.narration) ? keptSecond : keptFirst
   return { ...closeWith(best.narration), attempts, models } satisfies Narrated
-})
-
-const closeWith = (kept: string) => ({
-  narration: kept.trim() === "" ? NOTHING_ANCHORED : `${kept.trim()} ${LEFT_OUT}`,
-  partial: true
 })
 
 const summed = (attempt: number, measured: ReadonlyArray<AttemptMetrics>): AttemptMetrics => ({

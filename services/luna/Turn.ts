@@ -1,5 +1,5 @@
 import { Effect, Either, Schema } from "effect"
-import { ChangeStage, CONTROL, DeclareLimit, ProposeDecision } from "../../schema/luna/Control.ts"
+import { ChangeStage, CONTROL, DeclareLimit, ProposeDecision, SHOWN_MAX } from "../../schema/luna/Control.ts"
 import type { ModelMessage, ModelToolCall } from "../../schema/luna/Model.ts"
 import type { Outcome, TurnMetrics } from "../../schema/luna/Outcome.ts"
 import type { Stage } from "../../schema/tools/Definition.ts"
@@ -58,7 +58,7 @@ const written = (state: State, call: ModelToolCall, field: string, text: string)
   const others = (reply?.role === "assistant" ? reply.tool_calls ?? [] : [])
     .filter((c) => c.id !== call.id && !answered.has(c.id))
     .map((c) => toolReply(c, problem(`not run: the turn ended with ${call.tool}`)))
-  return { context: [...state.messages, toolReply(call, JSON.stringify({ [field]: text })), ...others], field }
+  return { context: [...state.messages, toolReply(call, JSON.stringify({ [field]: text })), ...others], field, maxLength: SHOWN_MAX }
 }
 
 /** The metrics of a turn that closes by showing these texts: their attempts, and the models that repaired them. */

@@ -151,6 +151,46 @@ layer(LunaBenchTest, { timeout: "120 seconds" })("Luna's loop with the scripted 
       assert.include(asked?.role === "user" ? asked.content : "", "El texto \"summary\"")
     }))
 
+  it.effect("a shown text stays within its 500 characters: a longer repair is not taken, and the left-out sentence goes when it would not fit", () =>
+    Effect.gen(function* () {
+      const propose = (summary: string) =>
+        callsReply(call(CONTROL.decision, { tool: "crm_save", input: { company_ids: ["co_1g7b3x20002x"] }, summary }))
+      // figure-free filler: only its length matters
+      const filler = (n: number) => "Es la empresa más grande de la búsqueda, con sede en la región. ".repeat(n).trim()
+      const long = `Cargar al CRM la de 171 empleados [[ref:r1]]. ${filler(8)}`
+      assert.isAbove(long.length, 500)
+      const tooLong = yield* scriptedTurn(
+        [callsReply(search), propose("Cargar al CRM la de 250 empleados [[ref:r1]]"), textReply(long)],
+        "Carga la más grande al CRM"
+      )
+      assert.deepStrictEqual(tooLong.end.outcome, {
+        kind: "proponer_decision",
+        tool: "crm_save",
+        input: { company_ids: ["co_1g7b3x20002x"] },
+        summary: NOTHING_ANCHORED,
+        partial: true
+      })
+      const asked = tooLong.calls[2]?.request.messages.at(-1)
+      assert.include(asked?.role === "user" ? asked.content : "", "a lo más 500 caracteres")
+
+      // one figure-free sentence of 415 characters: the anchored part fits, with the left-out sentence it would not
+      const sentence = `${`Es la más grande de la búsqueda${" y la más conocida de la región".repeat(14)}`.slice(0, 414).trimEnd()}.`
+      const full = `Cargar al CRM la de 171 empleados [[ref:r1]]. ${sentence} Son 250 personas [[ref:r1]].`
+      assert.isAtMost(full.length, 500)
+      assert.isAbove(`Cargar al CRM la de 171 empleados. ${sentence} ${LEFT_OUT}`.length, 500)
+      const noRoom = yield* scriptedTurn(
+        [callsReply(search), propose(full), textReply("Son 240 personas [[ref:r1]].")],
+        "Carga la más grande al CRM"
+      )
+      const outcome = noRoom.end.outcome
+      const summary = outcome.kind === "proponer_decision" ? outcome.summary : ""
+      assert.isAtMost(summary.length, 500)
+      assert.isTrue(summary.startsWith("Cargar al CRM la de 171 empleados."), summary)
+      assert.notInclude(summary, "250")
+      assert.notInclude(summary, LEFT_OUT)
+      assert.isTrue(outcome.kind === "proponer_decision" && outcome.partial === true)
+    }))
+
   it.effect("a limit's detalle and redirect are anchored: a repair that anchors is taken, one that does not leaves the anchored part, partial", () =>
     Effect.gen(function* () {
       const limit = (detalle: string, redirect_message: string) =>
