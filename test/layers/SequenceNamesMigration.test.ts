@@ -1,26 +1,13 @@
 import { Reactivity } from "@effect/experimental"
-import { NodeContext } from "@effect/platform-node"
-import { SqlClient } from "@effect/sql"
-import { PgClient, PgMigrator } from "@effect/sql-pg"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Record as Rec } from "effect"
-import { migrations } from "../../layers/migrations/index.ts"
+import { Effect } from "effect"
 import { sqlState } from "../../services/Database.ts"
-import { freshDatabase } from "../support/TestDatabase.ts"
-
-const before = Rec.filter(migrations, (_, id) => id < "0024")
+import { databaseBefore } from "../support/MigrateTo.ts"
 
 describe("0024_sequence_names_ignore_case", () => {
   it.scopedLive("names that differ only in case keep the oldest as is and the others get their id; then such a name is refused", () =>
     Effect.gen(function* () {
-      const url = yield* freshDatabase
-      const sql = yield* PgClient.make({ url })
-      const migrate = (record: Readonly<Record<string, (typeof migrations)[keyof typeof migrations]>>) =>
-        PgMigrator.run({ loader: PgMigrator.fromRecord(record) }).pipe(
-          Effect.provideService(SqlClient.SqlClient, sql),
-          Effect.provide(NodeContext.layer)
-        )
-      yield* migrate(before)
+      const { all, sql } = yield* databaseBefore("0024")
       yield* sql.unsafe(`
         INSERT INTO workspaces (id, name, plan) VALUES ('ws_a', 'a', 'free'), ('ws_b', 'b', 'free');
         INSERT INTO mailboxes (id, workspace_id, email, display_name, grant_id, spf, dkim, dmarc, daily_cap, min_spacing_seconds, created_at)
@@ -33,7 +20,7 @@ describe("0024_sequence_names_ignore_case", () => {
                ('sq_3', 'ws_a', 'Q4 PROSPECTS', 'draft', 1, 'mb_a', '{}', 'c3', 'r', '2026-01-03', '2026-01-03'),
                ('sq_4', 'ws_b', 'q4 prospects', 'draft', 1, 'mb_b', '{}', 'c4', 'r', '2026-01-01', '2026-01-01');
       `)
-      yield* migrate(migrations)
+      yield* all
 
       const rows = yield* sql<{ id: string; name: string; content_digest: string }>`
         SELECT id, name, content_digest FROM sequences ORDER BY id`
