@@ -68,13 +68,16 @@ export class Market extends Effect.Service<Market>()("brein/catalog/mercado/Mark
       return { ...row.value, stamp: `${row.value.seed}@${row.value.loaded_at}` } satisfies Dataset
     })
 
-    /** The keyset pages and the capped count of one search. */
+    /**
+     * The keyset pages and the capped count of one search, as of `day` (YYYY-MM-DD): the caller reads
+     * the Clock's day once, so a page and its count judge what depends on the date on the same day.
+     */
     const searcher = <F, Row extends { readonly id: string }>(search: Search<F, Row>) => ({
-      page: Effect.fn("Market.page")(function* (filter: F, at: Position | undefined, limit: number) {
-        return yield* run(search.row, pageQuery(search, filter, yield* today, at, limit))
+      page: Effect.fn("Market.page")(function* (filter: F, day: string, at: Position | undefined, limit: number) {
+        return yield* run(search.row, pageQuery(search, filter, day, at, limit))
       }),
-      count: Effect.fn("Market.count")(function* (filter: F) {
-        return Option.match(yield* one(Count, countQuery(search, filter, yield* today)), { onNone: () => 0, onSome: (r) => r.n })
+      count: Effect.fn("Market.count")(function* (filter: F, day: string) {
+        return Option.match(yield* one(Count, countQuery(search, filter, day)), { onNone: () => 0, onSome: (r) => r.n })
       })
     })
 

@@ -4,6 +4,7 @@ import type { NextAction } from "../../../schema/tools/Response.ts"
 import type { CallInfo } from "../../tools/Tool.ts"
 import { searchIdOf } from "../empresas/SearchCursor.ts"
 import { SealedCursor } from "../SealedCursor.ts"
+import { today } from "./InForce.ts"
 import { Market } from "./Market.ts"
 import type { Search } from "./Query.ts"
 import { type Referenced, Unknown } from "./Unknown.ts"
@@ -36,7 +37,7 @@ export interface PageRequest {
  * A tool's search in sealed pages: the first page counts (up to COUNT_CAP) and the cursor carries the
  * count on, bound to the workspace, the search (tool and filters) and the data set loaded. A supplier or
  * buying unit the filters name (`referenced`) that the data set does not hold is a RecordNotFound, once
- * a data set is known to be loaded.
+ * a data set is known to be loaded. The Clock's day is read once, for the page and its count alike.
  */
 export const paging = <F extends object, Row extends { readonly id: string }>(toolId: string, search: Search<F, Row>) =>
   Effect.fn("Mercado.search")(function* (filter: F, request: PageRequest, ctx: CallInfo, referenced: Referenced = {}) {
@@ -48,9 +49,10 @@ export const paging = <F extends object, Row extends { readonly id: string }>(to
     const expected = { toolId, search: searchId, workspace: ctx.principal.workspaceId, dataset: loaded.stamp }
     const at = request.cursor === undefined ? undefined : yield* cursors.open(request.cursor, expected)
     const { count, page } = market.searcher(search)
+    const day = yield* today
     const [rows, counted] = yield* Effect.all([
-      page(filter, at?.position, request.limit),
-      at === undefined ? count(filter) : Effect.succeed(at.lowerBound ? COUNT_CAP + 1 : at.total)
+      page(filter, day, at?.position, request.limit),
+      at === undefined ? count(filter, day) : Effect.succeed(at.lowerBound ? COUNT_CAP + 1 : at.total)
     ], { concurrency: 2 })
     const shown = rows.slice(0, request.limit)
     const last = rows.length > request.limit ? shown[shown.length - 1] : undefined

@@ -1,9 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
-import { Effect, TestClock } from "effect"
+import { Clock, Effect, TestClock, Tracer } from "effect"
 import { MarketSearchSuppliersOutput } from "../../../../schema/catalog/Mercado.ts"
 import { CountSuppliersOutput } from "../../../../schema/catalog/MercadoAggregates.ts"
 import { MarketSupplier } from "../../../../schema/catalog/MercadoRecords.ts"
+import { paging } from "../../../../services/catalog/mercado/Paging.ts"
+import { suppliers } from "../../../../services/catalog/mercado/Searches.ts"
+import type { CallInfo } from "../../../../services/tools/Tool.ts"
 import { SUITE_NOW } from "../../../support/SuiteClock.ts"
 import { issuePrincipal } from "../../../support/TestLayers.ts"
 import { RFC } from "./Fixtures.ts"
@@ -50,5 +53,51 @@ layer(MercadoTest, { timeout: 120_000 })("has_risk: one meaning, judged on the c
       assert.deepStrictEqual(ids((yield* search({ has_risk: false })).page.suppliers), ["sup_1", "sup_4"])
       assert.deepStrictEqual([yield* count(true), yield* count(false)], [2, 2])
       assert.isFalse((yield* record("sup_4")).has_risk)
+    }))
+})
+
+/** A clock that passes midnight right after its first read: 2030-12-31 once, 2031-01-01 from then on. */
+const midnightAfterFirstRead = () => {
+  let reads = 0
+  const millis = () => (reads++ === 0 ? Date.parse("2030-12-31T23:00:00Z") : Date.parse("2031-01-01T01:00:00Z"))
+  const real = Clock.make()
+  const clock: Clock.Clock = {
+    [Clock.ClockTypeId]: Clock.ClockTypeId,
+    unsafeCurrentTimeMillis: () => real.unsafeCurrentTimeMillis(),
+    currentTimeMillis: Effect.sync(millis),
+    unsafeCurrentTimeNanos: () => real.unsafeCurrentTimeNanos(),
+    currentTimeNanos: real.currentTimeNanos,
+    sleep: (duration) => real.sleep(duration)
+  }
+  return { clock, reads: () => reads }
+}
+
+layer(MercadoTest, { timeout: 120_000 })("has_risk: a search's page and its count judge one day", (it) => {
+  it.effect("a search made across midnight counts what its page shows", () =>
+    Effect.gen(function* () {
+      yield* moreFindings
+      const { principal } = yield* issuePrincipal("paid")
+      const ctx: CallInfo = {
+        surface: "http",
+        principal,
+        requestId: "req_midnight",
+        sessionId: null,
+        annotate: () => Effect.void,
+        progress: () => Effect.void,
+        span: Tracer.externalSpan({ traceId: "0".repeat(32), spanId: "0".repeat(16) })
+      }
+      const { clock, reads } = midnightAfterFirstRead()
+      const search = paging("market_search_suppliers", suppliers)
+      const { head, rows } = yield* search({ words: [], hasRisk: true }, { limit: 25 }, ctx).pipe(Effect.withClock(clock))
+      // sup_4's multa runs through 2030-12-31, the day the search read: its page and its count both hold it
+      assert.deepStrictEqual([ids(rows), head.total], [["sup_2", "sup_3", "sup_4"], 3])
+      assert.strictEqual(reads(), 1)
+      // any later read of the clock is past midnight, when the multa has ended
+      assert.deepStrictEqual(
+        yield* Effect.map(search({ words: [], hasRisk: true }, { limit: 25 }, ctx), ({ head, rows }) => [ids(rows), head.total]).pipe(
+          Effect.withClock(clock)
+        ),
+        [["sup_2", "sup_3"], 2]
+      )
     }))
 })
