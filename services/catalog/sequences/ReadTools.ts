@@ -44,9 +44,8 @@ export const sequencePreview = action({
       const store = yield* SequenceStore
       const unsubscribe = yield* (yield* UnsubscribeLinks).writer()
       const after = input.cursor === undefined ? 0 : Number(input.cursor.slice(1))
-      const rows = yield* store.recipients(record.id, after, input.limit + 1)
+      const [rows, total] = yield* Effect.all([store.recipients(record.id, after, input.limit + 1), store.recipientCount(record.id)])
       const page = rows.slice(0, input.limit)
-      const total = (yield* store.recipients(record.id)).length
       const messages = page.flatMap((r) =>
         chosen.map((step) => {
           const m = renderMessage({ sequenceId: record.id, step, recipient: { id: r.personId, fields: r.fields }, settings, unsubscribe })

@@ -33,6 +33,7 @@ export const RecipientRow = Schema.Struct({
 })
 export type RecipientRow = typeof RecipientRow.Type
 const decodeRecipients = Schema.decodeUnknown(Schema.Array(RecipientRow))
+const decodeCount = Schema.decodeUnknown(Schema.Array(Schema.Struct({ n: Schema.Int })))
 const encodeFields = Schema.encodeSync(Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.String })))
 
 const EMPTY_RECIPIENTS = recipientsDigest([])
@@ -185,6 +186,15 @@ export class SequenceStore extends Effect.Service<SequenceStore>()("brein/catalo
       )
     })
 
+    /** How many recipients the sequence has. */
+    const recipientCount = Effect.fn("SequenceStore.recipientCount")(function* (sequenceId: string) {
+      const [row] = yield* sql`SELECT count(*)::int AS n FROM sequence_recipients WHERE sequence_id = ${sequenceId}`.pipe(
+        Effect.flatMap(decodeCount),
+        Effect.orDie
+      )
+      return row?.n ?? 0
+    })
+
     /** How far the dispatcher got with a version: its enrollments and its sends, counted by state, and the last send. */
     const delivery = Effect.fn("SequenceStore.delivery")(function* (sequenceId: string, version: number) {
       const [counted] = yield* sql`SELECT
@@ -199,6 +209,6 @@ export class SequenceStore extends Effect.Service<SequenceStore>()("brein/catalo
       return counted ?? (yield* Effect.dieMessage("delivery counts returned no row"))
     })
 
-    return { create, find, update, setRecipients, recipients, delivery }
+    return { create, find, update, setRecipients, recipients, recipientCount, delivery }
   })
 }) {}
