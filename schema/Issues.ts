@@ -29,6 +29,8 @@ const redacted = (message: string) => {
 }
 
 const count = (n: number) => n.toLocaleString("en-US")
+/** `n` of a thing, said as a sentence says it: 1 character, 2 characters. */
+const counted = (n: number, noun: string) => `${count(n)} ${n === 1 ? noun : `${noun}s`}`
 
 const parseString = (text: string) => {
   if (!text.startsWith("\"")) return undefined
@@ -83,7 +85,7 @@ const sentence = (message: string): { readonly expected?: string; readonly actua
   const length = LENGTH.exec(expected)
   const text = parseString(actual)
   if (length !== null && text !== undefined) {
-    return { text: `must be ${length[1]} ${count(Number(length[2]))} characters, got ${count(text.length)}` }
+    return { text: `must be ${length[1]} ${counted(Number(length[2]), "character")}, got ${count(text.length)}` }
   }
   return { expected, actual, text: `must be ${expected}, got ${shown(actual)}` }
 }
@@ -127,13 +129,17 @@ const boundMessage = (ast: SchemaAST.Refinement, actual: unknown): string | unde
   if (bounds === undefined) return undefined
   const n = (key: string) => (typeof bounds[key] === "number" ? count(bounds[key]) : undefined)
   if (typeof actual === "string" && n("maxLength") !== undefined) {
-    return `must be at most ${n("maxLength")} characters, got ${count(actual.length)}`
+    return `must be at most ${counted(Number(bounds["maxLength"]), "character")}, got ${count(actual.length)}`
   }
   if (typeof actual === "string" && n("minLength") !== undefined) {
-    return `must be at least ${n("minLength")} characters, got ${count(actual.length)}`
+    return `must be at least ${counted(Number(bounds["minLength"]), "character")}, got ${count(actual.length)}`
   }
-  if (Array.isArray(actual) && n("maxItems") !== undefined) return `must have at most ${n("maxItems")} items, got ${count(actual.length)}`
-  if (Array.isArray(actual) && n("minItems") !== undefined) return `must have at least ${n("minItems")} items, got ${count(actual.length)}`
+  if (Array.isArray(actual) && n("maxItems") !== undefined) {
+    return `must have at most ${counted(Number(bounds["maxItems"]), "item")}, got ${count(actual.length)}`
+  }
+  if (Array.isArray(actual) && n("minItems") !== undefined) {
+    return `must have at least ${counted(Number(bounds["minItems"]), "item")}, got ${count(actual.length)}`
+  }
   if (n("minimum") !== undefined && n("maximum") !== undefined) {
     return `must be between ${n("minimum")} and ${n("maximum")}, got ${describeNumber(actual)}`
   }

@@ -26,6 +26,18 @@ describe("readable issues", () => {
       path: "input.nota",
       message: "must be at most 10 characters, got 12"
     }])
+    const One = Schema.Struct({
+      title: Schema.String.pipe(Schema.minLength(1)),
+      code: Schema.String.pipe(Schema.maxLength(1)),
+      ids: Schema.Array(Schema.String).pipe(Schema.minItems(1)),
+      pick: Schema.Array(Schema.String).pipe(Schema.maxItems(1))
+    })
+    assert.deepStrictEqual(issues(One, { title: "", code: "ab", ids: [], pick: ["a", "b"] }), [
+      { path: "input.title", message: "must be at least 1 character, got 0" },
+      { path: "input.code", message: "must be at most 1 character, got 2" },
+      { path: "input.ids", message: "must have at least 1 item, got 0" },
+      { path: "input.pick", message: "must have at most 1 item, got 2" }
+    ])
     assert.deepStrictEqual(issues(Input, { n: "z".repeat(100_000) }), [{
       path: "input.n",
       message: "must be a number, got a string of 100,000 characters"
