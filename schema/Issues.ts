@@ -128,17 +128,17 @@ const boundMessage = (ast: SchemaAST.Refinement, actual: unknown): string | unde
   const bounds = Option.getOrUndefined(SchemaAST.getJSONSchemaAnnotation(ast)) as Readonly<Record<string, unknown>> | undefined
   if (bounds === undefined) return undefined
   const n = (key: string) => (typeof bounds[key] === "number" ? count(bounds[key]) : undefined)
-  if (typeof actual === "string" && n("maxLength") !== undefined) {
-    return `must be at most ${counted(Number(bounds["maxLength"]), "character")}, got ${count(actual.length)}`
+  /** A bound on a size, with its unit: "1 character", "10 items". */
+  const size = (key: string, noun: string) => (typeof bounds[key] === "number" ? counted(bounds[key], noun) : undefined)
+  if (typeof actual === "string") {
+    const [most, least] = [size("maxLength", "character"), size("minLength", "character")]
+    if (most !== undefined) return `must be at most ${most}, got ${count(actual.length)}`
+    if (least !== undefined) return `must be at least ${least}, got ${count(actual.length)}`
   }
-  if (typeof actual === "string" && n("minLength") !== undefined) {
-    return `must be at least ${counted(Number(bounds["minLength"]), "character")}, got ${count(actual.length)}`
-  }
-  if (Array.isArray(actual) && n("maxItems") !== undefined) {
-    return `must have at most ${counted(Number(bounds["maxItems"]), "item")}, got ${count(actual.length)}`
-  }
-  if (Array.isArray(actual) && n("minItems") !== undefined) {
-    return `must have at least ${counted(Number(bounds["minItems"]), "item")}, got ${count(actual.length)}`
+  if (Array.isArray(actual)) {
+    const [most, least] = [size("maxItems", "item"), size("minItems", "item")]
+    if (most !== undefined) return `must have at most ${most}, got ${count(actual.length)}`
+    if (least !== undefined) return `must have at least ${least}, got ${count(actual.length)}`
   }
   if (n("minimum") !== undefined && n("maximum") !== undefined) {
     return `must be between ${n("minimum")} and ${n("maximum")}, got ${describeNumber(actual)}`
