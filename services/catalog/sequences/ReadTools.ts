@@ -138,7 +138,9 @@ export const sequencePreflight = action({
   handler: (input, ctx) =>
     Effect.gen(function* () {
       const workspaceId = ctx.principal.workspaceId
-      const record = yield* sequenceOf(workspaceId, input.sequence_id)
+      // Locked, as an edit locks it: the version and digests recorded are those of the recipients checked,
+      // and an edit in flight is checked once it has committed.
+      const record = yield* sequenceOf(workspaceId, input.sequence_id, true)
       const mailbox = yield* (yield* Mailboxes).find(workspaceId, record.definition.mailbox_id)
       const recipients = yield* (yield* SequenceStore).recipients(record.id)
       const findings = checkSequence({

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
-import { Effect, Schema } from "effect"
+import { Deferred, Effect, Fiber, Option, Schema } from "effect"
 import { ListSaveOutput } from "../../../../schema/catalog/Empresas.ts"
 import { SequenceDefinition } from "../../../../schema/catalog/Sequences.ts"
 import {
@@ -17,6 +17,7 @@ import { renderMessage } from "../../../../services/catalog/sequences/Render.ts"
 import { SequenceStore } from "../../../../services/catalog/sequences/SequenceStore.ts"
 import { Suppressions } from "../../../../services/catalog/sequences/Suppressions.ts"
 import { UnsubscribeLinks } from "../../../../services/catalog/sequences/UnsubscribeLinks.ts"
+import { waitUntil } from "../../../support/Eventually.ts"
 import { as, call, definitionFor, failure, peopleWithEmail, reveal, Seeded, workspaceWithMailbox } from "./Fixtures.ts"
 
 const created = as(SequenceCreateOutput)
@@ -318,4 +319,71 @@ layer(Seeded, { timeout: 120_000 })("secuencias tools", (it) => {
       const got = as(SequenceGetOutput)(yield* call(principal, "sequence_get", { sequence_id: seq.sequence_id }))
       assert.deepStrictEqual(got.latest_preflight, blocked)
     }))
+})
+
+// Real time: the test waits on PostgreSQL's locks.
+layer(Seeded, { timeout: 120_000, excludeTestServices: true })("secuencias tools beside an edit in flight", (it) => {
+  it.effect("preflight waits for an edit of the recipients in flight and checks the version it leaves", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const { principal, mailbox } = yield* workspaceWithMailbox()
+      const seq = created(yield* call(principal, "sequence_create", definitionFor(mailbox.id)))
+      const people = yield* peopleWithEmail("CL", 4)
+      yield* reveal(principal, people.map((p) => p.id))
+      const setTo = (ids: ReadonlyArray<string>) =>
+        Effect.map(
+          call(principal, "sequence_recipients_set", {
+            sequence_id: seq.sequence_id,
+            person_ids: ids,
+            lawful_basis: "legitimate_interest"
+          }),
+          as(RecipientsSetOutput)
+        )
+      const before = yield* setTo(people.slice(0, 2).map((p) => p.id))
+
+      // Fault injection: this sequence's new recipients wait, mid-edit, for a lock the test holds.
+      const trigger = `pause_recipients_${seq.sequence_id}`
+      yield* sql.unsafe(`CREATE FUNCTION ${trigger}() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF NEW.sequence_id = '${seq.sequence_id}' THEN PERFORM pg_advisory_xact_lock(4242); END IF; RETURN NEW; END $$`)
+      yield* sql.unsafe(`CREATE TRIGGER ${trigger} BEFORE INSERT ON sequence_recipients FOR EACH ROW EXECUTE FUNCTION ${trigger}()`)
+      const release = yield* Deferred.make<void>()
+      // whatever happens, the edit is let go before the trigger is dropped (a drop waits for it)
+      const cleanUp = Effect.zipRight(
+        Deferred.succeed(release, undefined),
+        sql.unsafe(`DROP TRIGGER ${trigger} ON sequence_recipients; DROP FUNCTION ${trigger}()`).pipe(Effect.orDie)
+      )
+      yield* Effect.gen(function* () {
+        const held = yield* Effect.fork(
+          sql.withTransaction(Effect.zipRight(sql`SELECT pg_advisory_xact_lock(4242)`, Deferred.await(release)))
+        )
+        yield* waitUntil(
+          sql`SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242 AND granted`,
+          (rows) => rows.length > 0,
+          {
+            what: "the test's lock"
+          }
+        )
+        const waiting = (event: "advisory" | "a row") =>
+          sql<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
+            AND ${event === "advisory" ? sql`wait_event = 'advisory'` : sql`wait_event <> 'advisory'`}`
+        const edit = yield* Effect.fork(setTo(people.slice(2).map((p) => p.id)))
+        yield* waitUntil(waiting("advisory"), (rows) => rows.length > 0, { what: "the edit waiting mid-way" })
+
+        const preflight = yield* Effect.fork(
+          Effect.map(call(principal, "sequence_preflight", { sequence_id: seq.sequence_id }), as(PreflightResult))
+        )
+        // the preflight reaches the sequence the edit holds and waits there, or (were it not to) answers
+        yield* waitUntil(
+          Effect.zip(waiting("a row"), Fiber.poll(preflight)),
+          ([rows, answered]) => rows.length > 0 || Option.isSome(answered),
+          { what: "the preflight waiting on the edit" }
+        )
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(held)
+        const after = yield* Fiber.join(edit)
+        const checked = yield* Fiber.join(preflight)
+        assert.strictEqual(after.version, before.version + 1)
+        assert.deepStrictEqual([checked.version, checked.recipients_digest], [after.version, after.recipients_digest])
+      }).pipe(Effect.ensuring(cleanUp))
+    }), { timeout: 60_000 })
 })
