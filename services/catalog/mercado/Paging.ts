@@ -37,14 +37,15 @@ export interface PageRequest {
  * A tool's search in sealed pages: the first page counts (up to COUNT_CAP) and the cursor carries the
  * count on, bound to the workspace, the search (tool and filters) and the data set loaded. A supplier or
  * buying unit the filters name (`referenced`) that the data set does not hold is a RecordNotFound, once
- * a data set is known to be loaded. The Clock's day is read once, for the page and its count alike.
+ * a data set is known to be loaded (on the first page: later pages come with the cursor it sealed). The Clock's day is read once, for the page and its count alike.
  */
 export const paging = <F extends object, Row extends { readonly id: string }>(toolId: string, search: Search<F, Row>) =>
   Effect.fn("Mercado.search")(function* (filter: F, request: PageRequest, ctx: CallInfo, referenced: Referenced = {}) {
     const market = yield* Market
     const cursors = yield* SealedCursor
     const loaded = yield* market.dataset()
-    yield* (yield* Unknown).refuse(referenced)
+    // a cursor is sealed to these filters and this data set: their references were looked up on the first page
+    if (request.cursor === undefined) yield* (yield* Unknown).refuse(referenced)
     const searchId = searchIdOf(toolId, filter)
     const expected = { toolId, search: searchId, workspace: ctx.principal.workspaceId, dataset: loaded.stamp }
     const at = request.cursor === undefined ? undefined : yield* cursors.open(request.cursor, expected)

@@ -3,6 +3,7 @@ import { Clock, Effect, Layer, Redacted, TestClock } from "effect"
 import { MarketSearchAwardsOutput, MarketSearchSuppliersOutput } from "../../../../schema/catalog/Mercado.ts"
 import { CursorKey } from "../../../../services/catalog/CursorKey.ts"
 import { SealedCursor } from "../../../../services/catalog/SealedCursor.ts"
+import { finishedSpans, type SpanRecord, spansNamed, SpansTest } from "../../../support/Spans.ts"
 import { LOADED_AT, reloadDataset } from "./Fixtures.ts"
 import { callAs, failure, MercadoTest, principalOf } from "./Support.ts"
 
@@ -95,6 +96,23 @@ layer(MercadoTest, { timeout: 120_000 })("sealed cursors", (it) => {
         Effect.ensuring(Effect.orDie(reloadDataset(LOADED_AT)))
       )
       assert.deepStrictEqual(refusal(stale.error), ["CursorRejected", "stale"])
+    }))
+
+  it.effect("a supplier the filters name is looked up on the first page, not again on the pages its cursor leads to", () =>
+    Effect.gen(function* () {
+      const principal = yield* principalOf
+      const search = (input: object) =>
+        Effect.zip(callAs(MarketSearchAwardsOutput, principal, "market_search_awards", input), finishedSpans).pipe(
+          Effect.provide(SpansTest)
+        )
+      const lookups = (spans: ReadonlyArray<SpanRecord>) => spansNamed(spans, "Unknown.refuse").length
+      const [first, firstSpans] = yield* search({ supplier_id: "sup_1", limit: 1 })
+      assert.strictEqual(lookups(firstSpans), 1)
+      assert.isNotNull(first.page.cursor)
+      const [next, nextSpans] = yield* search({ supplier_id: "sup_1", limit: 1, cursor: first.page.cursor })
+      assert.strictEqual(lookups(nextSpans), 0)
+      assert.strictEqual(next.page.total, first.page.total)
+      assert.notDeepEqual(next.page.awards.map((a) => a.id), first.page.awards.map((a) => a.id))
     }))
 })
 
