@@ -10,6 +10,11 @@ import ts from "typescript"
 // Combinators and per-call helpers where a span would cost more than it tells.
 const EXCUSED = new Map([
   ["services/Database.ts retryTransient", "a combinator over the caller's effect, which carries its own span"],
+  ["services/Database.ts readSnapshot", "a combinator over the caller's reads, generic in them; it opens its span (Database.readSnapshot)"],
+  [
+    "services/catalog/sequences/SequenceStore.ts snapshot",
+    "a combinator over the caller's reads; its transaction has a span (Database.readSnapshot)"
+  ],
   ["services/Ids.ts newId", "one random id, made on every call and row"],
   ["services/Crypto.ts newSecret", "one random secret"],
   ["services/sync/CacheWriter.ts upsertWithHistory", "prepares the rows for its write, which has the span (CacheWriter.upsertWithHistory)"],

@@ -1,3 +1,4 @@
+import { SqlClient, SqlError } from "@effect/sql"
 import { Cause, Effect, Option, type Schedule } from "effect"
 
 const TRANSIENT_CODES = new Set(["57P01", "57P02", "57P03", "40001", "40P01", "53300"])
@@ -58,3 +59,16 @@ export const retryTransient = <A, R, Out, RS>(effect: Effect.Effect<A, never, R>
     Effect.retry(schedule),
     Effect.catchAll((e) => Effect.die(e.defect))
   )
+
+/**
+ * Runs `effect` in one REPEATABLE READ, READ ONLY transaction, so that its statements all read the
+ * database as it was at the first of them (an edit committing between two of them is not half seen).
+ * Inside a caller's transaction it runs there as it is: that transaction already chose its view.
+ */
+export const readSnapshot = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (outer) =>
+    Option.isSome(outer)
+      ? effect
+      : sql.withTransaction(Effect.zipRight(sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY`.pipe(Effect.orDie), effect))
+        .pipe(Effect.catchAll((error) => error instanceof SqlError.SqlError ? Effect.die(error) : Effect.fail(error))))
+    .pipe(Effect.withSpan("Database.readSnapshot"))

@@ -30,58 +30,59 @@ export const sequencePreview = action({
   hints: reads,
   input: SequencePreviewInput,
   output: SequencePreviewOutput,
+  // On one snapshot: the page's recipients and total are those of the version it names, even beside an edit.
   handler: (input, ctx) =>
-    Effect.gen(function* () {
-      const record = yield* sequenceOf(ctx.principal.workspaceId, input.sequence_id)
-      const { steps, settings } = record.definition
-      const chosen = input.step_id === undefined ? steps : steps.filter((s) => s.id === input.step_id)
-      if (chosen.length === 0) {
-        return yield* InvalidInput.of([{
-          path: "input.step_id",
-          message: `the sequence has no step ${input.step_id}: ${steps.map((s) => s.id).join(", ")}`
-        }])
-      }
-      const store = yield* SequenceStore
-      const unsubscribe = yield* (yield* UnsubscribeLinks).writer()
-      const after = input.cursor === undefined ? 0 : Number(input.cursor.slice(1))
-      const [rows, total] = yield* Effect.all([store.recipients(record.id, after, input.limit + 1), store.recipientCount(record.id)])
-      const page = rows.slice(0, input.limit)
-      const messages = page.flatMap((r) =>
-        chosen.map((step) => {
-          const m = renderMessage({ sequenceId: record.id, step, recipient: { id: r.personId, fields: r.fields }, settings, unsubscribe })
-          return {
-            step_id: step.id,
-            step: steps.indexOf(step) + 1,
-            variant: m.variant,
-            recipient_id: r.personId,
-            email: r.email,
-            sendable: sendable(r),
-            suppressed_reason: r.suppressedReason,
-            subject: m.subject,
-            body: m.body,
-            length: m.body.length,
-            links: m.links,
-            missing: m.missing,
-            unresolved: m.unresolved,
-            empty_subject: m.subject === ""
-          }
-        })
-      )
-      const last = rows.length > input.limit ? page[page.length - 1]?.position : undefined
-      return {
-        sequence_id: record.id,
-        ref: `sequence:${record.id}@v${record.version}`,
-        version: record.version,
-        content_digest: record.contentDigest,
-        recipients_digest: record.recipientsDigest,
-        total_recipients: total,
-        messages,
-        with_missing: messages.filter((m) => m.missing.length > 0).length,
-        with_unresolved: messages.filter((m) => m.unresolved.length > 0).length,
-        empty_subjects: messages.filter((m) => m.empty_subject).length,
-        cursor: last === undefined ? null : `p${last}`
-      }
-    })
+    Effect.flatMap(SequenceStore, (store) =>
+      store.snapshot(Effect.gen(function* () {
+        const record = yield* sequenceOf(ctx.principal.workspaceId, input.sequence_id)
+        const { steps, settings } = record.definition
+        const chosen = input.step_id === undefined ? steps : steps.filter((s) => s.id === input.step_id)
+        if (chosen.length === 0) {
+          return yield* InvalidInput.of([{
+            path: "input.step_id",
+            message: `the sequence has no step ${input.step_id}: ${steps.map((s) => s.id).join(", ")}`
+          }])
+        }
+        const unsubscribe = yield* (yield* UnsubscribeLinks).writer()
+        const after = input.cursor === undefined ? 0 : Number(input.cursor.slice(1))
+        const [rows, total] = yield* Effect.all([store.recipients(record.id, after, input.limit + 1), store.recipientCount(record.id)])
+        const page = rows.slice(0, input.limit)
+        const messages = page.flatMap((r) =>
+          chosen.map((step) => {
+            const m = renderMessage({ sequenceId: record.id, step, recipient: { id: r.personId, fields: r.fields }, settings, unsubscribe })
+            return {
+              step_id: step.id,
+              step: steps.indexOf(step) + 1,
+              variant: m.variant,
+              recipient_id: r.personId,
+              email: r.email,
+              sendable: sendable(r),
+              suppressed_reason: r.suppressedReason,
+              subject: m.subject,
+              body: m.body,
+              length: m.body.length,
+              links: m.links,
+              missing: m.missing,
+              unresolved: m.unresolved,
+              empty_subject: m.subject === ""
+            }
+          })
+        )
+        const last = rows.length > input.limit ? page[page.length - 1]?.position : undefined
+        return {
+          sequence_id: record.id,
+          ref: `sequence:${record.id}@v${record.version}`,
+          version: record.version,
+          content_digest: record.contentDigest,
+          recipients_digest: record.recipientsDigest,
+          total_recipients: total,
+          messages,
+          with_missing: messages.filter((m) => m.missing.length > 0).length,
+          with_unresolved: messages.filter((m) => m.unresolved.length > 0).length,
+          empty_subjects: messages.filter((m) => m.empty_subject).length,
+          cursor: last === undefined ? null : `p${last}`
+        }
+      })))
 })
 
 export const sequenceGet = action({
@@ -94,35 +95,36 @@ export const sequenceGet = action({
   hints: reads,
   input: SequenceGetInput,
   output: SequenceGetOutput,
+  // On one snapshot: the recipients summary and the delivery are those of the version it names, even beside an edit.
   handler: (input, ctx) =>
-    Effect.gen(function* () {
-      const record = yield* sequenceOf(ctx.principal.workspaceId, input.sequence_id)
-      const mailbox = yield* mailboxOf(ctx.principal.workspaceId, record.definition.mailbox_id)
-      const store = yield* SequenceStore
-      const recipients = yield* store.recipients(record.id)
-      const latest = yield* (yield* Preflights).latest(record.id)
-      const delivery = yield* store.delivery(record.id, record.version)
-      return {
-        sequence_id: record.id,
-        ref: `sequence:${record.id}@v${record.version}`,
-        status: record.status,
-        version: record.version,
-        content_digest: record.contentDigest,
-        recipients_digest: record.recipientsDigest,
-        definition: record.definition,
-        mailbox: { id: mailbox.id, email: mailbox.email, display_name: mailbox.displayName },
-        recipients: countRecipients(recipients),
-        latest_preflight: Option.getOrNull(latest),
-        delivery: {
-          enrollments: delivery.enrollments,
-          sends: delivery.sends,
-          last_sent_at: delivery.lastSentAt?.toISOString() ?? null
-        },
-        created_at: record.createdAt.toISOString(),
-        updated_at: record.updatedAt.toISOString(),
-        activated_at: record.activatedAt?.toISOString() ?? null
-      }
-    })
+    Effect.flatMap(SequenceStore, (store) =>
+      store.snapshot(Effect.gen(function* () {
+        const record = yield* sequenceOf(ctx.principal.workspaceId, input.sequence_id)
+        const mailbox = yield* mailboxOf(ctx.principal.workspaceId, record.definition.mailbox_id)
+        const recipients = yield* store.recipients(record.id)
+        const latest = yield* (yield* Preflights).latest(record.id)
+        const delivery = yield* store.delivery(record.id, record.version)
+        return {
+          sequence_id: record.id,
+          ref: `sequence:${record.id}@v${record.version}`,
+          status: record.status,
+          version: record.version,
+          content_digest: record.contentDigest,
+          recipients_digest: record.recipientsDigest,
+          definition: record.definition,
+          mailbox: { id: mailbox.id, email: mailbox.email, display_name: mailbox.displayName },
+          recipients: countRecipients(recipients),
+          latest_preflight: Option.getOrNull(latest),
+          delivery: {
+            enrollments: delivery.enrollments,
+            sends: delivery.sends,
+            last_sent_at: delivery.lastSentAt?.toISOString() ?? null
+          },
+          created_at: record.createdAt.toISOString(),
+          updated_at: record.updatedAt.toISOString(),
+          activated_at: record.activatedAt?.toISOString() ?? null
+        }
+      })))
 })
 
 export const sequencePreflight = action({

@@ -2,7 +2,7 @@ import { SqlClient, type SqlError } from "@effect/sql"
 import { DateTime, Effect, Option, Schema } from "effect"
 import { SequenceConflict } from "../../../schema/catalog/SequenceErrors.ts"
 import { SequenceDefinition, SequenceStatus, SuppressionReason } from "../../../schema/catalog/Sequences.ts"
-import { sqlState } from "../../Database.ts"
+import { readSnapshot, sqlState } from "../../Database.ts"
 import { newId } from "../../Ids.ts"
 import { contentDigest, definitionText, type DigestedRecipient, recipientsDigest } from "./Digest.ts"
 
@@ -209,6 +209,9 @@ export class SequenceStore extends Effect.Service<SequenceStore>()("brein/catalo
       return counted ?? (yield* Effect.dieMessage("delivery counts returned no row"))
     })
 
-    return { create, find, update, setRecipients, recipients, recipientCount, delivery }
+    /** Runs reads of a sequence and its recipients on one snapshot: a page is of one version (Database.readSnapshot). */
+    const snapshot = <A, E, R>(reads: Effect.Effect<A, E, R>) => readSnapshot(sql, reads)
+
+    return { create, find, update, setRecipients, recipients, recipientCount, delivery, snapshot }
   })
 }) {}

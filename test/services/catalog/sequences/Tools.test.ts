@@ -386,4 +386,63 @@ layer(Seeded, { timeout: 120_000, excludeTestServices: true })("secuencias tools
         assert.deepStrictEqual([checked.version, checked.recipients_digest], [after.version, after.recipients_digest])
       }).pipe(Effect.ensuring(cleanUp))
     }), { timeout: 60_000 })
+
+  it.effect("preview and get read one version: an edit committing between their reads is not half seen", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const { principal, mailbox } = yield* workspaceWithMailbox()
+      const people = yield* peopleWithEmail("CL", 3)
+      const withRecipients = (name: string) =>
+        Effect.gen(function* () {
+          const seq = created(yield* call(principal, "sequence_create", definitionFor(mailbox.id, name)))
+          return as(RecipientsSetOutput)(
+            yield* call(principal, "sequence_recipients_set", { sequence_id: seq.sequence_id, person_ids: people.map((p) => p.id) })
+          )
+        })
+      // Fault injection: the read's recipients wait for a lock the test holds; meanwhile an edit, made in the
+      // lock's transaction, commits the next version without the last two recipients.
+      const besideAnEdit = <A, E, R>(sequenceId: string, read: Effect.Effect<A, E, R>) =>
+        Effect.gen(function* () {
+          const locked = yield* Deferred.make<void>()
+          const release = yield* Deferred.make<void>()
+          const edit = yield* Effect.fork(sql.withTransaction(Effect.gen(function* () {
+            yield* sql`LOCK TABLE sequence_recipients IN ACCESS EXCLUSIVE MODE`
+            yield* Deferred.succeed(locked, undefined)
+            yield* Deferred.await(release)
+            yield* sql`UPDATE sequences SET version = version + 1 WHERE id = ${sequenceId}`
+            yield* sql`DELETE FROM sequence_recipients WHERE sequence_id = ${sequenceId} AND position > 1`
+          })))
+          yield* Deferred.await(locked)
+          const reading = yield* Effect.fork(read)
+          // the read waits at its recipients (after it read the sequence), or (were it not to) answers
+          const waiting = sql<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE datname = current_database()
+            AND wait_event_type = 'Lock' AND query LIKE 'SELECT position, person_id%'`
+          yield* waitUntil(
+            Effect.zip(waiting, Fiber.poll(reading)),
+            ([rows, answered]) => rows.length > 0 || Option.isSome(answered),
+            { what: "the read waiting for the recipients" }
+          ).pipe(Effect.ensuring(Deferred.succeed(release, undefined)))
+          yield* Fiber.join(edit)
+          return yield* Fiber.join(reading)
+        })
+
+      const previewed = yield* withRecipients("Vista durante una edición")
+      const page = as(SequencePreviewOutput)(
+        yield* besideAnEdit(previewed.sequence_id, call(principal, "sequence_preview", { sequence_id: previewed.sequence_id }))
+      )
+      assert.deepStrictEqual([page.version, page.recipients_digest], [previewed.version, previewed.recipients_digest])
+      assert.strictEqual(page.total_recipients, 3, "the total of the version the page names")
+      assert.deepStrictEqual(
+        [...new Set(page.messages.map((m) => m.recipient_id))],
+        people.map((p) => p.id),
+        "the recipients of the version the page names"
+      )
+
+      const got = yield* withRecipients("Ficha durante una edición")
+      const sheet = as(SequenceGetOutput)(
+        yield* besideAnEdit(got.sequence_id, call(principal, "sequence_get", { sequence_id: got.sequence_id }))
+      )
+      assert.deepStrictEqual([sheet.version, sheet.recipients_digest], [got.version, got.recipients_digest])
+      assert.strictEqual(sheet.recipients.total, 3, "the recipients of the version the sheet names")
+    }), { timeout: 60_000 })
 })
