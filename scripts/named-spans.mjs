@@ -12,6 +12,10 @@ const EXCUSED = new Map([
   ["services/Database.ts retryTransient", "a combinator over the caller's effect, which carries its own span"],
   ["services/Database.ts readSnapshot", "a combinator over the caller's reads, generic in them; it opens its span (Database.readSnapshot)"],
   [
+    "services/catalog/empresas/Lists.ts snapshot",
+    "a combinator over the caller's reads; its transaction has a span (Database.readSnapshot)"
+  ],
+  [
     "services/catalog/sequences/SequenceStore.ts snapshot",
     "a combinator over the caller's reads; its transaction has a span (Database.readSnapshot)"
   ],

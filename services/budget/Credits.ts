@@ -6,6 +6,7 @@ import { IdempotencyConflict, InsufficientCredits, QuoteRefused } from "../../sc
 import type { Principal } from "../../schema/Principal.ts"
 import type { Plan } from "../../schema/tools/Definition.ts"
 import { randomToken, sha256 } from "../Crypto.ts"
+import { readSnapshot } from "../Database.ts"
 import { newId } from "../Ids.ts"
 
 export const QUOTE_LIFETIME_MS = 10 * 60_000
@@ -90,13 +91,16 @@ export class Credits extends Effect.Service<Credits>()("brein/budget/Credits", {
         SELECT ${workspaceId}, ${at}, 'opening', balance, balance, ${`opening balance of the ${plan} plan`} FROM opened`.pipe(Effect.orDie)
     })
 
-    const balance = Effect.fn("Credits.balance")(function* (principal: Principal) {
-      yield* open(principal.workspaceId, principal.plan)
-      const [row] = yield* sql`SELECT balance FROM credit_accounts WHERE workspace_id = ${principal.workspaceId}`.pipe(
+    const balanceOf = (workspaceId: string) =>
+      sql`SELECT balance FROM credit_accounts WHERE workspace_id = ${workspaceId}`.pipe(
         Effect.flatMap(decodeBalance),
+        Effect.map(([row]) => row?.balance ?? 0),
         Effect.orDie
       )
-      return row?.balance ?? 0
+
+    const balance = Effect.fn("Credits.balance")(function* (principal: Principal) {
+      yield* open(principal.workspaceId, principal.plan)
+      return yield* balanceOf(principal.workspaceId)
     })
 
     /** Adds credits with a ledger row that says why; answers the new balance. */
@@ -229,15 +233,21 @@ export class Credits extends Effect.Service<Credits>()("brein/budget/Credits", {
       }
     )
 
-    const usage = Effect.fn("Credits.usage")(function* (principal: Principal, recent: number) {
-      const current = yield* balance(principal)
-      const [totals] = yield* sql`SELECT coalesce(sum(delta) FILTER (WHERE kind <> 'charge'), 0) AS granted,
+    const totalsOf = (workspaceId: string) =>
+      sql`SELECT coalesce(sum(delta) FILTER (WHERE kind <> 'charge'), 0) AS granted,
           coalesce(-sum(delta) FILTER (WHERE kind = 'charge'), 0) AS spent, count(*) FILTER (WHERE kind = 'charge') AS charges
-        FROM credit_ledger WHERE workspace_id = ${principal.workspaceId}`.pipe(Effect.flatMap(decodeTotals), Effect.orDie)
-      const rows = yield* sql`SELECT id::text AS id, at, kind, delta, balance_after, reason, tool_id FROM credit_ledger
-        WHERE workspace_id = ${principal.workspaceId} ORDER BY credit_ledger.id DESC LIMIT ${recent}`.pipe(
-        Effect.flatMap(decodeLedger),
-        Effect.orDie
+        FROM credit_ledger WHERE workspace_id = ${workspaceId}`.pipe(Effect.flatMap(decodeTotals), Effect.map(([row]) => row), Effect.orDie)
+    const recentOf = (workspaceId: string, recent: number) =>
+      sql`SELECT id::text AS id, at, kind, delta, balance_after, reason, tool_id FROM credit_ledger
+        WHERE workspace_id = ${workspaceId} ORDER BY credit_ledger.id DESC LIMIT ${recent}`.pipe(Effect.flatMap(decodeLedger), Effect.orDie)
+
+    // The balance, the totals and the recent entries on one snapshot, so that they agree even while a charge commits.
+    const usage = Effect.fn("Credits.usage")(function* (principal: Principal, recent: number) {
+      const workspaceId = principal.workspaceId
+      yield* open(workspaceId, principal.plan)
+      const [current, totals, rows] = yield* readSnapshot(
+        sql,
+        Effect.all([balanceOf(workspaceId), totalsOf(workspaceId), recentOf(workspaceId, recent)])
       )
       const charges = totals?.charges ?? 0
       const spent = totals?.spent ?? 0

@@ -57,45 +57,52 @@ export const listGet = action({
   hints: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   input: ListGetInput,
   output: ListGetOutput,
+  // On one snapshot, so that a page's items are of the version its ref, kind and total describe; its cursor
+  // is of that version, and refused once the list is saved again (its pages would mix two versions).
   handler: (input, ctx) =>
-    Effect.gen(function* () {
-      const lists = yield* Lists
-      const by = input.list_id === undefined ? { name: input.name ?? "" } : { id: input.list_id }
-      const found = yield* lists.find(ctx.principal.workspaceId, by)
-      if (Option.isNone(found)) {
-        return yield* RecordNotFound.of("list", [input.list_id ?? input.name ?? ""], {
-          hint: "Lists belong to a workspace: this one has no list by that name or id. Save one with list_save."
-        })
-      }
-      const list = found.value
-      const at = yield* readCursor(input.cursor, list.id)
-      const rows = yield* lists.items(list.id, at === undefined ? 0 : Number(at.a), input.limit)
-      const page = rows.slice(0, input.limit)
-      const directory = yield* Directory
-      const ids = page.map((r) => r.itemId)
-      const companies = list.kind === "companies" ? yield* directory.companiesById(ids) : new Map<string, CompanySummary>()
-      const people = list.kind === "people" ? yield* directory.peopleById(ids) : new Map<string, PersonSummary>()
-      const items = page.map((r) => {
-        const company = companies.get(r.itemId)
-        const person = people.get(r.itemId)
-        return {
-          position: r.position,
-          id: r.itemId,
-          found: company !== undefined || person !== undefined,
-          ...(company === undefined ? {} : { company }),
-          ...(person === undefined ? {} : { person })
+    Effect.flatMap(Lists, (lists) =>
+      lists.snapshot(Effect.gen(function* () {
+        const by = input.list_id === undefined ? { name: input.name ?? "" } : { id: input.list_id }
+        const found = yield* lists.find(ctx.principal.workspaceId, by)
+        if (Option.isNone(found)) {
+          return yield* RecordNotFound.of("list", [input.list_id ?? input.name ?? ""], {
+            hint: "Lists belong to a workspace: this one has no list by that name or id. Save one with list_save."
+          })
         }
-      })
-      const last = rows.length > input.limit ? page[page.length - 1]?.position : undefined
-      return {
-        list_id: list.id,
-        ref: `list:${list.id}@${list.updatedAt.toISOString()}`,
-        name: list.name,
-        kind: list.kind,
-        total: list.total,
-        updated_at: list.updatedAt.toISOString(),
-        items,
-        cursor: last === undefined ? null : encodeCursor({ s: list.id, a: last, t: list.total, l: false })
-      }
-    })
+        const list = found.value
+        const version = `list:${list.id}@${list.updatedAt.toISOString()}`
+        const at = yield* readCursor(
+          input.cursor,
+          version,
+          "this cursor is of another list, or of this list before it was saved again: read the list from its first page (no cursor)"
+        )
+        const rows = yield* lists.items(list.id, at === undefined ? 0 : Number(at.a), input.limit)
+        const page = rows.slice(0, input.limit)
+        const directory = yield* Directory
+        const ids = page.map((r) => r.itemId)
+        const companies = list.kind === "companies" ? yield* directory.companiesById(ids) : new Map<string, CompanySummary>()
+        const people = list.kind === "people" ? yield* directory.peopleById(ids) : new Map<string, PersonSummary>()
+        const items = page.map((r) => {
+          const company = companies.get(r.itemId)
+          const person = people.get(r.itemId)
+          return {
+            position: r.position,
+            id: r.itemId,
+            found: company !== undefined || person !== undefined,
+            ...(company === undefined ? {} : { company }),
+            ...(person === undefined ? {} : { person })
+          }
+        })
+        const last = rows.length > input.limit ? page[page.length - 1]?.position : undefined
+        return {
+          list_id: list.id,
+          ref: version,
+          name: list.name,
+          kind: list.kind,
+          total: list.total,
+          updated_at: list.updatedAt.toISOString(),
+          items,
+          cursor: last === undefined ? null : encodeCursor({ s: version, a: last, t: list.total, l: false })
+        }
+      })))
 })

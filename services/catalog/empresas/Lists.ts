@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { DateTime, Effect, Option, Schema } from "effect"
 import type { ListKind } from "../../../schema/catalog/Directory.ts"
+import { readSnapshot } from "../../Database.ts"
 import { newId } from "../../Ids.ts"
 
 const ListRow = Schema.Struct({
@@ -65,6 +66,9 @@ export class Lists extends Effect.Service<Lists>()("brein/catalog/empresas/Lists
         )
     })
 
-    return { save, find, items }
+    /** Runs reads of a list and its items on one snapshot: a page is of one version (Database.readSnapshot). */
+    const snapshot = <A, E, R>(reads: Effect.Effect<A, E, R>) => readSnapshot(sql, reads)
+
+    return { save, find, items, snapshot }
   })
 }) {}

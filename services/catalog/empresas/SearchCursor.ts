@@ -20,16 +20,18 @@ export const encodeCursor = (position: Position) => Buffer.from(JSON.stringify(p
 const badCursor = (message: string) =>
   new InvalidInput({ message: `input.cursor: ${message}`, issues: [{ path: "input.cursor", message }] })
 
-/** The position a cursor holds, when it was made by the same search (`searchId`). */
-export const readCursor = Effect.fn("Empresas.readCursor")(function* (cursor: string | undefined, searchId: string) {
-  if (cursor === undefined) return undefined
-  const decoded = decodePosition(Buffer.from(cursor, "base64url").toString("utf8"))
-  if (Either.isLeft(decoded)) return yield* badCursor("not a cursor of this tool")
-  if (decoded.right.s !== searchId) {
-    return yield* badCursor("this cursor belongs to another search: send the same filters as its first page")
+const ANOTHER_SEARCH = "this cursor belongs to another search: send the same filters as its first page"
+
+/** The position a cursor holds, when it was made by the same search (`searchId`); `another` says why one that was not is refused. */
+export const readCursor = Effect.fn("Empresas.readCursor")(
+  function* (cursor: string | undefined, searchId: string, another: string = ANOTHER_SEARCH) {
+    if (cursor === undefined) return undefined
+    const decoded = decodePosition(Buffer.from(cursor, "base64url").toString("utf8"))
+    if (Either.isLeft(decoded)) return yield* badCursor("not a cursor of this tool")
+    if (decoded.right.s !== searchId) return yield* badCursor(another)
+    return decoded.right
   }
-  return decoded.right
-})
+)
 
 // The directory has no load stamp: a cursor's position is an id, still a valid keyset start after a reload.
 const DIRECTORY = "directory"

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Schema, TestClock } from "effect"
 import {
   CompaniesSearchOutput,
   Company,
@@ -205,6 +205,26 @@ layer(Seeded, { timeout: 120_000 })("empresas tools", (it) => {
       assert.deepStrictEqual([again.list_id, again.replaced, again.items], [saved.list_id, true, 3])
       const replaced = as(ListGetOutput)(yield* call(principal, "list_get", { name: "Objetivos" }))
       assert.deepStrictEqual(replaced.items.map((i) => i.id), ids.slice(0, 3).reverse())
+    }))
+
+  it.effect("a list_get cursor is of the version it was made on: once the list is saved again it is refused", () =>
+    Effect.gen(function* () {
+      const principal = yield* principalOf()
+      const ids = as(CompaniesSearchOutput)(yield* call(principal, "companies_search", { country: "CL", limit: 30 })).companies.map((c) =>
+        c.id
+      )
+      yield* call(principal, "list_save", { name: "Cambiante", kind: "companies", ids })
+      const first = as(ListGetOutput)(yield* call(principal, "list_get", { name: "Cambiante", limit: 20 }))
+      assert.isNotNull(first.cursor)
+      yield* TestClock.adjust("1 second")
+      yield* call(principal, "list_save", { name: "Cambiante", kind: "companies", ids: [...ids].reverse() })
+      const stale = yield* failure(principal, "list_get", { name: "Cambiante", limit: 20, cursor: first.cursor })
+      assert.deepStrictEqual([stale.tag, stale.paths], ["InvalidInput", ["input.cursor"]])
+      assert.include(stale.message, "saved again")
+      const fresh = as(ListGetOutput)(yield* call(principal, "list_get", { name: "Cambiante", limit: 20 }))
+      assert.notStrictEqual(fresh.ref, first.ref)
+      const rest = as(ListGetOutput)(yield* call(principal, "list_get", { name: "Cambiante", limit: 20, cursor: fresh.cursor }))
+      assert.deepStrictEqual([...fresh.items, ...rest.items].map((i) => i.id), [...ids].reverse())
     }))
 
   it.effect("list_save is all or nothing: an unknown id fails the call and the previous list stays", () =>
