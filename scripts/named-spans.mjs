@@ -11,14 +11,12 @@ import ts from "typescript"
 const EXCUSED = new Map([
   ["services/Database.ts retryTransient", "a combinator over the caller's effect, which carries its own span"],
   ["services/Database.ts readSnapshot", "a combinator over the caller's reads, generic in them; it opens its span (Database.readSnapshot)"],
-  [
-    "services/catalog/empresas/Lists.ts snapshot",
-    "a combinator over the caller's reads; its transaction has a span (Database.readSnapshot)"
-  ],
-  [
-    "services/catalog/sequences/SequenceStore.ts snapshot",
-    "a combinator over the caller's reads; its transaction has a span (Database.readSnapshot)"
-  ],
+  ...[
+    "services/catalog/empresas/Lists.ts",
+    "services/catalog/sequences/SequenceStore.ts",
+    "services/connectors/banco/BancoCache.ts",
+    "services/connectors/sii/RcvCache.ts"
+  ].map((file) => [`${file} snapshot`, "a combinator over the caller's reads; its transaction has a span (Database.readSnapshot)"]),
   ["services/Ids.ts newId", "one random id, made on every call and row"],
   ["services/Crypto.ts newSecret", "one random secret"],
   ["services/sync/CacheWriter.ts upsertWithHistory", "prepares the rows for its write, which has the span (CacheWriter.upsertWithHistory)"],

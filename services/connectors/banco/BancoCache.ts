@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { Account, AccountId, AccountType, Movement, MovementId } from "../../../schema/upstream/Banco.ts"
 import { Fecha } from "../../../schema/upstream/Fecha.ts"
+import { readSnapshot } from "../../Database.ts"
 import { decodeHistory } from "../../sync/CacheHistory.ts"
 import { isoText, latestStatusJoins, STATUS_COLUMNS, StatusColumns, statusOf, statusOfRow } from "../../sync/Coverage.ts"
 import { scopeKeyOf } from "../../sync/SyncJobs.ts"
@@ -134,6 +135,9 @@ export class BancoCache extends Effect.Service<BancoCache>()("brein/connectors/b
               ORDER BY natural_key, version`.pipe(Effect.flatMap(decodeHistory), Effect.orDie)
     })
 
-    return { cuentas, cuentasWithStatus, movimientos, history }
+    /** Runs a page's read and its history's on one snapshot (Database.readSnapshot). */
+    const snapshot = <A, E, R>(reads: Effect.Effect<A, E, R>) => readSnapshot(sql, reads)
+
+    return { cuentas, cuentasWithStatus, movimientos, history, snapshot }
   })
 }) {}

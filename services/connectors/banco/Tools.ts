@@ -138,7 +138,7 @@ export const movimientosConsultar = connectedAction({
       const connectionId = ctx.connectionId
       const after = yield* decodeCursor(input.cursor)
       const periodos = periodosBetween(input.desde, input.hasta)
-      const { rows, missing, underWay, sincronizacion, sincronizacionEnCurso: enCurso } = yield* cache.movimientos({
+      const read = cache.movimientos({
         connectionId,
         desde: input.desde,
         hasta: input.hasta,
@@ -146,8 +146,20 @@ export const movimientosConsultar = connectedAction({
         after,
         limit: input.limit
       }, periodos)
+      // With its history, the page and the earlier versions are read on one snapshot: a sync committing
+      // between them would show a version both as current and as ended.
+      const withHistory = Effect.flatMap(read, (found) =>
+        Effect.map(
+          cache.history(
+            connectionId,
+            found.rows.slice(0, input.limit).map((r) => r.movementId)
+          ),
+          (h) => [found, h] as const
+        ))
+      const [{ rows, missing, underWay, sincronizacion, sincronizacionEnCurso: enCurso }, history] = yield* (input.incluirHistorial
+        ? cache.snapshot(withHistory)
+        : Effect.map(read, (found) => [found, []] as const))
       const page = rows.slice(0, input.limit)
-      const history = input.incluirHistorial ? yield* cache.history(connectionId, page.map((r) => r.movementId)) : []
       if (missing.length > 0) yield* notSynced(ctx, missing, underWay)
       if (input.cuenta !== undefined && page.length === 0 && missing.length < periodos.length) {
         const cuentas = yield* cache.cuentas(connectionId)

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import type { Perspectiva } from "../../../schema/upstream/Rcv.ts"
+import { readSnapshot } from "../../Database.ts"
 import { decodeHistory } from "../../sync/CacheHistory.ts"
 import { type ScopeStatus, STATUS_COLUMNS, statusJoins, statusOfRow } from "../../sync/Coverage.ts"
 import { RcvResource } from "./RcvResource.ts"
@@ -155,6 +156,9 @@ export class RcvCache extends Effect.Service<RcvCache>()("brein/connectors/sii/R
       return { tipos, ...status } satisfies RcvSummary
     })
 
-    return { page, history, summary }
+    /** Runs a page's read and its history's on one snapshot (Database.readSnapshot). */
+    const snapshot = <A, E, R>(reads: Effect.Effect<A, E, R>) => readSnapshot(sql, reads)
+
+    return { page, history, summary, snapshot }
   })
 }) {}

@@ -82,7 +82,7 @@ export const rcvConsultar = connectedAction({
           })
         )
       )
-      const page = yield* cache.page({
+      const read = cache.page({
         connectionId,
         periodo: input.periodo,
         perspectiva: input.perspectiva,
@@ -90,9 +90,13 @@ export const rcvConsultar = connectedAction({
         limit: input.limit,
         ...pick(input)
       })
+      // With its history, the page and the earlier versions are read on one snapshot: a sync committing
+      // between them would show a version both as current and as ended.
+      const [page, history] = yield* (input.incluirHistorial
+        ? cache.snapshot(Effect.flatMap(read, (page) => Effect.map(cache.history(connectionId, page.keys), (h) => [page, h] as const)))
+        : Effect.map(read, (page) => [page, []] as const))
       const status = { sincronizacion: page.sincronizacion, sincronizacionEnCurso: page.sincronizacionEnCurso }
       if (input.incluirHistorial) {
-        const history = yield* cache.history(connectionId, page.keys)
         page.documentos.forEach((doc, i) => {
           Object.assign(doc, {
             historial: history.filter((h) => h.naturalKey === page.keys[i]).map((h) => ({
