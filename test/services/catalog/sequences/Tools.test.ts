@@ -18,6 +18,7 @@ import { SequenceStore } from "../../../../services/catalog/sequences/SequenceSt
 import { Suppressions } from "../../../../services/catalog/sequences/Suppressions.ts"
 import { UnsubscribeLinks } from "../../../../services/catalog/sequences/UnsubscribeLinks.ts"
 import { waitUntil } from "../../../support/Eventually.ts"
+import { commitBetween } from "../../../support/Interleave.ts"
 import { as, call, definitionFor, failure, peopleWithEmail, reveal, Seeded, workspaceWithMailbox } from "./Fixtures.ts"
 
 const created = as(SequenceCreateOutput)
@@ -402,29 +403,15 @@ layer(Seeded, { timeout: 120_000, excludeTestServices: true })("secuencias tools
       // Fault injection: the read's recipients wait for a lock the test holds; meanwhile an edit, made in the
       // lock's transaction, commits the next version without the last two recipients.
       const besideAnEdit = <A, E, R>(sequenceId: string, read: Effect.Effect<A, E, R>) =>
-        Effect.gen(function* () {
-          const locked = yield* Deferred.make<void>()
-          const release = yield* Deferred.make<void>()
-          const edit = yield* Effect.fork(sql.withTransaction(Effect.gen(function* () {
-            yield* sql`LOCK TABLE sequence_recipients IN ACCESS EXCLUSIVE MODE`
-            yield* Deferred.succeed(locked, undefined)
-            yield* Deferred.await(release)
-            yield* sql`UPDATE sequences SET version = version + 1 WHERE id = ${sequenceId}`
-            yield* sql`DELETE FROM sequence_recipients WHERE sequence_id = ${sequenceId} AND position > 1`
-          })))
-          yield* Deferred.await(locked)
-          const reading = yield* Effect.fork(read)
-          // the read waits at its recipients (after it read the sequence), or (were it not to) answers
-          const waiting = sql<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE datname = current_database()
-            AND wait_event_type = 'Lock' AND query LIKE 'SELECT position, person_id%'`
-          yield* waitUntil(
-            Effect.zip(waiting, Fiber.poll(reading)),
-            ([rows, answered]) => rows.length > 0 || Option.isSome(answered),
-            { what: "the read waiting for the recipients" }
-          ).pipe(Effect.ensuring(Deferred.succeed(release, undefined)))
-          yield* Fiber.join(edit)
-          return yield* Fiber.join(reading)
-        })
+        commitBetween({
+          table: "sequence_recipients",
+          waitsAt: "SELECT position, person_id",
+          what: "the read waiting for the recipients",
+          write: Effect.zipRight(
+            sql`UPDATE sequences SET version = version + 1 WHERE id = ${sequenceId}`,
+            sql`DELETE FROM sequence_recipients WHERE sequence_id = ${sequenceId} AND position > 1`
+          )
+        })(read)
 
       const previewed = yield* withRecipients("Vista durante una edición")
       const page = as(SequencePreviewOutput)(

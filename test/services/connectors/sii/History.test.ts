@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Layer, Option, Schema } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { RcvQueryOutput } from "../../../../schema/connectors/Sii.ts"
 import { SyncOutput } from "../../../../schema/connectors/Sync.ts"
 import type { ConnectionId } from "../../../../schema/Ids.ts"
@@ -10,7 +10,7 @@ import { RcvResource } from "../../../../services/connectors/sii/RcvResource.ts"
 import { chileDayOf } from "../../../../services/upstream/CivilDate.ts"
 import { rcvDocuments } from "../../../../services/upstream/RcvGenerator.ts"
 import { execute, rut, servicesWithUpstreams, siiConnection, simulators } from "../../../support/Connected.ts"
-import { waitUntil } from "../../../support/Eventually.ts"
+import { commitBetween } from "../../../support/Interleave.ts"
 import { TestDatabase } from "../../../support/TestDatabase.ts"
 import { issuePrincipal } from "../../../support/TestLayers.ts"
 import { siiOnDay } from "./SiiOnDay.ts"
@@ -157,32 +157,20 @@ layer(Live, { excludeTestServices: true })("RCV history across re-syncs", (it) =
 
       // Fault injection: the page's history waits for a lock the test holds; meanwhile a write like the sync
       // worker's, made in that lock's transaction, commits version 2 of the page's first document.
-      const locked = yield* Deferred.make<void>()
-      const release = yield* Deferred.make<void>()
-      const write = yield* Effect.fork(sql.withTransaction(Effect.gen(function* () {
-        yield* sql`LOCK TABLE cache_history IN ACCESS EXCLUSIVE MODE`
-        yield* Deferred.succeed(locked, undefined)
-        yield* Deferred.await(release)
-        const first = sql`SELECT natural_key FROM rcv_documents WHERE connection_id = ${connection.id} ORDER BY id LIMIT 1`
-        yield* sql`INSERT INTO cache_history (connection_id, resource, natural_key, version, snapshot, valid_from, valid_to, job_id)
-          SELECT d.connection_id, ${RcvResource.resource}, d.natural_key, d.version,
-                 to_jsonb(d) - 'id' - 'connection_id' - 'content_hash' - 'natural_key' - 'version' - 'synced_at', d.synced_at, now(), 'job_test'
-          FROM rcv_documents d WHERE d.connection_id = ${connection.id} AND d.natural_key = (${first})`
-        yield* sql`UPDATE rcv_documents SET razon_social = razon_social || ' (corregida)', version = version + 1, synced_at = now()
-          WHERE connection_id = ${connection.id} AND natural_key = (${first})`
-      })))
-      yield* Deferred.await(locked)
-      const reading = yield* Effect.fork(consult)
-      // the call waits at the history (after it read its page), or (were it not to) answers
-      const waiting = sql<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE datname = current_database()
-        AND wait_event_type = 'Lock' AND query LIKE 'SELECT natural_key, version, valid_from%'`
-      yield* waitUntil(
-        Effect.zip(waiting, Fiber.poll(reading)),
-        ([rows, answered]) => rows.length > 0 || Option.isSome(answered),
-        { what: "the call waiting for the history" }
-      ).pipe(Effect.ensuring(Deferred.succeed(release, undefined)))
-      yield* Fiber.join(write)
-      const page = yield* Fiber.join(reading)
+      const firstKey = sql`SELECT natural_key FROM rcv_documents WHERE connection_id = ${connection.id} ORDER BY id LIMIT 1`
+      const page = yield* commitBetween({
+        table: "cache_history",
+        waitsAt: "SELECT natural_key, version, valid_from",
+        what: "the call waiting for the history",
+        write: Effect.zipRight(
+          sql`INSERT INTO cache_history (connection_id, resource, natural_key, version, snapshot, valid_from, valid_to, job_id)
+            SELECT d.connection_id, ${RcvResource.resource}, d.natural_key, d.version,
+                   to_jsonb(d) - 'id' - 'connection_id' - 'content_hash' - 'natural_key' - 'version' - 'synced_at', d.synced_at, now(), 'job_test'
+            FROM rcv_documents d WHERE d.connection_id = ${connection.id} AND d.natural_key = (${firstKey})`,
+          sql`UPDATE rcv_documents SET razon_social = razon_social || ' (corregida)', version = version + 1, synced_at = now()
+            WHERE connection_id = ${connection.id} AND natural_key = (${firstKey})`
+        )
+      })(consult)
 
       const [first] = page.documentos
       assert.strictEqual(first?.version, 1, "the page was read before the write committed")
