@@ -2,7 +2,7 @@ import { Effect, Option } from "effect"
 import { SequenceNotFound } from "../../../schema/catalog/SequenceErrors.ts"
 import type { DigestedRecipient } from "./Digest.ts"
 import { Mailboxes } from "./Mailboxes.ts"
-import { SequenceStore } from "./SequenceStore.ts"
+import { type SequenceRecord, SequenceStore } from "./SequenceStore.ts"
 
 export const FAMILY = "secuencias"
 export const STAGES = ["con_lista"] as const
@@ -35,6 +35,18 @@ export const mailboxOf = Effect.fn("Sequences.mailboxOf")(function* (workspaceId
       }),
     onSome: Effect.succeed
   })
+})
+
+/** A sequence version's ref, `sequence:<id>@v<version>`: what an answer cites and a card approves. */
+export const sequenceRef = (record: Pick<SequenceRecord, "id" | "version">) => `sequence:${record.id}@v${record.version}`
+
+/** The identity of the version an answer is of: its sequence, ref, version and both digests. */
+export const versionOf = (record: SequenceRecord) => ({
+  sequence_id: record.id,
+  ref: sequenceRef(record),
+  version: record.version,
+  content_digest: record.contentDigest,
+  recipients_digest: record.recipientsDigest
 })
 
 export const countRecipients = (recipients: ReadonlyArray<DigestedRecipient>) => ({

@@ -6,18 +6,14 @@ import {
   SequenceUpdateOutput
 } from "../../../schema/catalog/SequenceTools.ts"
 import { action } from "../../tools/Tool.ts"
-import { FAMILY, mailboxOf, sequenceOf, STAGES } from "./Access.ts"
+import { FAMILY, mailboxOf, sequenceOf, STAGES, versionOf } from "./Access.ts"
 import { type SequenceRecord, SequenceStore } from "./SequenceStore.ts"
 
 const common = { family: FAMILY, plan: "free", cost: { kind: "free" }, level: 1, stages: STAGES } as const
 
 const answer = (record: SequenceRecord) => ({
-  sequence_id: record.id,
-  ref: `sequence:${record.id}@v${record.version}`,
+  ...versionOf(record),
   status: record.status,
-  version: record.version,
-  content_digest: record.contentDigest,
-  recipients_digest: record.recipientsDigest,
   steps: record.definition.steps.length
 })
 

@@ -10,7 +10,7 @@ import {
 import { InvalidInput } from "../../../schema/Errors.ts"
 import { newId } from "../../Ids.ts"
 import { action } from "../../tools/Tool.ts"
-import { countRecipients, FAMILY, mailboxOf, sequenceOf, STAGES } from "./Access.ts"
+import { countRecipients, FAMILY, mailboxOf, sequenceOf, STAGES, versionOf } from "./Access.ts"
 import { Mailboxes } from "./Mailboxes.ts"
 import { Preflights } from "./Preflights.ts"
 import { renderMessage } from "./Render.ts"
@@ -70,11 +70,7 @@ export const sequencePreview = action({
         )
         const last = rows.length > input.limit ? page[page.length - 1]?.position : undefined
         return {
-          sequence_id: record.id,
-          ref: `sequence:${record.id}@v${record.version}`,
-          version: record.version,
-          content_digest: record.contentDigest,
-          recipients_digest: record.recipientsDigest,
+          ...versionOf(record),
           total_recipients: total,
           messages,
           with_missing: messages.filter((m) => m.missing.length > 0).length,
@@ -105,12 +101,8 @@ export const sequenceGet = action({
         const latest = yield* (yield* Preflights).latest(record.id)
         const delivery = yield* store.delivery(record.id, record.version)
         return {
-          sequence_id: record.id,
-          ref: `sequence:${record.id}@v${record.version}`,
+          ...versionOf(record),
           status: record.status,
-          version: record.version,
-          content_digest: record.contentDigest,
-          recipients_digest: record.recipientsDigest,
           definition: record.definition,
           mailbox: { id: mailbox.id, email: mailbox.email, display_name: mailbox.displayName },
           recipients: countRecipients(recipients),

@@ -4,7 +4,7 @@ import { MAX_RECIPIENTS } from "../../../schema/catalog/SequenceTools.ts"
 import { InvalidInput, RecordNotFound } from "../../../schema/Errors.ts"
 import { action } from "../../tools/Tool.ts"
 import { Lists } from "../empresas/Lists.ts"
-import { countRecipients, FAMILY, sequenceOf } from "./Access.ts"
+import { countRecipients, FAMILY, sequenceOf, sequenceRef } from "./Access.ts"
 import { Audience, mergeFieldsOf } from "./Audience.ts"
 import type { DigestedRecipient } from "./Digest.ts"
 import { SequenceStore } from "./SequenceStore.ts"
@@ -99,7 +99,7 @@ export const sequenceRecipientsSet = action({
       })
       return {
         sequence_id: updated.id,
-        ref: `sequence:${updated.id}@v${updated.version}`,
+        ref: sequenceRef(updated),
         version: updated.version,
         recipients_digest: updated.recipientsDigest,
         ...counts,
