@@ -4,11 +4,13 @@ import { Effect, Schema } from "effect"
 import { CuentasQueryOutput, MovimientosQueryOutput } from "../../../../schema/connectors/Banco.ts"
 import { SyncOutput } from "../../../../schema/connectors/Sync.ts"
 import { rutDv } from "../../../../schema/upstream/Rut.ts"
+import { MovimientosResource } from "../../../../services/connectors/banco/BancoResources.ts"
 import { currentPeriodo, MESES_HISTORIA, monthBounds } from "../../../../services/connectors/banco/Periodo.ts"
 import { Executor } from "../../../../services/pipeline/Executor.ts"
 import { scopeKeyOf } from "../../../../services/sync/SyncJobs.ts"
 import { BancoSimulator } from "../../../../services/upstream/BancoSimulator.ts"
 import { formatPeriodo, parsePeriodo } from "../../../../services/upstream/CivilDate.ts"
+import { commitBetween } from "../../../support/Interleave.ts"
 import { callContext, issuePrincipal } from "../../../support/TestLayers.ts"
 import { bancoConnection, BancoTest } from "./BancoLayers.ts"
 
@@ -114,6 +116,43 @@ layer(BancoTest, { excludeTestServices: true })("banco: sync a month, then read 
       assert.strictEqual(now?.version, 2)
       assert.strictEqual(now?.pending, line.pending)
       assert.deepStrictEqual(now?.historial?.map((h) => [h.version, h.valores["pending"]]), [[1, true]])
+    }))
+
+  it.effect("with historial, a page and its history are of one moment: a sync committing between their reads is not half seen", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const { call, connectionId } = yield* connected(`16000000-${rutDv(16000000)}`)
+      const periodo = yield* monthsAgo(1)
+      yield* sync(call, periodo)
+      const [desde, hasta] = monthBounds(periodo)
+      const consult = Effect.flatMap(
+        call("banco.movimientos.consultar", { desde, hasta, limit: 3, incluirHistorial: true }),
+        (r) => Schema.decodeUnknown(MovimientosQueryOutput)(r.data)
+      )
+      const line = (yield* consult).movimientos[0]
+      if (line === undefined) return assert.fail("the month has movements")
+
+      // Fault injection: the page's history waits for a lock the test holds; meanwhile a write like the sync
+      // worker's, made in that lock's transaction, commits version 2 of the page's first line.
+      const page = yield* commitBetween({
+        table: "cache_history",
+        waitsAt: "SELECT natural_key, version, snapshot, valid_from",
+        what: "the call waiting for the history",
+        write: Effect.zipRight(
+          sql`INSERT INTO cache_history (connection_id, resource, natural_key, version, snapshot, valid_from, valid_to, job_id)
+            SELECT m.connection_id, ${MovimientosResource.resource}, m.natural_key, m.version,
+                   to_jsonb(m) - 'id' - 'connection_id' - 'content_hash' - 'natural_key' - 'version' - 'synced_at', m.synced_at, now(), 'job_test'
+            FROM bank_movements m WHERE m.connection_id = ${connectionId} AND m.natural_key = ${line.id}`,
+          sql`UPDATE bank_movements SET description = description || ' (corregida)', version = version + 1, synced_at = now()
+            WHERE connection_id = ${connectionId} AND natural_key = ${line.id}`
+        )
+      })(consult)
+
+      const [first] = page.movimientos
+      assert.deepStrictEqual([first?.id, first?.version, first?.historial], [line.id, 1, []], "the line and its history as of one moment")
+      assert.isTrue(page.movimientos.every((m) => (m.historial ?? []).every((h) => h.version < m.version)), "histories of earlier versions")
+      const after = (yield* consult).movimientos[0]
+      assert.deepStrictEqual([after?.version, after?.historial?.map((h) => h.version)], [2, [1]], "the write happened")
     }))
 
   it.effect("a month the bank could not read for one account is kept, and says it is incomplete", () =>
