@@ -37,7 +37,7 @@ export const mailboxOf = Effect.fn("Sequences.mailboxOf")(function* (workspaceId
   })
 })
 
-/** A sequence version's ref, `sequence:<id>@v<version>`: what an answer cites and a card approves. */
+/** A sequence version's ref, `sequence:<id>@v<version>`: what an answer about that version cites. */
 export const sequenceRef = (record: Pick<SequenceRecord, "id" | "version">) => `sequence:${record.id}@v${record.version}`
 
 /** The identity of the version an answer is of: its sequence, ref, version and both digests. */
