@@ -1,7 +1,11 @@
 import { SqlClient, SqlError } from "@effect/sql"
 import { Cause, Effect, Option, type Schedule } from "effect"
 
-const TRANSIENT_CODES = new Set(["57P01", "57P02", "57P03", "40001", "40P01", "53300"])
+// 57014 (query_canceled): brein sets no statement_timeout and cancels a statement only when the fiber
+// that ran it is interrupted (@effect/sql-pg sends pg_cancel_backend from another pooled connection). Such
+// a cancel can arrive late, once that connection serves another statement: a statement that meets one was
+// not at fault, and is answered (503) or retried as any other transient failure.
+const TRANSIENT_CODES = new Set(["57P01", "57P02", "57P03", "57014", "40001", "40P01", "53300"])
 const TRANSIENT_MESSAGES =
   /Connection terminated|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable|Connection error/i
 
@@ -25,7 +29,8 @@ export const sqlState = (error: unknown): string | undefined => {
 
 /**
  * A failure that goes away by itself: the connection was lost or refused, the server is shutting down
- * or starting (57P01-3, class 08), too many connections (53300), a serialization failure or deadlock (40001, 40P01).
+ * or starting (57P01-3, class 08), too many connections (53300), a serialization failure or deadlock (40001, 40P01),
+ * a statement canceled by a cancel request (57014).
  */
 export const isTransient = (error: unknown): boolean => {
   const code = sqlState(error)
