@@ -14,6 +14,9 @@ import { Lists } from "./Lists.ts"
 import { encodeCursor, readCursor } from "./SearchCursor.ts"
 import { FAMILY, STAGES } from "./SearchTools.ts"
 
+/** A list version's ref, `list:<id>@<updated_at>`: what list_save answers, list_get cites and its cursor is of. */
+const listRef = (list: { readonly id: string; readonly updatedAt: Date }) => `list:${list.id}@${list.updatedAt.toISOString()}`
+
 const common = { family: FAMILY, plan: "free", cost: { kind: "free" }, level: 0, stages: STAGES } as const
 
 export const listSave = action({
@@ -38,7 +41,7 @@ export const listSave = action({
       yield* ctx.annotate({ next_actions: [{ tool: "list_get", reason: "read the list back", input: { list_id: saved.id } }] })
       return {
         list_id: saved.id,
-        ref: `list:${saved.id}@${saved.updatedAt.toISOString()}`,
+        ref: listRef(saved),
         name: input.name,
         kind: input.kind,
         items: ids.length,
@@ -70,7 +73,7 @@ export const listGet = action({
           })
         }
         const list = found.value
-        const version = `list:${list.id}@${list.updatedAt.toISOString()}`
+        const version = listRef(list)
         const at = yield* readCursor(
           input.cursor,
           version,
