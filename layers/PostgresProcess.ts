@@ -92,6 +92,15 @@ export interface InitOptions {
   readonly runAs: Option.Option<RunAs>
 }
 
+/**
+ * The cluster's text, whatever the machine's locale: UTF-8, with case and character classes from
+ * PostgreSQL's own C.UTF-8 (the builtin provider: full Unicode case mapping, the same on every
+ * machine), and the libc locale C (always present). Without these, initdb follows LANG/LC_ALL, and
+ * where they are unset (a container, a service unit) the cluster is SQL_ASCII: text measured and
+ * compared as bytes, `lower('Ñ')` left as it is.
+ */
+const TEXT_SETTINGS = ["--encoding=UTF8", "--locale-provider=builtin", "--builtin-locale=C.UTF-8", "--locale=C", "--lc-messages=C"]
+
 /** initdb into `directory` (created and, as root, handed to the postgres user). */
 export const initdb = Effect.fn("PostgresProcess.initdb")(function* (options: InitOptions) {
   const failed = (message: string) => (cause: unknown) => new EmbeddedPostgresFailed({ message, cause })
@@ -114,7 +123,7 @@ export const initdb = Effect.fn("PostgresProcess.initdb")(function* (options: In
     "--auth=scram-sha-256",
     `--username=${options.user}`,
     `--pwfile=${pwfile}`,
-    "--lc-messages=C"
+    ...TEXT_SETTINGS
   ], options.runAs)
   if (result.code !== 0) {
     const last = result.output.trim().split("\n").slice(-3).join(" ")
