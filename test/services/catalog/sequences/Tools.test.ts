@@ -95,6 +95,11 @@ layer(Seeded, { timeout: 120_000 })("secuencias tools", (it) => {
       )
       assert.deepStrictEqual([own.changed, own.version], [true, 2], "a sequence may change the case of its own name")
 
+      // case beyond ASCII folds too (the database is UTF-8: test/layers/DatabaseEncoding.test.ts)
+      created(yield* call(principal, "sequence_create", definitionFor(mailbox.id, "Campaña Ñuñoa Ó")))
+      const accented = yield* failure(principal, "sequence_create", definitionFor(mailbox.id, "CAMPAÑA ÑUÑOA ó"))
+      assert.deepStrictEqual([accented.tag, accented.reason], ["SequenceConflict", "duplicate_name"])
+
       const other = yield* workspaceWithMailbox()
       created(yield* call(other.principal, "sequence_create", definitionFor(other.mailbox.id, "FOLLOW UP Q4")))
     }))
