@@ -2,6 +2,7 @@ import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { PgMigrator } from "@effect/sql-pg"
 import { Effect, Layer } from "effect"
+import { checkDatabaseText } from "./DatabaseText.ts"
 import { migrations } from "./migrations/index.ts"
 
 const lockName = "brein.migrations"
@@ -22,20 +23,6 @@ const withMigrationLock = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     })
   )
 
-/**
- * A database whose encoding is not UTF8 (SQL_ASCII, as initdb makes where no locale is set) stores
- * brein's text but measures and compares it as bytes: case-insensitive names and similarity searches
- * go wrong for any letter outside ASCII. brein starts on it (its data is there), and says so.
- */
-const warnUnlessUtf8 = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  const [row] = yield* sql<{ readonly encoding: string }>`SELECT current_setting('server_encoding') AS encoding`
-  if (row === undefined || row.encoding === "UTF8") return
-  yield* Effect.logWarning(
-    "the database's encoding is not UTF8: text outside ASCII is measured and compared as bytes (names that differ only in case, searches by similarity); move the data to a database created with ENCODING 'UTF8' (pg_dump, then restore)"
-  ).pipe(Effect.annotateLogs("encoding", row.encoding))
-}).pipe(Effect.withSpan("Migrations.checkEncoding"))
-
 export const runMigrations = withMigrationLock(PgMigrator.run({ loader: PgMigrator.fromRecord(migrations) })).pipe(
   Effect.tap((applied) =>
     applied.length === 0
@@ -44,7 +31,7 @@ export const runMigrations = withMigrationLock(PgMigrator.run({ loader: PgMigrat
         Effect.annotateLogs("migrations", applied.map(([id, name]) => `${id}_${name}`).join(", "))
       )
   ),
-  Effect.zipLeft(warnUnlessUtf8),
+  Effect.zipLeft(checkDatabaseText),
   Effect.withSpan("Migrations.run")
 )
 
