@@ -15,6 +15,8 @@ export type ListRow = typeof ListRow.Type
 
 const ItemRow = Schema.Struct({ position: Schema.Int, itemId: Schema.String })
 
+const SavedRow = Schema.Struct({ id: Schema.String, replaced: Schema.Boolean, updatedAt: Schema.DateFromSelf })
+
 export interface SavedList {
   readonly id: string
   readonly replaced: boolean
@@ -26,15 +28,21 @@ export class Lists extends Effect.Service<Lists>()("brein/catalog/empresas/Lists
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    /** Creates the list or replaces its kind and items; the caller's transaction makes it all or nothing. */
+    /**
+     * Creates the list or replaces its kind and items; the caller's transaction makes it all or nothing.
+     * `updated_at` is the version a list_get cursor is of, so each save moves it forward: to now, or a
+     * millisecond past the last save's where that is not earlier (two saves within a millisecond, or a
+     * clock set back).
+     */
     const save = Effect.fn("Lists.save")(function* (workspaceId: string, name: string, kind: ListKind, ids: ReadonlyArray<string>) {
       const now = DateTime.toDateUtc(yield* DateTime.now)
       const fresh = yield* newId("li")
-      const rows = yield* sql<{ id: string; replaced: boolean }>`
+      const rows = yield* sql`
         INSERT INTO lists (id, workspace_id, name, kind, created_at, updated_at)
         VALUES (${fresh}, ${workspaceId}, ${name}, ${kind}, ${now}, ${now})
-        ON CONFLICT (workspace_id, name) DO UPDATE SET kind = EXCLUDED.kind, updated_at = EXCLUDED.updated_at
-        RETURNING id, (xmax <> 0) AS replaced`.pipe(Effect.orDie)
+        ON CONFLICT (workspace_id, name) DO UPDATE
+          SET kind = EXCLUDED.kind, updated_at = greatest(EXCLUDED.updated_at, lists.updated_at + interval '1 millisecond')
+        RETURNING id, (xmax <> 0) AS replaced, updated_at`.pipe(Effect.flatMap(Schema.decodeUnknown(Schema.Array(SavedRow))), Effect.orDie)
       const saved = rows[0]
       if (saved === undefined) return yield* Effect.dieMessage("list upsert returned no row")
       yield* sql`DELETE FROM list_items WHERE list_id = ${saved.id}`.pipe(Effect.orDie)
@@ -42,7 +50,7 @@ export class Lists extends Effect.Service<Lists>()("brein/catalog/empresas/Lists
         "INSERT INTO list_items (list_id, position, item_id) SELECT $1, u.position, u.item_id FROM unnest($2::int4[], $3::text[]) AS u(position, item_id)",
         [saved.id, ids.map((_, i) => i + 1), ids]
       ).pipe(Effect.orDie)
-      return { id: saved.id, replaced: saved.replaced, updatedAt: now } satisfies SavedList
+      return saved satisfies SavedList
     })
 
     /** The workspace's list by name or id; another workspace's list is not found. */

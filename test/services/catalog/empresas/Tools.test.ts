@@ -227,6 +227,33 @@ layer(Seeded, { timeout: 120_000 })("empresas tools", (it) => {
       assert.deepStrictEqual([...fresh.items, ...rest.items].map((i) => i.id), [...ids].reverse())
     }))
 
+  it.effect("each list_save is a new version even in the same millisecond or with the clock set back: the older cursor is refused", () =>
+    Effect.gen(function* () {
+      const principal = yield* principalOf()
+      const ids = as(CompaniesSearchOutput)(yield* call(principal, "companies_search", { country: "CL", limit: 30 })).companies.map((c) =>
+        c.id
+      )
+      const saves = [ids, [...ids].reverse(), ids.slice(5)]
+      const seen: Array<{ readonly ref: string; readonly updatedAt: string; readonly cursor: string | null }> = []
+      for (const [i, items] of saves.entries()) {
+        // the second save in the same instant as the first (the test clock stands still); the third an hour back
+        if (i === 2) yield* TestClock.setTime(Date.parse(seen[0]!.updatedAt) - 3_600_000)
+        const saved = as(ListSaveOutput)(yield* call(principal, "list_save", { name: "Mismo instante", kind: "companies", ids: items }))
+        const got = as(ListGetOutput)(yield* call(principal, "list_get", { name: "Mismo instante", limit: 20 }))
+        assert.strictEqual(saved.ref, got.ref, "list_save answers the ref list_get then cites")
+        seen.push({ ref: got.ref, updatedAt: got.updated_at, cursor: got.cursor })
+      }
+      assert.strictEqual(new Set(seen.map((v) => v.ref)).size, 3, seen.map((v) => v.ref).join(" "))
+      const stamps = seen.map((v) => Date.parse(v.updatedAt))
+      assert.isTrue(stamps[0]! < stamps[1]! && stamps[1]! < stamps[2]!, `versions move forward: ${seen.map((v) => v.updatedAt).join(" ")}`)
+      for (const older of seen.slice(0, 2)) {
+        const stale = yield* failure(principal, "list_get", { name: "Mismo instante", limit: 20, cursor: older.cursor })
+        assert.deepStrictEqual([stale.tag, stale.paths], ["InvalidInput", ["input.cursor"]])
+      }
+      const rest = as(ListGetOutput)(yield* call(principal, "list_get", { name: "Mismo instante", limit: 20, cursor: seen[2]!.cursor }))
+      assert.deepStrictEqual(rest.items.map((i) => i.id), ids.slice(25))
+    }))
+
   it.effect("list_save is all or nothing: an unknown id fails the call and the previous list stays", () =>
     Effect.gen(function* () {
       const principal = yield* principalOf()
