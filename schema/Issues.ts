@@ -167,7 +167,10 @@ const collect = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey>
         return collect(issue.issue, path, out)
       case "Refinement": {
         if (issue.kind === "From") return collect(issue.issue, path, out)
-        const bound = boundMessage(issue.ast, issue.actual)
+        // The value the predicate judged: after a transformation under the refinement (Trim, NumberFromString),
+        // not the input (`issue.actual`): "   " trimmed is a name of 0 characters, not 3.
+        const judged = issue.issue._tag === "Type" ? issue.issue.actual : issue.actual
+        const bound = boundMessage(issue.ast, judged)
         if (bound !== undefined) return void out.push({ path, message: bound })
       }
     }

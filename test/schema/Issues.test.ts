@@ -38,6 +38,18 @@ describe("readable issues", () => {
       { path: "input.ids", message: "must have at least 1 item, got 0" },
       { path: "input.pick", message: "must have at most 1 item, got 2" }
     ])
+    // a bound on what a transformation made of the input is said of that, not of the input as sent
+    const Transformed = Schema.Struct({
+      name: Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(5)),
+      count: Schema.NumberFromString.pipe(Schema.int())
+    })
+    assert.deepStrictEqual(issues(Transformed, { name: "   ", count: "1.5" }), [
+      { path: "input.name", message: "must be at least 1 character, got 0" },
+      { path: "input.count", message: "must be an integer, got 1.5" }
+    ])
+    assert.deepStrictEqual(issues(Transformed, { name: `  ${"x".repeat(6)}  `, count: "2" }), [
+      { path: "input.name", message: "must be at most 5 characters, got 6" }
+    ])
     assert.deepStrictEqual(issues(Input, { n: "z".repeat(100_000) }), [{
       path: "input.n",
       message: "must be a number, got a string of 100,000 characters"
