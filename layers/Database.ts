@@ -22,18 +22,25 @@ export class DatabaseUrl extends Context.Tag("brein/layers/DatabaseUrl")<Databas
 /** Connections per process; sync callers that wait hold one each, so SyncSettings derives its limit from this. */
 export const poolSize = Config.integer("BREIN_DB_POOL_SIZE").pipe(Config.withDefault(20))
 
-export const databaseFromUrl = (url: Redacted.Redacted<string>) =>
-  MigrationsLive.pipe(
-    Layer.provideMerge(Layer.unwrapEffect(Effect.map(poolSize, (maxConnections) =>
-      PgClient.layer({
-        url,
-        applicationName: "brein",
-        maxConnections,
-        transformQueryNames: String.camelToSnake,
-        transformResultNames: String.snakeToCamel
-      }))))
-  )
+/** PgClient + SqlClient on the database at `url`, as it is (no migrations). */
+export const clientFromUrl = (url: Redacted.Redacted<string>) =>
+  Layer.unwrapEffect(Effect.map(poolSize, (maxConnections) =>
+    PgClient.layer({
+      url,
+      applicationName: "brein",
+      maxConnections,
+      transformQueryNames: String.camelToSnake,
+      transformResultNames: String.snakeToCamel
+    })))
+
+/** PgClient + SqlClient on the database at `url`, migrated. */
+export const databaseFromUrl = (url: Redacted.Redacted<string>) => MigrationsLive.pipe(Layer.provideMerge(clientFromUrl(url)))
 
 export const DatabaseLive = Layer.unwrapEffect(Effect.map(DatabaseUrl, databaseFromUrl)).pipe(
+  Layer.provide(DatabaseUrl.Live)
+)
+
+/** The configured database as it is: for `brein db migrate`, which runs the migrations itself. */
+export const DatabaseClientLive = Layer.unwrapEffect(Effect.map(DatabaseUrl, clientFromUrl)).pipe(
   Layer.provide(DatabaseUrl.Live)
 )

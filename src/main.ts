@@ -8,6 +8,7 @@ import { audit } from "./cli/Audit.ts"
 import { benchCommand } from "./cli/Bench.ts"
 import { connections } from "./cli/Connections.ts"
 import { credits } from "./cli/Credits.ts"
+import { db } from "./cli/Db.ts"
 import { reportFailure } from "./cli/Failure.ts"
 import { keys } from "./cli/Keys.ts"
 import { mailboxes, suppressions } from "./cli/Mailboxes.ts"
@@ -29,6 +30,7 @@ const brein = Command.make("brein", serveOptions, runServe).pipe(
     connections,
     credits,
     seedCommand,
+    db,
     audit,
     users,
     mailboxes,

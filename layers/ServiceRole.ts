@@ -1,0 +1,155 @@
+import { SqlClient } from "@effect/sql"
+import { Data, Effect, Schema } from "effect"
+
+/** Why `brein db migrate --service-role` granted nothing: said for the operator, with what to do. */
+export class ServiceRoleRefused extends Data.TaggedError("ServiceRoleRefused")<{ readonly message: string }> {}
+
+const Standing = Schema.Struct({
+  runner: Schema.String,
+  runnerSuperuser: Schema.Boolean,
+  database: Schema.String,
+  quoted: Schema.String,
+  exists: Schema.Boolean,
+  superuser: Schema.Boolean,
+  member: Schema.Boolean,
+  ownedByRole: Schema.Array(Schema.String),
+  notRunners: Schema.Array(Schema.String)
+})
+
+/** A table whose rows a trigger refuses to change (the function `audit_append_only`), and which changes it refuses. */
+const Guarded = Schema.Struct({
+  name: Schema.String,
+  updates: Schema.Boolean,
+  deletes: Schema.Boolean,
+  truncates: Schema.Boolean
+})
+
+const Counted = Schema.Struct({ tables: Schema.Number, sequences: Schema.Number, creates: Schema.Boolean })
+
+const rows = <A, I>(schema: Schema.Schema<A, I>) => Schema.decodeUnknown(Schema.Array(schema))
+
+const first = <A>(found: ReadonlyArray<A>) =>
+  found[0] === undefined ? Effect.dieMessage("the catalog query answered no row") : Effect.succeed(found[0])
+
+const listed = (names: ReadonlyArray<string>) => names.slice(0, 3).join(", ") + (names.length > 3 ? ", …" : "")
+
+/** What the service role may do on one guarded table: everything but what its triggers refuse. */
+export interface GuardedTable {
+  readonly name: string
+  readonly refused: ReadonlyArray<"UPDATE" | "DELETE" | "TRUNCATE">
+}
+
+export interface ServiceGrant {
+  readonly role: string
+  readonly tables: number
+  readonly sequences: number
+  readonly guarded: ReadonlyArray<GuardedTable>
+  /** whether the role may still create tables in the schema (PUBLIC may, before PostgreSQL 15, unless revoked) */
+  readonly creates: boolean
+}
+
+const refusedOf = (table: typeof Guarded.Type): GuardedTable => ({
+  name: table.name,
+  refused: [
+    ...(table.updates ? ["UPDATE" as const] : []),
+    ...(table.deletes ? ["DELETE" as const] : []),
+    ...(table.truncates ? ["TRUNCATE" as const] : [])
+  ]
+})
+
+/** Whether `role` can be the service's role, as the role running this sees it: refused with the reason and the remedy. */
+const standingOf = Effect.fn("ServiceRole.standing")(function* (role: string) {
+  const sql = yield* SqlClient.SqlClient
+  const standing = yield* sql`
+    SELECT current_user AS runner,
+      (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) AS runner_superuser,
+      quote_ident(current_database()) AS database,
+      quote_ident(${role}) AS quoted,
+      r.rolname IS NOT NULL AS exists,
+      coalesce(r.rolsuper, false) AS superuser,
+      r.rolname IS NOT NULL AND r.rolname <> current_user AND pg_has_role(r.rolname, current_user, 'MEMBER') AS member,
+      ARRAY(SELECT tablename::text FROM pg_tables WHERE schemaname = 'public' AND tableowner = ${role} ORDER BY 1) AS owned_by_role,
+      ARRAY(SELECT tablename::text FROM pg_tables WHERE schemaname = 'public'
+        AND NOT pg_has_role(current_user, tableowner, 'USAGE') ORDER BY 1) AS not_runners
+    FROM (SELECT 1) AS one LEFT JOIN pg_roles r ON r.rolname = ${role}`.pipe(
+    Effect.flatMap(rows(Standing)),
+    Effect.flatMap(first),
+    Effect.orDie
+  )
+  const refuse = (message: string) => Effect.fail(new ServiceRoleRefused({ message }))
+  if (!standing.exists) {
+    return yield* refuse(`no role named "${role}" on this server: create it first (CREATE ROLE ${standing.quoted} LOGIN PASSWORD '…')`)
+  }
+  if (role === standing.runner) {
+    return yield* refuse(
+      `"${role}" is the role running this command, which owns brein's tables: the service must connect as another role`
+    )
+  }
+  if (standing.superuser) {
+    return yield* refuse(
+      `"${role}" is a superuser: no privilege binds it, and it can switch the append-only triggers off; the service must connect as a role that is not`
+    )
+  }
+  if (standing.member) {
+    return yield* refuse(
+      `"${role}" is a member of "${standing.runner}" and so has its rights over brein's tables: the service must connect as a role that is not (REVOKE ${standing.runner} FROM ${standing.quoted})`
+    )
+  }
+  if (standing.ownedByRole.length > 0) {
+    return yield* refuse(
+      `"${role}" owns ${standing.ownedByRole.length} of brein's tables (${
+        listed(standing.ownedByRole)
+      }), and an owner can switch their append-only triggers off: run brein db migrate as that role, or give the tables to the migrating role (ALTER TABLE … OWNER TO)`
+    )
+  }
+  if (!standing.runnerSuperuser && standing.notRunners.length > 0) {
+    return yield* refuse(
+      `"${standing.runner}" does not own ${standing.notRunners.length} of brein's tables (${
+        listed(standing.notRunners)
+      }) and may not grant on them: run this with the DATABASE_URL of the role that owns them (the one that ran the migrations)`
+    )
+  }
+  return standing
+})
+
+/**
+ * Lets `role` run the service on this database and nothing more, granted by the role that owns the
+ * tables (which has just migrated them): it reads and writes rows and draws from sequences; it may not
+ * change or remove what the append-only triggers guard (the audit log, its checkpoints, the credit
+ * ledger…: the changes each table's triggers refuse, read from the database itself), nor record a
+ * migration, nor create or drop anything. One transaction; running it again (after each upgrade's
+ * migrations, which add tables) grants the new tables too.
+ */
+export const grantServiceRole = Effect.fn("ServiceRole.grant")(function* (role: string) {
+  const sql = yield* SqlClient.SqlClient
+  const standing = yield* standingOf(role)
+  const to = standing.quoted
+  return yield* sql.withTransaction(Effect.gen(function* () {
+    const guarded = yield* sql`
+      SELECT c.relname::text AS name, bool_or(t.tgtype & 16 <> 0) AS updates, bool_or(t.tgtype & 8 <> 0) AS deletes,
+        bool_or(t.tgtype & 32 <> 0) AS truncates
+      FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = 'public' AND t.tgfoid = to_regprocedure('audit_append_only()')
+      GROUP BY c.relname ORDER BY c.relname`.pipe(Effect.flatMap(rows(Guarded)), Effect.map((found) => found.map(refusedOf)))
+    yield* sql.unsafe(`GRANT CONNECT ON DATABASE ${standing.database} TO ${to}`)
+    yield* sql.unsafe(`GRANT USAGE ON SCHEMA public TO ${to}`)
+    yield* sql.unsafe(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${to}`)
+    yield* sql.unsafe(`GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ${to}`)
+    // the migrations' own record: the service reads which ran, never writes it
+    yield* sql.unsafe(`REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON effect_sql_migrations FROM ${to}`)
+    for (const table of guarded) {
+      yield* sql.unsafe(`REVOKE ${table.refused.join(", ")} ON ${sqlIdentifier(table.name)} FROM ${to}`)
+    }
+    const counted = yield* sql`
+      SELECT (SELECT count(*)::int FROM pg_tables WHERE schemaname = 'public') AS tables,
+        (SELECT count(*)::int FROM pg_sequences WHERE schemaname = 'public') AS sequences,
+        has_schema_privilege(${role}, 'public', 'CREATE') AS creates`.pipe(
+      Effect.flatMap(rows(Counted)),
+      Effect.flatMap(first)
+    )
+    return { role, ...counted, guarded } satisfies ServiceGrant
+  })).pipe(Effect.orDie)
+})
+
+/** A table name from pg_class as a quoted identifier (brein's are lower-case words; quoting keeps any other exact). */
+const sqlIdentifier = (name: string) => `"${name.replaceAll("\"", "\"\"")}"`

@@ -1,0 +1,62 @@
+import { Command, HelpDoc, Options, ValidationError } from "@effect/cli"
+import { Array as Arr, Console, Effect, Option } from "effect"
+import { DatabaseClientLive } from "../../layers/Database.ts"
+import { known, migrationName, runMigrations } from "../../layers/Migrations.ts"
+import { grantServiceRole, type ServiceGrant } from "../../layers/ServiceRole.ts"
+import { CommandFailed } from "./Failure.ts"
+import { database, databaseSettings } from "./Settings.ts"
+
+// PostgreSQL keeps 63 bytes of a name: a longer one would be cut to another role's name.
+const MAX_ROLE_BYTES = 63
+
+const serviceRole = Options.text("service-role").pipe(
+  Options.withDescription(
+    "After migrating, let this role run the service and nothing more: rows read and written, the append-only tables only read and added to, no DDL"
+  ),
+  Options.mapEffect((role) =>
+    role.trim() === "" || Buffer.byteLength(role) > MAX_ROLE_BYTES
+      ? Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--service-role must name a role (1 to ${MAX_ROLE_BYTES} bytes)`)))
+      : Effect.succeed(role)
+  ),
+  Options.optional
+)
+
+const said = (grant: ServiceGrant) =>
+  [
+    `granted "${grant.role}" the rows of ${grant.tables} tables and the use of ${grant.sequences} sequences`,
+    "what the append-only triggers refuse, it may not do either:",
+    ...grant.guarded.map((table) => `  ${table.name}: no ${table.refused.join(", ")}`),
+    "the record of migrations (effect_sql_migrations): read only",
+    ...(grant.creates
+      ? [
+        `"${grant.role}" may still create tables in the schema public (PUBLIC may, before PostgreSQL 15): REVOKE CREATE ON SCHEMA public FROM PUBLIC`
+      ]
+      : [])
+  ].join("\n")
+
+const latest = Option.match(Arr.last(known), { onNone: () => "none", onSome: migrationName })
+
+export const migrate = Command.make("migrate", { ...database, serviceRole }, (options) =>
+  Effect.gen(function* () {
+    const applied = yield* runMigrations
+    yield* Console.log(
+      applied.length === 0
+        ? `no migrations pending (the newest this version holds: ${latest})`
+        : `applied ${applied.length} migration${applied.length === 1 ? "" : "s"}: ${applied.map(migrationName).join(", ")}`
+    )
+    if (Option.isSome(options.serviceRole)) {
+      const grant = yield* grantServiceRole(options.serviceRole.value).pipe(
+        Effect.catchTag("ServiceRoleRefused", (refused) => new CommandFailed({ message: refused.message, exitCode: 1 }))
+      )
+      yield* Console.log(said(grant))
+    }
+  }).pipe(Effect.provide(DatabaseClientLive), databaseSettings(options))).pipe(
+    Command.withDescription(
+      "Apply the migrations this version holds (as the role that owns brein's tables); with --service-role, grant the role the service runs as"
+    )
+  )
+
+export const db = Command.make("db").pipe(
+  Command.withDescription("The database: migrations and the service's role"),
+  Command.withSubcommands([migrate])
+)

@@ -1,0 +1,144 @@
+import { Reactivity } from "@effect/experimental"
+import { NodeContext } from "@effect/platform-node"
+import { PgClient } from "@effect/sql-pg"
+import { assert, describe, it } from "@effect/vitest"
+import { Cause, Effect, Exit, Layer, Option, Redacted } from "effect"
+import { inject } from "vitest"
+import { databaseFromUrl } from "../../../layers/Database.ts"
+import { known, migrationName } from "../../../layers/Migrations.ts"
+import { sqlState } from "../../../services/Database.ts"
+import { allFinished, countRows, execute, rut, siiConnection, simulatedServices, waitForJobs } from "../../support/Connected.ts"
+import { monthsAgo } from "../../support/Periods.ts"
+import { freshRole, ownedDatabase } from "../../support/TestDatabase.ts"
+import { issuePrincipal } from "../../support/TestLayers.ts"
+import { databaseEnv, runBrein, tempDataDir } from "./Brein.ts"
+
+const brein = (url: Redacted.Redacted<string>, ...args: Array<string>) =>
+  Effect.flatMap(tempDataDir, (dataDir) => runBrein(databaseEnv(url, dataDir), ...args)).pipe(Effect.scoped)
+
+const client = (url: Redacted.Redacted<string>) => PgClient.make({ url, maxConnections: 1 }).pipe(Effect.provide(Reactivity.layer))
+
+/** What a statement run as the role of `url` ended with: "ok" or its SQLSTATE. */
+const attempt = (url: Redacted.Redacted<string>, statement: string) =>
+  Effect.scoped(Effect.flatMap(client(url), (sql) => Effect.exit(sql.unsafe(statement)))).pipe(
+    Effect.map((exit) =>
+      Exit.isSuccess(exit)
+        ? "ok"
+        : Option.getOrElse(Option.flatMap(Cause.failureOption(exit.cause), (e) => Option.fromNullable(sqlState(e))), () => "?")
+    )
+  )
+
+const LATEST = migrationName(known[known.length - 1] ?? [0, "none"])
+
+describe("brein db migrate", () => {
+  it.scopedLive("as the owner, --service-role lets that role run the service and nothing more", () =>
+    Effect.gen(function* () {
+      const database = yield* ownedDatabase
+      const first = yield* brein(database.ownerUrl, "db", "migrate", "--service-role", database.service.name)
+      assert.strictEqual(first.exitCode, 0, first.stderr)
+      assert.include(first.stdout, `applied ${known.length} migrations`)
+      assert.include(first.stdout, `granted "${database.service.name}"`)
+      assert.include(first.stdout, "audit_log: no UPDATE, DELETE, TRUNCATE")
+      assert.include(first.stdout, "topic_versions: no UPDATE")
+      const again = yield* brein(database.ownerUrl, "db", "migrate", "--service-role", database.service.name)
+      assert.strictEqual(again.exitCode, 0, again.stderr)
+      assert.include(again.stdout, `no migrations pending (the newest this version holds: ${LATEST})`)
+
+      // The service, as that role: a sync writes the cache (its ids come from a sequence), and every call is audited.
+      const services = yield* Layer.build(simulatedServices().pipe(Layer.provideMerge(databaseFromUrl(database.serviceUrl))))
+      const synced = yield* Effect.gen(function* () {
+        const { principal } = yield* issuePrincipal("paid")
+        const connection = yield* siiConnection(principal, rut(76600001))
+        const periodo = yield* monthsAgo(1)
+        yield* execute(principal, "sii.conexion.sincronizar", { periodo, esperar: 0 }, connection.id)
+        const jobs = yield* waitForJobs(connection.id, allFinished)
+        return { jobs: jobs.map((job) => job.state), documents: yield* countRows("rcv_documents", connection.id) }
+      }).pipe(Effect.provide(services))
+      assert.deepStrictEqual(synced.jobs, ["sincronizada", "sincronizada"])
+      assert.isAbove(synced.documents, 0)
+
+      // What the triggers refuse, the privileges refuse first (42501); the migrations' record and the schema are the owner's.
+      const refused = yield* Effect.all([
+        attempt(database.serviceUrl, "UPDATE audit_log SET tool_id = tool_id"),
+        attempt(database.serviceUrl, "DELETE FROM audit_checkpoint"),
+        attempt(database.serviceUrl, "DELETE FROM credit_ledger"),
+        attempt(database.serviceUrl, "TRUNCATE audit_log"),
+        attempt(database.serviceUrl, "INSERT INTO effect_sql_migrations (migration_id, name) VALUES (999, 'x')"),
+        attempt(database.serviceUrl, "CREATE TABLE brein_extra (id int)"),
+        attempt(database.serviceUrl, "ALTER TABLE audit_log DISABLE TRIGGER audit_log_append_only")
+      ])
+      assert.deepStrictEqual(refused, Array(7).fill("42501"))
+      assert.strictEqual(yield* attempt(database.serviceUrl, "SELECT count(*) FROM audit_log"), "ok")
+    }).pipe(Effect.provide(NodeContext.layer)), { timeout: 120_000 })
+
+  it.scopedLive("the service's role on a database with a pending migration stops and says who applies it", () =>
+    Effect.gen(function* () {
+      const database = yield* ownedDatabase
+      const granted = yield* brein(database.ownerUrl, "db", "migrate", "--service-role", database.service.name)
+      assert.strictEqual(granted.exitCode, 0, granted.stderr)
+      // as after an upgrade: the newest migration not yet applied
+      yield* Effect.scoped(Effect.flatMap(client(database.ownerUrl), (sql) =>
+        sql`DELETE FROM effect_sql_migrations WHERE migration_id = ${known[known.length - 1]?.[0] ?? 0}`)).pipe(Effect.orDie)
+
+      const started = yield* Effect.exit(Layer.build(databaseFromUrl(database.serviceUrl)).pipe(Effect.provide(NodeContext.layer)))
+      assert.isTrue(Exit.isFailure(started))
+      const failure = Exit.isFailure(started) ? Cause.failureOption(started.cause) : Option.none()
+      assert.strictEqual(Option.getOrUndefined(failure)?._tag, "MigrationsNotPermitted")
+
+      const cli = yield* brein(database.serviceUrl, "workspaces", "list")
+      assert.strictEqual(cli.exitCode, 1)
+      assert.strictEqual(
+        cli.stderr.trim(),
+        `brein: 1 migration is pending (${LATEST}) and the role "${database.service.name}" may not apply them (permission denied for table effect_sql_migrations): apply them as the role that owns brein's tables, with its DATABASE_URL: brein db migrate --service-role ${database.service.name}`
+      )
+      const owner = yield* brein(database.ownerUrl, "db", "migrate", "--service-role", database.service.name)
+      assert.include(owner.stdout, `applied 1 migration: ${LATEST}`)
+      const after = yield* brein(database.serviceUrl, "workspaces", "list")
+      assert.strictEqual(after.exitCode, 0, after.stderr)
+    }).pipe(Effect.provide(NodeContext.layer)), { timeout: 120_000 })
+
+  it.scopedLive("a role that cannot be the service's is refused, and nothing is granted to it", () =>
+    Effect.gen(function* () {
+      const database = yield* ownedDatabase
+      const other = yield* freshRole("brein_other")
+      const superuser = yield* freshRole("brein_super", "SUPERUSER")
+      // before the owner has migrated, another role may not: every migration is pending
+      const early = yield* brein(database.urlFor(other), "workspaces", "list")
+      assert.strictEqual(early.exitCode, 1)
+      assert.include(early.stderr, `brein: ${known.length} migrations are pending (0001_foundation, `)
+      assert.include(early.stderr, `the role "${other.name}" may not apply them (permission denied for schema public)`)
+
+      const granted = yield* brein(database.ownerUrl, "db", "migrate", "--service-role", database.service.name)
+      assert.strictEqual(granted.exitCode, 0, granted.stderr)
+      // a role never granted cannot even read which migrations ran, and is told how to be granted
+      const ungranted = yield* brein(database.urlFor(other), "workspaces", "list")
+      assert.strictEqual(ungranted.exitCode, 1)
+      assert.include(ungranted.stderr, `brein: the role "${other.name}" may not read brein's tables`)
+      assert.include(ungranted.stderr, `brein db migrate --service-role ${other.name}, as the role that owns them`)
+      const cases = [
+        { url: database.ownerUrl, role: "brein_nobody_here", says: `no role named "brein_nobody_here" on this server` },
+        { url: database.ownerUrl, role: database.owner.name, says: "is the role running this command" },
+        { url: database.ownerUrl, role: superuser.name, says: "is a superuser" },
+        // the service's role owns no table and may not grant on them: it is told to use the owner's DATABASE_URL
+        { url: database.serviceUrl, role: other.name, says: `"${database.service.name}" does not own` }
+      ]
+      for (const { role, says, url } of cases) {
+        const run = yield* brein(url, "db", "migrate", "--service-role", role)
+        assert.strictEqual(run.exitCode, 1, `${role}: ${run.stdout}`)
+        assert.include(run.stderr, says)
+        assert.notInclude(run.stdout, "granted")
+      }
+      // membership is granted by the server's superuser (the owner has no ADMIN option on itself)
+      const server = Redacted.make(inject("databaseUrl"))
+      yield* Effect.scoped(Effect.flatMap(client(server), (sql) => sql.unsafe(`GRANT ${database.owner.name} TO ${other.name}`)))
+      const member = yield* brein(database.ownerUrl, "db", "migrate", "--service-role", other.name)
+      assert.strictEqual(member.exitCode, 1)
+      assert.include(member.stderr, `is a member of "${database.owner.name}"`)
+      yield* Effect.scoped(
+        Effect.flatMap(client(server), (sql) => sql.unsafe(`REVOKE ${database.owner.name} FROM ${other.name}`))
+      )
+      const blank = yield* brein(database.ownerUrl, "db", "migrate", "--service-role", " ")
+      assert.strictEqual(blank.exitCode, 2)
+      assert.strictEqual(yield* attempt(database.urlFor(other), "SELECT 1 FROM audit_log"), "42501", "nothing was granted to it")
+    }).pipe(Effect.provide(NodeContext.layer)), { timeout: 120_000 })
+})
