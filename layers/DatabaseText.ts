@@ -1,7 +1,11 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 
 const MOVE = "(pg_dump, then restore)"
+
+const decodeText = Schema.decodeUnknown(
+  Schema.Array(Schema.Struct({ encoding: Schema.String, ctype: Schema.String, folds: Schema.Boolean }))
+)
 
 /**
  * What brein needs of a database's text, checked on the database itself: that it is UTF-8, and that
@@ -11,9 +15,9 @@ const MOVE = "(pg_dump, then restore)"
  */
 export const checkDatabaseText = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const [row] = yield* sql<{ readonly encoding: string; readonly ctype: string; readonly folds: boolean }>`
-    SELECT current_setting('server_encoding') AS encoding, d.datctype AS ctype, lower('ÑÓ') = 'ñó' AS folds
-    FROM pg_database d WHERE d.datname = current_database()`
+  const [row] = yield* sql`
+    SELECT current_setting('server_encoding') AS encoding, d.datctype::text AS ctype, lower('ÑÓ') = 'ñó' AS folds
+    FROM pg_database d WHERE d.datname = current_database()`.pipe(Effect.flatMap(decodeText))
   if (row === undefined) return
   if (row.encoding !== "UTF8") {
     return yield* Effect.logWarning(

@@ -93,11 +93,7 @@ const notPermitted = (pending: ReadonlyArray<string>) =>
 ): Effect.Effect<never, MigrationFailure | MigrationsNotPermitted, SqlClient.SqlClient> =>
   Option.match(privilegeFailure(cause), {
     onNone: () => Effect.failCause(cause),
-    onSome: (error) =>
-      Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ readonly role: string }>`SELECT current_user AS role`).pipe(
-        Effect.orElseSucceed(() => [{ role: "(unknown)" }]),
-        Effect.flatMap(([row]) => new MigrationsNotPermitted({ role: row?.role ?? "(unknown)", pending, reason: deepestMessage(error) }))
-      )
+    onSome: (error) => Effect.flatMap(currentRole, (role) => new MigrationsNotPermitted({ role, pending, reason: deepestMessage(error) }))
   })
 
 const deepestMessage = (error: unknown): string => {

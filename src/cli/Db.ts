@@ -11,7 +11,7 @@ const MAX_ROLE_BYTES = 63
 
 const serviceRole = Options.text("service-role").pipe(
   Options.withDescription(
-    "After migrating, let this role run the service and nothing more: rows read and written, the append-only tables only read and added to, no DDL"
+    "After migrating, grant this role what the service needs and nothing more: rows and sequences, not what the append-only triggers refuse, no DDL"
   ),
   Options.mapEffect((role) =>
     role.trim() === "" || Buffer.byteLength(role) > MAX_ROLE_BYTES
