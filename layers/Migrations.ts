@@ -32,12 +32,52 @@ export class MigrationsNotPermitted extends Data.TaggedError("MigrationsNotPermi
   }
 }
 
-/** A role that may not even read which migrations ran: one that was never granted the service's rights. */
+/**
+ * A role without the service's rights on every table and sequence: never granted (it may not even read
+ * which migrations ran), or granted before an upgrade's migrations added tables.
+ */
 export class DatabaseNotGranted extends Data.TaggedError("DatabaseNotGranted")<{ readonly role: string; readonly reason: string }> {
   override get message() {
-    return `the role "${this.role}" may not read brein's tables (${this.reason}): let it run the service with brein db migrate --service-role ${this.role}, as the role that owns them`
+    return `the role "${this.role}" lacks rights on brein's tables (${this.reason}): let it run the service with brein db migrate --service-role ${this.role}, as the role that owns them`
   }
 }
+
+const Reach = Schema.Array(Schema.Struct({
+  role: Schema.String,
+  tables: Schema.Array(Schema.String),
+  sequences: Schema.Array(Schema.String)
+}))
+const decodeReach = Schema.decodeUnknown(Reach)
+
+const named = (noun: string, names: ReadonlyArray<string>) =>
+  names.length === 1
+    ? `the ${noun} ${names[0]}`
+    : `${names.length} ${noun}s: ${names.slice(0, 3).join(", ")}${names.length > 3 ? ", …" : ""}`
+
+/**
+ * That the connecting role can read and add rows to every table (the record of migrations aside) and
+ * draw from every sequence: so a role granted before an upgrade stops at start, not at a table's first use.
+ */
+const checkReach = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  // CASE: a privilege function is asked only of a relation of its kind, whatever order the planner picks.
+  const [reach] = yield* sql`
+    SELECT current_user AS role,
+      ARRAY(SELECT c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = 'public' AND c.relname <> 'effect_sql_migrations' AND CASE WHEN c.relkind IN ('r', 'p')
+          THEN NOT (has_table_privilege(c.oid, 'SELECT') AND has_table_privilege(c.oid, 'INSERT')) ELSE false END ORDER BY 1) AS tables,
+      ARRAY(SELECT c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = 'public' AND CASE WHEN c.relkind = 'S' THEN NOT has_sequence_privilege(c.oid, 'USAGE') ELSE false END
+        ORDER BY 1) AS sequences`.pipe(
+    Effect.flatMap(decodeReach)
+  )
+  if (reach === undefined || (reach.tables.length === 0 && reach.sequences.length === 0)) return
+  const lacks = [
+    ...(reach.tables.length === 0 ? [] : [`no SELECT and INSERT on ${named("table", reach.tables)}`]),
+    ...(reach.sequences.length === 0 ? [] : [`no USAGE on ${named("sequence", reach.sequences)}`])
+  ]
+  return yield* new DatabaseNotGranted({ role: reach.role, reason: lacks.join("; ") })
+}).pipe(Effect.withSpan("Database.checkReach"))
 
 const currentRole = Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ readonly role: string }>`SELECT current_user AS role`).pipe(
   Effect.map(([row]) => row?.role ?? "(unknown)"),
@@ -126,6 +166,7 @@ export const runMigrations = Effect.gen(function* () {
         Effect.annotateLogs("migrations", applied.map(([id, name]) => `${id}_${name}`).join(", "))
       )
   ),
+  Effect.zipLeft(checkReach),
   Effect.zipLeft(checkDatabaseText),
   Effect.withSpan("Migrations.run")
 )

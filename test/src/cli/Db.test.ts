@@ -69,6 +69,21 @@ describe("brein db migrate", () => {
       ])
       assert.deepStrictEqual(refused, Array(7).fill("42501"))
       assert.strictEqual(yield* attempt(database.serviceUrl, "SELECT count(*) FROM audit_log"), "ok")
+
+      // An upgrade adds a table: until the owner grants again, the service's role stops at start and names it.
+      yield* Effect.scoped(
+        Effect.flatMap(client(database.ownerUrl), (sql) => sql.unsafe("CREATE TABLE brein_added (id bigserial PRIMARY KEY)"))
+      )
+      const stale = yield* brein(database.serviceUrl, "workspaces", "list")
+      assert.strictEqual(stale.exitCode, 1)
+      assert.strictEqual(
+        stale.stderr.trim(),
+        `brein: the role "${database.service.name}" lacks rights on brein's tables (no SELECT and INSERT on the table brein_added; no USAGE on the sequence brein_added_id_seq): let it run the service with brein db migrate --service-role ${database.service.name}, as the role that owns them`
+      )
+      const regranted = yield* brein(database.ownerUrl, "db", "migrate", "--service-role", database.service.name)
+      assert.strictEqual(regranted.exitCode, 0, regranted.stderr)
+      const back = yield* brein(database.serviceUrl, "workspaces", "list")
+      assert.strictEqual(back.exitCode, 0, back.stderr)
     }).pipe(Effect.provide(NodeContext.layer)), { timeout: 120_000 })
 
   it.scopedLive("the service's role on a database with a pending migration stops and says who applies it", () =>
@@ -113,7 +128,10 @@ describe("brein db migrate", () => {
       // a role never granted cannot even read which migrations ran, and is told how to be granted
       const ungranted = yield* brein(database.urlFor(other), "workspaces", "list")
       assert.strictEqual(ungranted.exitCode, 1)
-      assert.include(ungranted.stderr, `brein: the role "${other.name}" may not read brein's tables`)
+      assert.include(
+        ungranted.stderr,
+        `brein: the role "${other.name}" lacks rights on brein's tables (permission denied for table effect_sql_migrations)`
+      )
       assert.include(ungranted.stderr, `brein db migrate --service-role ${other.name}, as the role that owns them`)
       const cases = [
         { url: database.ownerUrl, role: "brein_nobody_here", says: `no role named "brein_nobody_here" on this server` },
