@@ -61,12 +61,14 @@ const named = (noun: string, names: ReadonlyArray<string>) =>
 const checkReach = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   // CASE: a privilege function is asked only of a relation of its kind, whatever order the planner picks.
+  // brein's relations: those of the role that ran the migrations (others may share the schema, PostGIS's among them).
   const [reach] = yield* sql`
+    WITH brein AS (SELECT relowner FROM pg_class WHERE oid = to_regclass('effect_sql_migrations'))
     SELECT current_user AS role,
-      ARRAY(SELECT c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      ARRAY(SELECT c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace JOIN brein b ON b.relowner = c.relowner
         WHERE n.nspname = 'public' AND c.relname <> 'effect_sql_migrations' AND CASE WHEN c.relkind IN ('r', 'p')
           THEN NOT (has_table_privilege(c.oid, 'SELECT') AND has_table_privilege(c.oid, 'INSERT')) ELSE false END ORDER BY 1) AS tables,
-      ARRAY(SELECT c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      ARRAY(SELECT c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace JOIN brein b ON b.relowner = c.relowner
         WHERE n.nspname = 'public' AND CASE WHEN c.relkind = 'S' THEN NOT has_sequence_privilege(c.oid, 'USAGE') ELSE false END
         ORDER BY 1) AS sequences`.pipe(
     Effect.flatMap(decodeReach)
@@ -79,7 +81,10 @@ const checkReach = Effect.gen(function* () {
   return yield* new DatabaseNotGranted({ role: reach.role, reason: lacks.join("; ") })
 }).pipe(Effect.withSpan("Database.checkReach"))
 
-const currentRole = Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ readonly role: string }>`SELECT current_user AS role`).pipe(
+const decodeRole = Schema.decodeUnknown(Schema.Array(Schema.Struct({ role: Schema.String })))
+
+const currentRole = Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT current_user AS role`).pipe(
+  Effect.flatMap(decodeRole),
   Effect.map(([row]) => row?.role ?? "(unknown)"),
   Effect.orElseSucceed(() => "(unknown)")
 )

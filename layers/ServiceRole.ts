@@ -13,7 +13,8 @@ const Standing = Schema.Struct({
   superuser: Schema.Boolean,
   member: Schema.Boolean,
   ownedByRole: Schema.Array(Schema.String),
-  notRunners: Schema.Array(Schema.String)
+  owner: Schema.NullOr(Schema.String),
+  runnerOwns: Schema.Boolean
 })
 
 /** A table whose rows a trigger refuses to change (the function `audit_append_only`), and which changes it refuses. */
@@ -24,7 +25,8 @@ const Guarded = Schema.Struct({
   truncates: Schema.Boolean
 })
 
-const Counted = Schema.Struct({ tables: Schema.Number, sequences: Schema.Number, creates: Schema.Boolean })
+/** brein's relations: those of the role that ran the migrations (the owner of their record), by kind. */
+const Owned = Schema.Struct({ tables: Schema.Array(Schema.String), sequences: Schema.Array(Schema.String), creates: Schema.Boolean })
 
 const rows = <A, I>(schema: Schema.Schema<A, I>) => Schema.decodeUnknown(Schema.Array(schema))
 
@@ -69,9 +71,10 @@ const standingOf = Effect.fn("ServiceRole.standing")(function* (role: string) {
       coalesce(r.rolsuper, false) AS superuser,
       r.rolname IS NOT NULL AND r.rolname <> current_user AND pg_has_role(r.rolname, current_user, 'MEMBER') AS member,
       ARRAY(SELECT tablename::text FROM pg_tables WHERE schemaname = 'public' AND tableowner = ${role} ORDER BY 1) AS owned_by_role,
-      ARRAY(SELECT tablename::text FROM pg_tables WHERE schemaname = 'public'
-        AND NOT pg_has_role(current_user, tableowner, 'USAGE') ORDER BY 1) AS not_runners
-    FROM (SELECT 1) AS one LEFT JOIN pg_roles r ON r.rolname = ${role}`.pipe(
+      pg_get_userbyid(m.relowner)::text AS owner,
+      coalesce(pg_has_role(current_user, m.relowner, 'USAGE'), false) AS runner_owns
+    FROM (SELECT 1) AS one LEFT JOIN pg_roles r ON r.rolname = ${role}
+      LEFT JOIN pg_class m ON m.oid = to_regclass('effect_sql_migrations')`.pipe(
     Effect.flatMap(rows(Standing)),
     Effect.flatMap(first),
     Effect.orDie
@@ -102,11 +105,12 @@ const standingOf = Effect.fn("ServiceRole.standing")(function* (role: string) {
       }), and an owner can switch their append-only triggers off: run brein db migrate as that role, or give the tables to the migrating role (ALTER TABLE … OWNER TO)`
     )
   }
-  if (!standing.runnerSuperuser && standing.notRunners.length > 0) {
+  // brein's tables are those of the role that ran the migrations (the owner of their record)
+  if (!standing.runnerSuperuser && !standing.runnerOwns) {
     return yield* refuse(
-      `"${standing.runner}" does not own ${standing.notRunners.length} of brein's tables (${
-        listed(standing.notRunners)
-      }) and may not grant on them: run this with the DATABASE_URL of the role that owns them (the one that ran the migrations)`
+      `"${standing.runner}" is not the role that owns brein's tables ("${
+        standing.owner ?? "none yet"
+      }", which ran the migrations) and may not grant on them: run this with that role's DATABASE_URL`
     )
   }
   return standing
@@ -131,23 +135,27 @@ export const grantServiceRole = Effect.fn("ServiceRole.grant")(function* (role: 
       FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = 'public' AND t.tgfoid = to_regprocedure('audit_append_only()')
       GROUP BY c.relname ORDER BY c.relname`.pipe(Effect.flatMap(rows(Guarded)), Effect.map((found) => found.map(refusedOf)))
+    // named one by one, not ON ALL TABLES: a table of another owner in the schema is not brein's to grant
+    const owned = yield* sql`
+      WITH brein AS (SELECT relowner FROM pg_class WHERE oid = to_regclass('effect_sql_migrations'))
+      SELECT ARRAY(SELECT c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace JOIN brein b USING (relowner)
+          WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') ORDER BY 1) AS tables,
+        ARRAY(SELECT c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace JOIN brein b USING (relowner)
+          WHERE n.nspname = 'public' AND c.relkind = 'S' ORDER BY 1) AS sequences,
+        has_schema_privilege(${role}, 'public', 'CREATE') AS creates`.pipe(Effect.flatMap(rows(Owned)), Effect.flatMap(first))
+    const each = (names: ReadonlyArray<string>) => names.map((name) => `public.${sqlIdentifier(name)}`).join(", ")
     yield* sql.unsafe(`GRANT CONNECT ON DATABASE ${standing.database} TO ${to}`)
     yield* sql.unsafe(`GRANT USAGE ON SCHEMA public TO ${to}`)
-    yield* sql.unsafe(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${to}`)
-    yield* sql.unsafe(`GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ${to}`)
+    if (owned.tables.length > 0) yield* sql.unsafe(`GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE ${each(owned.tables)} TO ${to}`)
+    if (owned.sequences.length > 0) yield* sql.unsafe(`GRANT USAGE ON SEQUENCE ${each(owned.sequences)} TO ${to}`)
     // the migrations' own record: the service reads which ran, never writes it
-    yield* sql.unsafe(`REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON effect_sql_migrations FROM ${to}`)
+    yield* sql.unsafe(`REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON public.effect_sql_migrations FROM ${to}`)
     for (const table of guarded) {
-      yield* sql.unsafe(`REVOKE ${table.refused.join(", ")} ON ${sqlIdentifier(table.name)} FROM ${to}`)
+      if (table.refused.length > 0) {
+        yield* sql.unsafe(`REVOKE ${table.refused.join(", ")} ON public.${sqlIdentifier(table.name)} FROM ${to}`)
+      }
     }
-    const counted = yield* sql`
-      SELECT (SELECT count(*)::int FROM pg_tables WHERE schemaname = 'public') AS tables,
-        (SELECT count(*)::int FROM pg_sequences WHERE schemaname = 'public') AS sequences,
-        has_schema_privilege(${role}, 'public', 'CREATE') AS creates`.pipe(
-      Effect.flatMap(rows(Counted)),
-      Effect.flatMap(first)
-    )
-    return { role, ...counted, guarded } satisfies ServiceGrant
+    return { role, tables: owned.tables.length, sequences: owned.sequences.length, creates: owned.creates, guarded } satisfies ServiceGrant
   })).pipe(Effect.orDie)
 })
 

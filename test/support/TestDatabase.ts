@@ -46,14 +46,15 @@ export const freshRole = (prefix: string, attributes = "") =>
 
 /**
  * The production split (README): a database owned by a role that migrates it and grants a second
- * role what the service needs (`brein db migrate --service-role`). URLs of both; all dropped with the scope.
+ * role what the service needs (`brein db migrate --service-role`). URLs of both (and the server's superuser's);
+ * all dropped with the scope.
  */
 export const ownedDatabase = Effect.gen(function* () {
   const owner = yield* freshRole("brein_owner")
   const service = yield* freshRole("brein_service")
   const name = yield* freshDatabaseName(`OWNER ${owner.name}`)
   const urlFor = (role: { readonly name: string; readonly password: string }) => withDatabase(serverUrl(), name, role)
-  return { owner, service, ownerUrl: urlFor(owner), serviceUrl: urlFor(service), urlFor }
+  return { owner, service, ownerUrl: urlFor(owner), serviceUrl: urlFor(service), adminUrl: withDatabase(serverUrl(), name), urlFor }
 })
 
 /** A new, empty database on the test server, dropped when the scope closes. */

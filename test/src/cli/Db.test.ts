@@ -70,6 +70,15 @@ describe("brein db migrate", () => {
       assert.deepStrictEqual(refused, Array(7).fill("42501"))
       assert.strictEqual(yield* attempt(database.serviceUrl, "SELECT count(*) FROM audit_log"), "ok")
 
+      // A table of another owner in the schema (an extension's, say) is not brein's: it stops neither the grant nor a start.
+      yield* Effect.scoped(
+        Effect.flatMap(client(database.adminUrl), (sql) => sql.unsafe("CREATE TABLE spatial_ref_sys (srid serial PRIMARY KEY)"))
+      )
+      const beside = yield* brein(database.ownerUrl, "db", "migrate", "--service-role", database.service.name)
+      assert.strictEqual(beside.exitCode, 0, beside.stderr)
+      const serving = yield* brein(database.serviceUrl, "workspaces", "list")
+      assert.strictEqual(serving.exitCode, 0, serving.stderr)
+
       // An upgrade adds a table: until the owner grants again, the service's role stops at start and names it.
       yield* Effect.scoped(
         Effect.flatMap(client(database.ownerUrl), (sql) => sql.unsafe("CREATE TABLE brein_added (id bigserial PRIMARY KEY)"))
@@ -138,7 +147,11 @@ describe("brein db migrate", () => {
         { url: database.ownerUrl, role: database.owner.name, says: "is the role running this command" },
         { url: database.ownerUrl, role: superuser.name, says: "is a superuser" },
         // the service's role owns no table and may not grant on them: it is told to use the owner's DATABASE_URL
-        { url: database.serviceUrl, role: other.name, says: `"${database.service.name}" does not own` }
+        {
+          url: database.serviceUrl,
+          role: other.name,
+          says: `"${database.service.name}" is not the role that owns brein's tables ("${database.owner.name}", which ran the migrations)`
+        }
       ]
       for (const { role, says, url } of cases) {
         const run = yield* brein(url, "db", "migrate", "--service-role", role)
