@@ -85,7 +85,9 @@ const standingOf = Effect.fn("ServiceRole.standing")(function* (role: string) {
   }
   if (role === standing.runner) {
     return yield* refuse(
-      `"${role}" is the role running this command, which owns brein's tables: the service must connect as another role`
+      `"${role}" is the role running this command: run it as the role that owns brein's tables ("${
+        standing.owner ?? standing.runner
+      }"), naming another role, the one the service connects as`
     )
   }
   if (standing.superuser) {

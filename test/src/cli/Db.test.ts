@@ -145,6 +145,12 @@ describe("brein db migrate", () => {
       const cases = [
         { url: database.ownerUrl, role: "brein_nobody_here", says: `no role named "brein_nobody_here" on this server` },
         { url: database.ownerUrl, role: database.owner.name, says: "is the role running this command" },
+        {
+          url: database.serviceUrl,
+          role: database.service.name,
+          says:
+            `"${database.service.name}" is the role running this command: run it as the role that owns brein's tables ("${database.owner.name}")`
+        },
         { url: database.ownerUrl, role: superuser.name, says: "is a superuser" },
         // the service's role owns no table and may not grant on them: it is told to use the owner's DATABASE_URL
         {
