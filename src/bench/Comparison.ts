@@ -49,7 +49,7 @@ const medianRound = (rounds: ReadonlyArray<{ readonly baseline: Measured; readon
 const loadAverage = Effect.sync(() => Os.loadavg()[0] ?? 0)
 
 /** Stops brein so node writes its profiles, then summarizes the window of its measured load. */
-const reportProfile = Effect.fn("Bench.reportProfile")(function* (brein: Child, directory: string, window: Window) {
+export const reportProfile = Effect.fn("Bench.reportProfile")(function* (brein: Child, directory: string, window: Window) {
   const fs = yield* FileSystem.FileSystem
   yield* brein.process.kill("SIGTERM")
   const files = (yield* fs.readDirectory(directory)).filter((file) => file.endsWith(".cpuprofile"))

@@ -2,7 +2,7 @@ import { Reactivity } from "@effect/experimental"
 import { FetchHttpClient, FileSystem } from "@effect/platform"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
-import { Config, Console, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Clock, Config, Console, Duration, Effect, Layer, Option, Redacted } from "effect"
 import http from "node:http"
 import { availableParallelism, loadavg } from "node:os"
 import pg from "pg"
@@ -13,6 +13,7 @@ import { makePrng } from "../../services/upstream/Prng.ts"
 import { auditShapedRow, CREATE_AUDIT_SHAPED, INSERT_AUDIT_SHAPED } from "./AuditShaped.ts"
 import { createKey, serveBrein } from "./Brein.ts"
 import { freePort } from "./Children.ts"
+import { reportProfile } from "./Comparison.ts"
 import { cpuTimeMs } from "./CpuTime.ts"
 import { NodeFlags } from "./Settings.ts"
 import { sharedDatabase } from "./SharedDatabase.ts"
@@ -26,7 +27,9 @@ const settings = Config.all({
   documents: Config.integer("BENCH_DOCUMENTS").pipe(Config.withDefault(quick ? 100_000 : 1_000_000)),
   requests: Config.integer("BENCH_REQUESTS").pipe(Config.withDefault(quick ? 600 : 2_000)),
   databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
-  nodeFlags: NodeFlags
+  nodeFlags: NodeFlags,
+  /** BENCH_PROFILE=true: brein runs from its sources under --cpu-prof and its hottest frames are printed. */
+  profile: Config.boolean("BENCH_PROFILE").pipe(Config.withDefault(false))
 })
 
 // 200 scopes (100 periods × ventas/compras) of equal size; a sync writes a scope's rows together, so
@@ -68,7 +71,7 @@ const summary = (samples: Array<number>) => {
 }
 
 const program = Effect.gen(function* () {
-  const { documents, requests, databaseUrl, nodeFlags } = yield* settings
+  const { documents, requests, databaseUrl, nodeFlags, profile } = yield* settings
   const database = yield* sharedDatabase(databaseUrl)
   yield* Console.log(`bench:consultar  sii.rcv.consultar pages of 100 from ${documents} cached documents on ${database.label}`)
   const dataDir = yield* (yield* FileSystem.FileSystem).makeTempDirectoryScoped({ prefix: "brein-bench-consultar-" })
@@ -100,7 +103,14 @@ const program = Effect.gen(function* () {
 
   const serverMs: Array<number> = []
   const port = yield* freePort
-  const server = yield* serveBrein({ databaseUrl: database.url, dataDir, port, nodeFlags })
+  const profileDir = `${dataDir}/profile`
+  const server = yield* serveBrein({
+    databaseUrl: database.url,
+    dataDir,
+    port,
+    nodeFlags: [...nodeFlags, ...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [])],
+    fromSources: profile
+  })
   const url = `http://127.0.0.1:${port}/api/v1/tools/sii.rcv.consultar/execute`
   // node:http with a kept-alive socket, as the raw side keeps its connection: fetch's own cost per
   // request (a Request, a Response, a body stream) is the client's, not brein's.
@@ -203,6 +213,7 @@ const program = Effect.gen(function* () {
   yield* Effect.forEach(pages.slice(0, 200), floor, { discard: true })
   yield* Effect.forEach(pages.slice(0, 200), houseFloor, { discard: true })
   const cpuBefore = yield* cpuTimeMs(server.process.pid)
+  const measuredFrom = yield* Clock.currentTimeMillis
   yield* Effect.forEach(pages, (page) =>
     Effect.gen(function* () {
       breinMs.push(yield* timed(call(page)))
@@ -211,6 +222,7 @@ const program = Effect.gen(function* () {
       houseMs.push(yield* timed(houseFloor(page), cpu.house))
     }), { discard: true })
   const cpuAfter = yield* cpuTimeMs(server.process.pid)
+  const measuredTo = yield* Clock.currentTimeMillis
   const cpuPerCall = Option.map(Option.all([cpuBefore, cpuAfter]), ([before, after]) => ((after - before) * 1000) / pages.length)
   const brein = summary(breinMs)
   const inside = summary(serverMs.slice(200))
@@ -249,6 +261,11 @@ const program = Effect.gen(function* () {
       ""
     ].join("\n")
   )
+  if (profile) {
+    // brein is idle while the other sides run; the shares below are of the window's samples
+    const sinceMeasured = (yield* Clock.currentTimeMillis) - measuredTo
+    yield* reportProfile(server, profileDir, { endsBeforeEnd: sinceMeasured * 1000, length: (measuredTo - measuredFrom) * 1000 })
+  }
 }).pipe(Effect.scoped)
 
 program.pipe(

@@ -2,7 +2,7 @@ import { Command, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { Array as Arr, Console, Effect, Option } from "effect"
 import { DatabaseClientLive } from "../../layers/Database.ts"
 import { known, migrationName, runMigrations } from "../../layers/Migrations.ts"
-import { grantServiceRole, type ServiceGrant } from "../../layers/ServiceRole.ts"
+import { grantServiceRole, type ServiceGrant, type UngrantedRole, ungrantedRoles } from "../../layers/ServiceRole.ts"
 import { CommandFailed } from "./Failure.ts"
 import { database, databaseSettings } from "./Settings.ts"
 
@@ -34,6 +34,12 @@ const said = (grant: ServiceGrant) =>
       : [])
   ].join("\n")
 
+// a role granted before an upgrade: the service would stop at start as it, naming the same relations
+const stale = ({ missing, role }: UngrantedRole) =>
+  `"${role}" was granted brein's tables before and lacks ${missing.length} of them now (${missing.slice(0, 5).join(", ")}${
+    missing.length > 5 ? ", …" : ""
+  }): the service stops at start as that role until they are granted: brein db migrate --service-role ${role}`
+
 const latest = Option.match(Arr.last(known), { onNone: () => "none", onSome: migrationName })
 
 export const migrate = Command.make("migrate", { ...database, serviceRole }, (options) =>
@@ -50,6 +56,7 @@ export const migrate = Command.make("migrate", { ...database, serviceRole }, (op
       )
       yield* Console.log(said(grant))
     }
+    yield* Effect.forEach(yield* ungrantedRoles(), (role) => Console.log(stale(role)), { discard: true })
   }).pipe(Effect.provide(DatabaseClientLive), databaseSettings(options))).pipe(
     Command.withDescription(
       "Apply the migrations this version holds (as the role that owns brein's tables); with --service-role, grant the role the service runs as"

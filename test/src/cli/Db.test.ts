@@ -89,8 +89,16 @@ describe("brein db migrate", () => {
         stale.stderr.trim(),
         `brein: the role "${database.service.name}" lacks rights on brein's tables (no SELECT and INSERT on the table brein_added; no USAGE on the sequence brein_added_id_seq): let it run the service with brein db migrate --service-role ${database.service.name}, as the role that owns them`
       )
+      // migrating without --service-role grants nothing, and says which role was left behind
+      const bare = yield* brein(database.ownerUrl, "db", "migrate")
+      assert.strictEqual(bare.exitCode, 0, bare.stderr)
+      assert.include(
+        bare.stdout,
+        `"${database.service.name}" was granted brein's tables before and lacks 2 of them now (brein_added, brein_added_id_seq): the service stops at start as that role until they are granted: brein db migrate --service-role ${database.service.name}`
+      )
       const regranted = yield* brein(database.ownerUrl, "db", "migrate", "--service-role", database.service.name)
       assert.strictEqual(regranted.exitCode, 0, regranted.stderr)
+      assert.notInclude(regranted.stdout, "was granted brein's tables before")
       const back = yield* brein(database.serviceUrl, "workspaces", "list")
       assert.strictEqual(back.exitCode, 0, back.stderr)
     }).pipe(Effect.provide(NodeContext.layer)), { timeout: 120_000 })
