@@ -5,6 +5,7 @@ import { Array as Arr, Cause, Data, Effect, Layer, Option, Order, Schema } from 
 import { sqlState } from "../services/Database.ts"
 import { checkDatabaseText } from "./DatabaseText.ts"
 import { migrations } from "./migrations/index.ts"
+import { lackingReach } from "./Reach.ts"
 
 const lockName = "brein.migrations"
 
@@ -42,13 +43,6 @@ export class DatabaseNotGranted extends Data.TaggedError("DatabaseNotGranted")<{
   }
 }
 
-const Reach = Schema.Array(Schema.Struct({
-  role: Schema.String,
-  tables: Schema.Array(Schema.String),
-  sequences: Schema.Array(Schema.String)
-}))
-const decodeReach = Schema.decodeUnknown(Reach)
-
 const named = (noun: string, names: ReadonlyArray<string>) =>
   names.length === 1
     ? `the ${noun} ${names[0]}`
@@ -60,20 +54,8 @@ const named = (noun: string, names: ReadonlyArray<string>) =>
  */
 const checkReach = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  // CASE: a privilege function is asked only of a relation of its kind, whatever order the planner picks.
-  // brein's relations: those of the role that ran the migrations (others may share the schema, PostGIS's among them).
-  const [reach] = yield* sql`
-    WITH brein AS (SELECT relowner FROM pg_class WHERE oid = to_regclass('effect_sql_migrations'))
-    SELECT current_user AS role,
-      ARRAY(SELECT c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace JOIN brein b ON b.relowner = c.relowner
-        WHERE n.nspname = 'public' AND c.relname <> 'effect_sql_migrations' AND CASE WHEN c.relkind IN ('r', 'p')
-          THEN NOT (has_table_privilege(c.oid, 'SELECT') AND has_table_privilege(c.oid, 'INSERT')) ELSE false END ORDER BY 1) AS tables,
-      ARRAY(SELECT c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace JOIN brein b ON b.relowner = c.relowner
-        WHERE n.nspname = 'public' AND CASE WHEN c.relkind = 'S' THEN NOT has_sequence_privilege(c.oid, 'USAGE') ELSE false END
-        ORDER BY 1) AS sequences`.pipe(
-    Effect.flatMap(decodeReach)
-  )
-  if (reach === undefined || (reach.tables.length === 0 && reach.sequences.length === 0)) return
+  const [reach] = yield* lackingReach(sql`SELECT oid FROM pg_roles WHERE rolname = current_user`)
+  if (reach === undefined) return
   const lacks = [
     ...(reach.tables.length === 0 ? [] : [`no SELECT and INSERT on ${named("table", reach.tables)}`]),
     ...(reach.sequences.length === 0 ? [] : [`no USAGE on ${named("sequence", reach.sequences)}`])

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Data, Effect, Schema } from "effect"
+import { lackingReach } from "./Reach.ts"
 
 /** Why `brein db migrate --service-role` granted nothing: said for the operator, with what to do. */
 export class ServiceRoleRefused extends Data.TaggedError("ServiceRoleRefused")<{ readonly message: string }> {}
@@ -161,35 +162,18 @@ export const grantServiceRole = Effect.fn("ServiceRole.grant")(function* (role: 
   })).pipe(Effect.orDie)
 })
 
-const Ungranted = Schema.Struct({ role: Schema.String, missing: Schema.Array(Schema.String) })
-
-/** A role granted brein's tables before, which lacks some of them now (an upgrade added tables since). */
-export type UngrantedRole = typeof Ungranted.Type
-
 /**
- * Roles that were let run the service (they read the record of migrations and write the audit log)
- * but lack what the service checks at start on some of brein's tables or sequences (rows to read and
- * write, the use of a sequence; the record of migrations, to read): those an upgrade added since they
- * were granted. Superusers, predefined roles and members of the owner are not asked.
+ * Roles that were let run the service (they read the record of migrations and write the audit log) and
+ * lack what the service checks at start on some of brein's tables or sequences: those an upgrade added
+ * since they were granted. Superusers, predefined roles and members of the owner are not asked.
  */
 export const ungrantedRoles = Effect.fn("ServiceRole.ungranted")(function* () {
   const sql = yield* SqlClient.SqlClient
-  return yield* sql`
-    WITH brein AS (SELECT relowner FROM pg_class WHERE oid = to_regclass('effect_sql_migrations')),
-    rels AS (SELECT c.oid, c.relname::text AS name, c.relkind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-      JOIN brein b USING (relowner) WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'S')),
-    granted AS (SELECT r.oid, r.rolname::text AS role FROM pg_roles r CROSS JOIN brein b
-      WHERE NOT r.rolsuper AND r.rolname NOT LIKE 'pg\\_%' AND NOT pg_has_role(r.oid, b.relowner, 'USAGE')
-        AND coalesce(has_table_privilege(r.oid, to_regclass('effect_sql_migrations'), 'SELECT'), false)
-        AND coalesce(has_table_privilege(r.oid, to_regclass('audit_log'), 'INSERT'), false))
-    SELECT * FROM (
-      SELECT g.role, ARRAY(SELECT rels.name FROM rels WHERE CASE WHEN rels.relkind = 'S'
-          THEN NOT has_sequence_privilege(g.oid, rels.oid, 'USAGE')
-          WHEN rels.name = 'effect_sql_migrations' THEN NOT has_table_privilege(g.oid, rels.oid, 'SELECT')
-          ELSE NOT (has_table_privilege(g.oid, rels.oid, 'SELECT') AND has_table_privilege(g.oid, rels.oid, 'INSERT')) END
-        ORDER BY rels.name) AS missing
-      FROM granted g) AS each_role
-    WHERE cardinality(missing) > 0 ORDER BY role`.pipe(Effect.flatMap(rows(Ungranted)), Effect.orDie)
+  return yield* lackingReach(sql`
+    SELECT r.oid FROM pg_roles r CROSS JOIN (SELECT relowner FROM pg_class WHERE oid = to_regclass('effect_sql_migrations')) b
+    WHERE NOT r.rolsuper AND r.rolname NOT LIKE 'pg\\_%' AND NOT pg_has_role(r.oid, b.relowner, 'USAGE')
+      AND coalesce(has_table_privilege(r.oid, to_regclass('effect_sql_migrations'), 'SELECT'), false)
+      AND coalesce(has_table_privilege(r.oid, to_regclass('audit_log'), 'INSERT'), false)`).pipe(Effect.orDie)
 })
 
 /** A table name from pg_class as a quoted identifier (brein's are lower-case words; quoting keeps any other exact). */

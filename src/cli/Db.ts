@@ -2,7 +2,8 @@ import { Command, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { Array as Arr, Console, Effect, Option } from "effect"
 import { DatabaseClientLive } from "../../layers/Database.ts"
 import { known, migrationName, runMigrations } from "../../layers/Migrations.ts"
-import { grantServiceRole, type ServiceGrant, type UngrantedRole, ungrantedRoles } from "../../layers/ServiceRole.ts"
+import type { Reach } from "../../layers/Reach.ts"
+import { grantServiceRole, type ServiceGrant, ungrantedRoles } from "../../layers/ServiceRole.ts"
 import { CommandFailed } from "./Failure.ts"
 import { database, databaseSettings } from "./Settings.ts"
 
@@ -35,10 +36,12 @@ const said = (grant: ServiceGrant) =>
   ].join("\n")
 
 // a role granted before an upgrade: the service would stop at start as it, naming the same relations
-const stale = ({ missing, role }: UngrantedRole) =>
-  `"${role}" was granted brein's tables before and lacks ${missing.length} of them now (${missing.slice(0, 5).join(", ")}${
+const stale = ({ role, sequences, tables }: Reach) => {
+  const missing = [...tables, ...sequences]
+  return `"${role}" was granted brein's tables before and lacks ${missing.length} of them now (${missing.slice(0, 5).join(", ")}${
     missing.length > 5 ? ", …" : ""
   }): the service stops at start as that role until they are granted: brein db migrate --service-role ${role}`
+}
 
 const latest = Option.match(Arr.last(known), { onNone: () => "none", onSome: migrationName })
 
