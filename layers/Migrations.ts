@@ -5,7 +5,7 @@ import { Array as Arr, Cause, Data, Effect, Layer, Option, Order, Schema } from 
 import { sqlState } from "../services/Database.ts"
 import { checkDatabaseText } from "./DatabaseText.ts"
 import { migrations } from "./migrations/index.ts"
-import { lackingReach } from "./Reach.ts"
+import { lackingReach, someOf } from "./Reach.ts"
 
 const lockName = "brein.migrations"
 
@@ -44,9 +44,7 @@ export class DatabaseNotGranted extends Data.TaggedError("DatabaseNotGranted")<{
 }
 
 const named = (noun: string, names: ReadonlyArray<string>) =>
-  names.length === 1
-    ? `the ${noun} ${names[0]}`
-    : `${names.length} ${noun}s: ${names.slice(0, 3).join(", ")}${names.length > 3 ? ", …" : ""}`
+  names.length === 1 ? `the ${noun} ${names[0]}` : `${names.length} ${noun}s: ${someOf(names)}`
 
 /**
  * That the connecting role can read and add rows to every table (the record of migrations aside) and

@@ -1,6 +1,25 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { Effect, Schema } from "effect"
 
+/**
+ * Tables of the role that owns brein's tables that are its own books, not the service's: the record of
+ * migrations (the service reads it, never writes it) and the roles `db migrate --service-role` granted
+ * (the service does not touch it).
+ */
+export const OWNER_RECORDS = { migrations: "effect_sql_migrations", serviceRoles: "service_roles" } as const
+
+/**
+ * brein's relations (`oid`, `name`, `relkind`): the tables and sequences in `public` of the role that ran
+ * the migrations (the owner of their record). Others may share the schema, PostGIS's among them.
+ */
+export const breinRelations = (sql: SqlClient.SqlClient) =>
+  sql`SELECT c.oid, c.relname::text AS name, c.relkind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'S')
+      AND c.relowner = (SELECT relowner FROM pg_class WHERE oid = to_regclass(${OWNER_RECORDS.migrations}))`
+
+/** The first `shown` of `names`, and an ellipsis for the rest: for a message. */
+export const someOf = (names: ReadonlyArray<string>, shown = 3) => names.slice(0, shown).join(", ") + (names.length > shown ? ", …" : "")
+
 const ReachRow = Schema.Struct({
   role: Schema.String,
   tables: Schema.Array(Schema.String),
@@ -14,17 +33,15 @@ const decodeReach = Schema.decodeUnknown(Schema.Array(ReachRow))
 
 /**
  * What the service needs on brein's relations and each of `roles` (a fragment that selects role oids)
- * lacks: SELECT and INSERT on every table (the record of migrations aside: the service only reads it)
- * and USAGE on every sequence. brein's relations are those of the role that ran the migrations (others
- * may share the schema, PostGIS's among them). Only roles that lack something answer, by name.
+ * lacks: SELECT and INSERT on every table (the owner's records aside: the service only reads the one of
+ * migrations) and USAGE on every sequence. Only roles that lack something answer, by name.
  */
 export const lackingReach = Effect.fn("Database.lackingReach")(function* (roles: Statement.Fragment) {
   const sql = yield* SqlClient.SqlClient
   // CASE: a privilege function is asked only of a relation of its kind, whatever order the planner picks.
   return yield* sql`
-    WITH brein AS (SELECT relowner FROM pg_class WHERE oid = to_regclass('effect_sql_migrations')),
-    rels AS (SELECT c.oid, c.relname::text AS name, c.relkind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-      JOIN brein b USING (relowner) WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'S') AND c.relname <> 'effect_sql_migrations')
+    WITH rels AS (SELECT * FROM (${breinRelations(sql)}) AS relation
+      WHERE name NOT IN (${OWNER_RECORDS.migrations}, ${OWNER_RECORDS.serviceRoles}))
     SELECT * FROM (
       SELECT r.rolname::text AS role,
         ARRAY(SELECT rels.name FROM rels WHERE CASE WHEN rels.relkind IN ('r', 'p')

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Data, Effect, Schema } from "effect"
-import { lackingReach } from "./Reach.ts"
+import { breinRelations, lackingReach, OWNER_RECORDS, someOf } from "./Reach.ts"
 
 /** Why `brein db migrate --service-role` granted nothing: said for the operator, with what to do. */
 export class ServiceRoleRefused extends Data.TaggedError("ServiceRoleRefused")<{ readonly message: string }> {}
@@ -33,8 +33,6 @@ const rows = <A, I>(schema: Schema.Schema<A, I>) => Schema.decodeUnknown(Schema.
 
 const first = <A>(found: ReadonlyArray<A>) =>
   found[0] === undefined ? Effect.dieMessage("the catalog query answered no row") : Effect.succeed(found[0])
-
-const listed = (names: ReadonlyArray<string>) => names.slice(0, 3).join(", ") + (names.length > 3 ? ", …" : "")
 
 /** What the service role may do on one guarded table: everything but what its triggers refuse. */
 export interface GuardedTable {
@@ -104,7 +102,7 @@ const standingOf = Effect.fn("ServiceRole.standing")(function* (role: string) {
   if (standing.ownedByRole.length > 0) {
     return yield* refuse(
       `"${role}" owns ${standing.ownedByRole.length} of brein's tables (${
-        listed(standing.ownedByRole)
+        someOf(standing.ownedByRole)
       }), and an owner can switch their append-only triggers off: run brein db migrate as that role, or give the tables to the migrating role (ALTER TABLE … OWNER TO)`
     )
   }
@@ -124,8 +122,8 @@ const standingOf = Effect.fn("ServiceRole.standing")(function* (role: string) {
  * tables (which has just migrated them): it reads and writes rows and draws from sequences; it may not
  * change or remove what the append-only triggers guard (the audit log, its checkpoints, the credit
  * ledger…: the changes each table's triggers refuse, read from the database itself), nor record a
- * migration, nor create or drop anything. One transaction; running it again (after each upgrade's
- * migrations, which add tables) grants the new tables too.
+ * migration, nor create or drop anything. One transaction, which records the role (`service_roles`):
+ * `regrantRecorded`, after an upgrade's migrations (which add tables), grants it the new ones.
  */
 export const grantServiceRole = Effect.fn("ServiceRole.grant")(function* (role: string) {
   const sql = yield* SqlClient.SqlClient
@@ -140,11 +138,9 @@ export const grantServiceRole = Effect.fn("ServiceRole.grant")(function* (role: 
       GROUP BY c.relname ORDER BY c.relname`.pipe(Effect.flatMap(rows(Guarded)), Effect.map((found) => found.map(refusedOf)))
     // named one by one, not ON ALL TABLES: a table of another owner in the schema is not brein's to grant
     const owned = yield* sql`
-      WITH brein AS (SELECT relowner FROM pg_class WHERE oid = to_regclass('effect_sql_migrations'))
-      SELECT ARRAY(SELECT c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace JOIN brein b USING (relowner)
-          WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') ORDER BY 1) AS tables,
-        ARRAY(SELECT c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace JOIN brein b USING (relowner)
-          WHERE n.nspname = 'public' AND c.relkind = 'S' ORDER BY 1) AS sequences,
+      WITH rels AS (${breinRelations(sql)})
+      SELECT ARRAY(SELECT name FROM rels WHERE relkind IN ('r', 'p') AND name <> ${OWNER_RECORDS.serviceRoles} ORDER BY 1) AS tables,
+        ARRAY(SELECT name FROM rels WHERE relkind = 'S' ORDER BY 1) AS sequences,
         has_schema_privilege(${role}, 'public', 'CREATE') AS creates`.pipe(Effect.flatMap(rows(Owned)), Effect.flatMap(first))
     const each = (names: ReadonlyArray<string>) => names.map((name) => `public.${sqlIdentifier(name)}`).join(", ")
     yield* sql.unsafe(`GRANT CONNECT ON DATABASE ${standing.database} TO ${to}`)
@@ -152,27 +148,73 @@ export const grantServiceRole = Effect.fn("ServiceRole.grant")(function* (role: 
     if (owned.tables.length > 0) yield* sql.unsafe(`GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE ${each(owned.tables)} TO ${to}`)
     if (owned.sequences.length > 0) yield* sql.unsafe(`GRANT USAGE ON SEQUENCE ${each(owned.sequences)} TO ${to}`)
     // the migrations' own record: the service reads which ran, never writes it
-    yield* sql.unsafe(`REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON public.effect_sql_migrations FROM ${to}`)
+    yield* sql.unsafe(`REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON public.${OWNER_RECORDS.migrations} FROM ${to}`)
     for (const table of guarded) {
       if (table.refused.length > 0) {
         yield* sql.unsafe(`REVOKE ${table.refused.join(", ")} ON public.${sqlIdentifier(table.name)} FROM ${to}`)
       }
     }
+    // so that a bare `db migrate` after an upgrade grants it the new tables
+    yield* sql`INSERT INTO service_roles (role) VALUES (${role}) ON CONFLICT (role) DO NOTHING`
     return { role, tables: owned.tables.length, sequences: owned.sequences.length, creates: owned.creates, guarded } satisfies ServiceGrant
   })).pipe(Effect.orDie)
 })
 
+const decodeGrants = rows(Schema.Struct({ grants: Schema.Boolean }))
+
+/** Whether the role running this may grant on brein's tables: it owns them (or is a member of their owner), or is a superuser. */
+export const runnerGrants = Effect.fn("ServiceRole.runnerGrants")(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const [row] = yield* sql`
+    SELECT coalesce((SELECT rolsuper FROM pg_roles WHERE rolname = current_user), false)
+      OR coalesce(pg_has_role(current_user, (SELECT relowner FROM pg_class WHERE oid = to_regclass(${OWNER_RECORDS.migrations})), 'USAGE'), false)
+      AS grants`.pipe(Effect.flatMap(decodeGrants), Effect.orDie)
+  return row?.grants ?? false
+})
+
+/** What `db migrate` did with a role recorded by an earlier `--service-role`. */
+export type Regrant =
+  | { readonly _tag: "Granted"; readonly grant: ServiceGrant }
+  | { readonly _tag: "Gone"; readonly role: string }
+  | { readonly _tag: "Refused"; readonly role: string; readonly message: string }
+
+const decodeRecorded = rows(Schema.Struct({ role: Schema.String, exists: Schema.Boolean }))
+
 /**
- * Roles that were let run the service (they read the record of migrations and write the audit log) and
- * lack what the service checks at start on some of brein's tables or sequences: those an upgrade added
- * since they were granted. Superusers, predefined roles and members of the owner are not asked.
+ * Grants again each role an earlier `--service-role` recorded, `except` the one just granted: what this
+ * version's migrations added, and nothing the triggers now refuse. A recorded role that no longer exists
+ * leaves the record; one that can no longer be the service's (a superuser now, say) is refused as the
+ * command would refuse it, and stays recorded.
+ */
+export const regrantRecorded = Effect.fn("ServiceRole.regrantRecorded")(function* (except: ReadonlyArray<string>) {
+  const sql = yield* SqlClient.SqlClient
+  const recorded = yield* sql`
+    SELECT s.role, r.rolname IS NOT NULL AS exists FROM service_roles s LEFT JOIN pg_roles r ON r.rolname = s.role
+    ORDER BY s.role`.pipe(Effect.flatMap(decodeRecorded), Effect.orDie)
+  return yield* Effect.forEach(
+    recorded.filter(({ role }) => !except.includes(role)),
+    ({ exists, role }): Effect.Effect<Regrant, never, SqlClient.SqlClient> =>
+      exists
+        ? grantServiceRole(role).pipe(
+          Effect.map((grant): Regrant => ({ _tag: "Granted", grant })),
+          Effect.catchTag("ServiceRoleRefused", (refused) => Effect.succeed<Regrant>({ _tag: "Refused", role, message: refused.message }))
+        )
+        : sql`DELETE FROM service_roles WHERE role = ${role}`.pipe(Effect.orDie, Effect.as<Regrant>({ _tag: "Gone", role }))
+  )
+})
+
+/**
+ * Roles that were let run the service but are not recorded (granted by hand: `regrantRecorded` answers
+ * for the others) and lack what the service checks at start on some of brein's tables or sequences: those an upgrade
+ * added since. Superusers, predefined roles and members of the owner are not asked.
  */
 export const ungrantedRoles = Effect.fn("ServiceRole.ungranted")(function* () {
   const sql = yield* SqlClient.SqlClient
   return yield* lackingReach(sql`
-    SELECT r.oid FROM pg_roles r CROSS JOIN (SELECT relowner FROM pg_class WHERE oid = to_regclass('effect_sql_migrations')) b
+    SELECT r.oid FROM pg_roles r CROSS JOIN (SELECT relowner FROM pg_class WHERE oid = to_regclass(${OWNER_RECORDS.migrations})) b
     WHERE NOT r.rolsuper AND r.rolname NOT LIKE 'pg\\_%' AND NOT pg_has_role(r.oid, b.relowner, 'USAGE')
-      AND coalesce(has_table_privilege(r.oid, to_regclass('effect_sql_migrations'), 'SELECT'), false)
+      AND r.rolname NOT IN (SELECT role FROM service_roles)
+      AND coalesce(has_table_privilege(r.oid, to_regclass(${OWNER_RECORDS.migrations}), 'SELECT'), false)
       AND coalesce(has_table_privilege(r.oid, to_regclass('audit_log'), 'INSERT'), false)`).pipe(Effect.orDie)
 })
 

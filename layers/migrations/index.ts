@@ -23,6 +23,7 @@ import readWindows from "./0022_read_windows.ts"
 import mailHeaders from "./0023_mail_headers.ts"
 import sequenceNamesIgnoreCase from "./0024_sequence_names_ignore_case.ts"
 import workspaceNamesTrimmed from "./0025_workspace_names_trimmed.ts"
+import serviceRoles from "./0026_service_roles.ts"
 
 export const migrations = {
   "0001_foundation": foundation,
@@ -49,5 +50,6 @@ export const migrations = {
   "0022_read_windows": readWindows,
   "0023_mail_headers": mailHeaders,
   "0024_sequence_names_ignore_case": sequenceNamesIgnoreCase,
-  "0025_workspace_names_trimmed": workspaceNamesTrimmed
+  "0025_workspace_names_trimmed": workspaceNamesTrimmed,
+  "0026_service_roles": serviceRoles
 }

@@ -2,8 +2,15 @@ import { Command, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { Array as Arr, Console, Effect, Option } from "effect"
 import { DatabaseClientLive } from "../../layers/Database.ts"
 import { known, migrationName, runMigrations } from "../../layers/Migrations.ts"
-import type { Reach } from "../../layers/Reach.ts"
-import { grantServiceRole, type ServiceGrant, ungrantedRoles } from "../../layers/ServiceRole.ts"
+import { type Reach, someOf } from "../../layers/Reach.ts"
+import {
+  grantServiceRole,
+  type Regrant,
+  regrantRecorded,
+  runnerGrants,
+  type ServiceGrant,
+  ungrantedRoles
+} from "../../layers/ServiceRole.ts"
 import { CommandFailed } from "./Failure.ts"
 import { database, databaseSettings } from "./Settings.ts"
 
@@ -35,11 +42,22 @@ const said = (grant: ServiceGrant) =>
       : [])
   ].join("\n")
 
-// a role granted before an upgrade: the service would stop at start as it, naming the same relations
+const regranted = (regrant: Regrant) => {
+  switch (regrant._tag) {
+    case "Granted":
+      return `granted "${regrant.grant.role}" again (recorded by an earlier --service-role): the rows of ${regrant.grant.tables} tables and the use of ${regrant.grant.sequences} sequences, as before`
+    case "Gone":
+      return `"${regrant.role}" was recorded by an earlier --service-role and no longer exists: it is no longer recorded`
+    case "Refused":
+      return `"${regrant.role}" was recorded by an earlier --service-role and was not granted again: ${regrant.message}`
+  }
+}
+
+// a role granted by hand before an upgrade: the service would stop at start as it, naming the same relations
 const stale = ({ role, sequences, tables }: Reach) => {
   const missing = [...tables, ...sequences]
-  return `"${role}" was granted brein's tables before and lacks ${missing.length} of them now (${missing.slice(0, 5).join(", ")}${
-    missing.length > 5 ? ", …" : ""
+  return `"${role}" was granted brein's tables before and lacks ${missing.length} of them now (${
+    someOf(missing, 5)
   }): the service stops at start as that role until they are granted: brein db migrate --service-role ${role}`
 }
 
@@ -59,10 +77,15 @@ export const migrate = Command.make("migrate", { ...database, serviceRole }, (op
       )
       yield* Console.log(said(grant))
     }
-    yield* Effect.forEach(yield* ungrantedRoles(), (role) => Console.log(stale(role)), { discard: true })
+    // only the tables' owner (or a superuser) may grant: another role's run stops at the migrations
+    if (yield* runnerGrants()) {
+      const again = yield* regrantRecorded(Option.toArray(options.serviceRole))
+      yield* Effect.forEach(again, (regrant) => Console.log(regranted(regrant)), { discard: true })
+      yield* Effect.forEach(yield* ungrantedRoles(), (role) => Console.log(stale(role)), { discard: true })
+    }
   }).pipe(Effect.provide(DatabaseClientLive), databaseSettings(options))).pipe(
     Command.withDescription(
-      "Apply the migrations this version holds (as the role that owns brein's tables); with --service-role, grant the role the service runs as"
+      "Apply the migrations this version holds (as the role that owns brein's tables) and grant the roles recorded by an earlier --service-role the tables they add; with --service-role, grant (and record) the role the service runs as"
     )
   )
 

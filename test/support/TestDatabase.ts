@@ -54,7 +54,7 @@ export const ownedDatabase = Effect.gen(function* () {
   const service = yield* freshRole("brein_service")
   const name = yield* freshDatabaseName(`OWNER ${owner.name}`)
   const urlFor = (role: { readonly name: string; readonly password: string }) => withDatabase(serverUrl(), name, role)
-  return { owner, service, ownerUrl: urlFor(owner), serviceUrl: urlFor(service), adminUrl: withDatabase(serverUrl(), name), urlFor }
+  return { name, owner, service, ownerUrl: urlFor(owner), serviceUrl: urlFor(service), adminUrl: withDatabase(serverUrl(), name), urlFor }
 })
 
 /** A new, empty database on the test server, dropped when the scope closes. */

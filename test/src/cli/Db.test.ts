@@ -89,19 +89,83 @@ describe("brein db migrate", () => {
         stale.stderr.trim(),
         `brein: the role "${database.service.name}" lacks rights on brein's tables (no SELECT and INSERT on the table brein_added; no USAGE on the sequence brein_added_id_seq): let it run the service with brein db migrate --service-role ${database.service.name}, as the role that owns them`
       )
-      // migrating without --service-role grants nothing, and says which role was left behind
+      // a bare migrate (as after the upgrade's migrations) grants it the new relations: --service-role recorded it
       const bare = yield* brein(database.ownerUrl, "db", "migrate")
       assert.strictEqual(bare.exitCode, 0, bare.stderr)
-      assert.include(
+      assert.match(
         bare.stdout,
-        `"${database.service.name}" was granted brein's tables before and lacks 2 of them now (brein_added, brein_added_id_seq): the service stops at start as that role until they are granted: brein db migrate --service-role ${database.service.name}`
+        new RegExp(`granted "${database.service.name}" again \\(recorded by an earlier --service-role\\): the rows of \\d+ tables`)
       )
-      const regranted = yield* brein(database.ownerUrl, "db", "migrate", "--service-role", database.service.name)
-      assert.strictEqual(regranted.exitCode, 0, regranted.stderr)
-      assert.notInclude(regranted.stdout, "was granted brein's tables before")
+      assert.notInclude(bare.stdout, "was granted brein's tables before")
       const back = yield* brein(database.serviceUrl, "workspaces", "list")
       assert.strictEqual(back.exitCode, 0, back.stderr)
+      // the record is the owner's: the service's role may not read it, nor add itself to it
+      assert.strictEqual(yield* attempt(database.serviceUrl, "SELECT role FROM service_roles"), "42501")
     }).pipe(Effect.provide(NodeContext.layer)), { timeout: 120_000 })
+
+  it.scopedLive(
+    "a role granted before roles were recorded is recorded by the upgrade; one granted by hand is named with the command",
+    () =>
+      Effect.gen(function* () {
+        const database = yield* ownedDatabase
+        const granted = yield* brein(database.ownerUrl, "db", "migrate", "--service-role", database.service.name)
+        assert.strictEqual(granted.exitCode, 0, granted.stderr)
+        const owner = (statement: string) =>
+          Effect.scoped(Effect.flatMap(client(database.ownerUrl), (sql) => sql.unsafe(statement))).pipe(Effect.orDie)
+        // the database as the version before the record left it, and an upgrade that adds a table
+        yield* owner(
+          `DROP TABLE service_roles; DELETE FROM effect_sql_migrations WHERE migration_id = 26; CREATE TABLE brein_added (id bigserial PRIMARY KEY)`
+        )
+        const upgraded = yield* brein(database.ownerUrl, "db", "migrate")
+        assert.strictEqual(upgraded.exitCode, 0, upgraded.stderr)
+        assert.include(upgraded.stdout, "applied 1 migration: 0026_service_roles")
+        assert.include(upgraded.stdout, `granted "${database.service.name}" again (recorded by an earlier --service-role)`)
+        assert.strictEqual((yield* brein(database.serviceUrl, "workspaces", "list")).exitCode, 0)
+
+        // a role given the service's rights by hand is not recorded: a bare migrate names what it lacks, and the command
+        const hand = yield* freshRole("brein_other")
+        yield* owner(`GRANT CONNECT ON DATABASE ${database.name} TO ${hand.name}; GRANT USAGE ON SCHEMA public TO ${hand.name};
+        GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA public TO ${hand.name}; GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ${hand.name};
+        REVOKE ALL ON service_roles FROM ${hand.name}; CREATE TABLE brein_later (id bigserial PRIMARY KEY)`)
+        const named = yield* brein(database.ownerUrl, "db", "migrate")
+        assert.strictEqual(named.exitCode, 0, named.stderr)
+        assert.include(named.stdout, `granted "${database.service.name}" again`)
+        assert.include(
+          named.stdout,
+          `"${hand.name}" was granted brein's tables before and lacks 2 of them now (brein_later, brein_later_id_seq): the service stops at start as that role until they are granted: brein db migrate --service-role ${hand.name}`
+        )
+        const recorded = yield* brein(database.ownerUrl, "db", "migrate", "--service-role", hand.name)
+        assert.strictEqual(recorded.exitCode, 0, recorded.stderr)
+        assert.include(recorded.stdout, `granted "${hand.name}" the rows of`)
+        assert.include(recorded.stdout, `granted "${database.service.name}" again`)
+        assert.notInclude(recorded.stdout, `granted "${hand.name}" again`, "the role just granted is not granted twice")
+        assert.notInclude(recorded.stdout, "was granted brein's tables before")
+
+        // a recorded role that can no longer be the service's is refused as the command refuses it, and stays recorded
+        const server = Redacted.make(inject("databaseUrl"))
+        yield* Effect.scoped(Effect.flatMap(client(server), (sql) => sql.unsafe(`ALTER ROLE ${hand.name} SUPERUSER`)))
+        const refused = yield* brein(database.ownerUrl, "db", "migrate")
+        assert.strictEqual(refused.exitCode, 0, refused.stderr)
+        assert.include(
+          refused.stdout,
+          `"${hand.name}" was recorded by an earlier --service-role and was not granted again: "${hand.name}" is a superuser`
+        )
+        yield* Effect.scoped(Effect.flatMap(client(server), (sql) => sql.unsafe(`ALTER ROLE ${hand.name} NOSUPERUSER`)))
+        // a recorded role dropped since leaves the record
+        yield* Effect.scoped(Effect.flatMap(client(database.adminUrl), (sql) => sql.unsafe(`DROP OWNED BY ${hand.name}`)))
+        yield* Effect.scoped(Effect.flatMap(client(server), (sql) => sql.unsafe(`DROP ROLE ${hand.name}`)))
+        const gone = yield* brein(database.ownerUrl, "db", "migrate")
+        assert.strictEqual(gone.exitCode, 0, gone.stderr)
+        assert.include(
+          gone.stdout,
+          `"${hand.name}" was recorded by an earlier --service-role and no longer exists: it is no longer recorded`
+        )
+        const after = yield* brein(database.ownerUrl, "db", "migrate")
+        assert.notInclude(after.stdout, hand.name)
+        assert.include(after.stdout, `granted "${database.service.name}" again`)
+      }).pipe(Effect.provide(NodeContext.layer)),
+    { timeout: 120_000 }
+  )
 
   it.scopedLive("the service's role on a database with a pending migration stops and says who applies it", () =>
     Effect.gen(function* () {
