@@ -173,10 +173,14 @@ export const runnerGrants = Effect.fn("ServiceRole.runnerGrants")(function* () {
 })
 
 /** What `db migrate` did with a role recorded by an earlier `--service-role`. */
-export type Regrant =
-  | { readonly _tag: "Granted"; readonly grant: ServiceGrant }
-  | { readonly _tag: "Gone"; readonly role: string }
-  | { readonly _tag: "Refused"; readonly role: string; readonly message: string }
+export type Regrant = Data.TaggedEnum<{
+  Granted: { readonly grant: ServiceGrant }
+  /** the role no longer exists: it left the record */
+  Gone: { readonly role: string }
+  /** the role can no longer be the service's (`message` says why): it stays recorded */
+  Refused: { readonly role: string; readonly message: string }
+}>
+export const Regrant = Data.taggedEnum<Regrant>()
 
 const decodeRecorded = rows(Schema.Struct({ role: Schema.String, exists: Schema.Boolean }))
 
@@ -196,10 +200,10 @@ export const regrantRecorded = Effect.fn("ServiceRole.regrantRecorded")(function
     ({ exists, role }): Effect.Effect<Regrant, never, SqlClient.SqlClient> =>
       exists
         ? grantServiceRole(role).pipe(
-          Effect.map((grant): Regrant => ({ _tag: "Granted", grant })),
-          Effect.catchTag("ServiceRoleRefused", (refused) => Effect.succeed<Regrant>({ _tag: "Refused", role, message: refused.message }))
+          Effect.map((grant) => Regrant.Granted({ grant })),
+          Effect.catchTag("ServiceRoleRefused", (refused) => Effect.succeed(Regrant.Refused({ role, message: refused.message })))
         )
-        : sql`DELETE FROM service_roles WHERE role = ${role}`.pipe(Effect.orDie, Effect.as<Regrant>({ _tag: "Gone", role }))
+        : sql`DELETE FROM service_roles WHERE role = ${role}`.pipe(Effect.orDie, Effect.as(Regrant.Gone({ role })))
   )
 })
 

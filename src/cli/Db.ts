@@ -3,14 +3,7 @@ import { Array as Arr, Console, Effect, Option } from "effect"
 import { DatabaseClientLive } from "../../layers/Database.ts"
 import { known, migrationName, runMigrations } from "../../layers/Migrations.ts"
 import { type Reach, someOf } from "../../layers/Reach.ts"
-import {
-  grantServiceRole,
-  type Regrant,
-  regrantRecorded,
-  runnerGrants,
-  type ServiceGrant,
-  ungrantedRoles
-} from "../../layers/ServiceRole.ts"
+import { grantServiceRole, Regrant, regrantRecorded, runnerGrants, type ServiceGrant, ungrantedRoles } from "../../layers/ServiceRole.ts"
 import { CommandFailed } from "./Failure.ts"
 import { database, databaseSettings } from "./Settings.ts"
 
@@ -19,7 +12,7 @@ const MAX_ROLE_BYTES = 63
 
 const serviceRole = Options.text("service-role").pipe(
   Options.withDescription(
-    "After migrating, grant this role what the service needs and nothing more: rows and sequences, not what the append-only triggers refuse, no DDL"
+    "After migrating, grant this role what the service needs and nothing more (rows and sequences, not what the append-only triggers refuse, no DDL), and record it: later runs grant it what upgrades add"
   ),
   Options.mapEffect((role) =>
     role.trim() === "" || Buffer.byteLength(role) > MAX_ROLE_BYTES
@@ -42,16 +35,12 @@ const said = (grant: ServiceGrant) =>
       : [])
   ].join("\n")
 
-const regranted = (regrant: Regrant) => {
-  switch (regrant._tag) {
-    case "Granted":
-      return `granted "${regrant.grant.role}" again (recorded by an earlier --service-role): the rows of ${regrant.grant.tables} tables and the use of ${regrant.grant.sequences} sequences, as before`
-    case "Gone":
-      return `"${regrant.role}" was recorded by an earlier --service-role and no longer exists: it is no longer recorded`
-    case "Refused":
-      return `"${regrant.role}" was recorded by an earlier --service-role and was not granted again: ${regrant.message}`
-  }
-}
+const regranted = Regrant.$match({
+  Granted: ({ grant }) =>
+    `granted "${grant.role}" again (recorded by an earlier --service-role): the rows of ${grant.tables} tables and the use of ${grant.sequences} sequences`,
+  Gone: ({ role }) => `"${role}" was recorded by an earlier --service-role and no longer exists: it is no longer recorded`,
+  Refused: ({ message, role }) => `"${role}" was recorded by an earlier --service-role and was not granted again: ${message}`
+})
 
 // a role granted by hand before an upgrade: the service would stop at start as it, naming the same relations
 const stale = ({ role, sequences, tables }: Reach) => {
