@@ -74,7 +74,7 @@ export const migrate = Command.make("migrate", { ...database, serviceRole }, (op
     }
   }).pipe(Effect.provide(DatabaseClientLive), databaseSettings(options))).pipe(
     Command.withDescription(
-      "Apply the migrations this version holds (as the role that owns brein's tables) and grant the roles recorded by an earlier --service-role the tables they add; with --service-role, grant (and record) the role the service runs as"
+      "Apply the migrations this version holds (as the role that owns brein's tables) and grant the roles an earlier --service-role recorded what the migrations add; with --service-role, grant (and record) the role the service runs as"
     )
   )
 
