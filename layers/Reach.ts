@@ -8,14 +8,22 @@ import { Effect, Schema } from "effect"
  */
 export const OWNER_RECORDS = { migrations: "effect_sql_migrations", serviceRoles: "service_roles" } as const
 
+/** The oid of the role that owns brein's tables: the one that ran the migrations (it owns their record); NULL before. */
+export const breinOwner = (sql: SqlClient.SqlClient) =>
+  sql`(SELECT relowner FROM pg_class WHERE oid = to_regclass(${OWNER_RECORDS.migrations}))`
+
+/** Whether the role running the statement may grant on brein's tables: it is their owner (or a member of it), or a superuser. */
+export const runnerGrantsSql = (sql: SqlClient.SqlClient) =>
+  sql`(coalesce((SELECT rolsuper FROM pg_roles WHERE rolname = current_user), false)
+    OR coalesce(pg_has_role(current_user, ${breinOwner(sql)}, 'USAGE'), false))`
+
 /**
  * brein's relations (`oid`, `name`, `relkind`): the tables and sequences in `public` of the role that ran
- * the migrations (the owner of their record). Others may share the schema, PostGIS's among them.
+ * the migrations. Others may share the schema, PostGIS's among them.
  */
 export const breinRelations = (sql: SqlClient.SqlClient) =>
   sql`SELECT c.oid, c.relname::text AS name, c.relkind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-    WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'S')
-      AND c.relowner = (SELECT relowner FROM pg_class WHERE oid = to_regclass(${OWNER_RECORDS.migrations}))`
+    WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'S') AND c.relowner = ${breinOwner(sql)}`
 
 /** The first `shown` of `names`, and an ellipsis for the rest: for a message. */
 export const someOf = (names: ReadonlyArray<string>, shown = 3) => names.slice(0, shown).join(", ") + (names.length > shown ? ", …" : "")

@@ -1,13 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import { Data, Effect, Schema } from "effect"
-import { breinRelations, lackingReach, OWNER_RECORDS, someOf } from "./Reach.ts"
+import { breinOwner, breinRelations, lackingReach, OWNER_RECORDS, runnerGrantsSql, someOf } from "./Reach.ts"
 
 /** Why `brein db migrate --service-role` granted nothing: said for the operator, with what to do. */
 export class ServiceRoleRefused extends Data.TaggedError("ServiceRoleRefused")<{ readonly message: string }> {}
 
 const Standing = Schema.Struct({
   runner: Schema.String,
-  runnerSuperuser: Schema.Boolean,
   database: Schema.String,
   quoted: Schema.String,
   exists: Schema.Boolean,
@@ -15,7 +14,7 @@ const Standing = Schema.Struct({
   member: Schema.Boolean,
   ownedByRole: Schema.Array(Schema.String),
   owner: Schema.NullOr(Schema.String),
-  runnerOwns: Schema.Boolean
+  runnerGrants: Schema.Boolean
 })
 
 /** A table whose rows a trigger refuses to change (the function `audit_append_only`), and which changes it refuses. */
@@ -63,17 +62,15 @@ const standingOf = Effect.fn("ServiceRole.standing")(function* (role: string) {
   const sql = yield* SqlClient.SqlClient
   const standing = yield* sql`
     SELECT current_user AS runner,
-      (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) AS runner_superuser,
       quote_ident(current_database()) AS database,
       quote_ident(${role}) AS quoted,
       r.rolname IS NOT NULL AS exists,
       coalesce(r.rolsuper, false) AS superuser,
       r.rolname IS NOT NULL AND r.rolname <> current_user AND pg_has_role(r.rolname, current_user, 'MEMBER') AS member,
       ARRAY(SELECT tablename::text FROM pg_tables WHERE schemaname = 'public' AND tableowner = ${role} ORDER BY 1) AS owned_by_role,
-      pg_get_userbyid(m.relowner)::text AS owner,
-      coalesce(pg_has_role(current_user, m.relowner, 'USAGE'), false) AS runner_owns
-    FROM (SELECT 1) AS one LEFT JOIN pg_roles r ON r.rolname = ${role}
-      LEFT JOIN pg_class m ON m.oid = to_regclass('effect_sql_migrations')`.pipe(
+      pg_get_userbyid(${breinOwner(sql)})::text AS owner,
+      ${runnerGrantsSql(sql)} AS runner_grants
+    FROM (SELECT 1) AS one LEFT JOIN pg_roles r ON r.rolname = ${role}`.pipe(
     Effect.flatMap(rows(Standing)),
     Effect.flatMap(first),
     Effect.orDie
@@ -107,7 +104,7 @@ const standingOf = Effect.fn("ServiceRole.standing")(function* (role: string) {
     )
   }
   // brein's tables are those of the role that ran the migrations (the owner of their record)
-  if (!standing.runnerSuperuser && !standing.runnerOwns) {
+  if (!standing.runnerGrants) {
     return yield* refuse(
       `"${standing.runner}" is not the role that owns brein's tables ("${
         standing.owner ?? "none yet"
@@ -165,10 +162,7 @@ const decodeGrants = rows(Schema.Struct({ grants: Schema.Boolean }))
 /** Whether the role running this may grant on brein's tables: it owns them (or is a member of their owner), or is a superuser. */
 export const runnerGrants = Effect.fn("ServiceRole.runnerGrants")(function* () {
   const sql = yield* SqlClient.SqlClient
-  const [row] = yield* sql`
-    SELECT coalesce((SELECT rolsuper FROM pg_roles WHERE rolname = current_user), false)
-      OR coalesce(pg_has_role(current_user, (SELECT relowner FROM pg_class WHERE oid = to_regclass(${OWNER_RECORDS.migrations})), 'USAGE'), false)
-      AS grants`.pipe(Effect.flatMap(decodeGrants), Effect.orDie)
+  const [row] = yield* sql`SELECT ${runnerGrantsSql(sql)} AS grants`.pipe(Effect.flatMap(decodeGrants), Effect.orDie)
   return row?.grants ?? false
 })
 
@@ -215,8 +209,8 @@ export const regrantRecorded = Effect.fn("ServiceRole.regrantRecorded")(function
 export const ungrantedRoles = Effect.fn("ServiceRole.ungranted")(function* () {
   const sql = yield* SqlClient.SqlClient
   return yield* lackingReach(sql`
-    SELECT r.oid FROM pg_roles r CROSS JOIN (SELECT relowner FROM pg_class WHERE oid = to_regclass(${OWNER_RECORDS.migrations})) b
-    WHERE NOT r.rolsuper AND r.rolname NOT LIKE 'pg\\_%' AND NOT pg_has_role(r.oid, b.relowner, 'USAGE')
+    SELECT r.oid FROM pg_roles r
+    WHERE NOT r.rolsuper AND r.rolname NOT LIKE 'pg\\_%' AND NOT pg_has_role(r.oid, ${breinOwner(sql)}, 'USAGE')
       AND r.rolname NOT IN (SELECT role FROM service_roles)
       AND coalesce(has_table_privilege(r.oid, to_regclass(${OWNER_RECORDS.migrations}), 'SELECT'), false)
       AND coalesce(has_table_privilege(r.oid, to_regclass('audit_log'), 'INSERT'), false)`).pipe(Effect.orDie)
