@@ -47,7 +47,8 @@ export class InvalidInput extends Schema.TaggedError<InvalidInput>()(
   "InvalidInput",
   {
     message: Schema.String,
-    issues: Schema.Array(InputIssue).annotations({ description: `At most ${MAX_ISSUES}; the message counts the rest` })
+    issues: Schema.Array(InputIssue).annotations({ description: `At most ${MAX_ISSUES}; the message counts the rest` }),
+    ...Guidance
   },
   HttpApiSchema.annotations({ status: 422 })
 ) {

@@ -9,6 +9,7 @@ import type { Cost, Exposure, Hints, Level, Plan, Plane, Stage } from "../../sch
 import type { EnvelopeExtras } from "../../schema/tools/Envelope.ts"
 import type { HandlerError } from "../../schema/tools/ToolError.ts"
 import { digestOf } from "../audit/Chain.ts"
+import { fieldsOf, inputGuide } from "./InputGuide.ts"
 import type { Persist, PersistApi } from "./Persist.ts"
 
 export interface CallInfo extends Required<Pick<CallContext, "surface" | "principal">> {
@@ -144,10 +145,9 @@ const isEmptyStruct = (ast: SchemaAST.AST) =>
   SchemaAST.isTypeLiteral(ast) && ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0
 
 /** The field names an input accepts, when its schema is a closed object (after refinements and transformations). */
-const fieldsOf = (ast: SchemaAST.AST): ReadonlySet<string> | undefined => {
-  if (SchemaAST.isRefinement(ast) || SchemaAST.isTransformation(ast)) return fieldsOf(ast.from)
-  if (!SchemaAST.isTypeLiteral(ast) || ast.indexSignatures.length > 0) return undefined
-  return new Set(ast.propertySignatures.map((p) => String(p.name)))
+const fieldNamesOf = (ast: SchemaAST.AST): ReadonlySet<string> | undefined => {
+  const fields = fieldsOf(ast)
+  return fields === undefined ? undefined : new Set(fields.map((f) => f.name))
 }
 
 /**
@@ -172,16 +172,18 @@ const tooManyUnknown = (fields: ReadonlySet<string> | undefined, raw: unknown): 
 }
 
 // Inputs are decoded synchronously (a tool's input schema has no effects): an Either, which is also an Effect.
-const decoderOf = <I, II>(input: Schema.Schema<I, II>) => {
+const decoderOf = <I, II>(id: string, input: Schema.Schema<I, II>) => {
   const decodeInput = Schema.decodeUnknownEither(input, { errors: "all", onExcessProperty: "error" })
   // Schema.Struct({}) accepts any non-nullish value; a tool without fields takes only an empty object.
   const closed = isEmptyStruct(input.ast) ? Schema.decodeUnknownEither(NoFields, { errors: "all" }) : Either.right
-  const fields = fieldsOf(input.ast)
+  const fields = fieldNamesOf(input.ast)
+  const guide = inputGuide(id, input.ast)
   return (raw: unknown): Either.Either<I, InvalidInput> => {
     const refused = tooManyUnknown(fields, raw)
-    return refused === undefined
-      ? Either.flatMap(closed(raw), () => decodeInput(raw)).pipe(Either.mapLeft(invalidInput))
-      : Either.left(refused)
+    return Either.mapLeft(
+      refused === undefined ? Either.flatMap(closed(raw), () => decodeInput(raw)).pipe(Either.mapLeft(invalidInput)) : Either.left(refused),
+      (error) => guide(raw, error)
+    )
   }
 }
 
@@ -249,7 +251,7 @@ const actionTool = <C, I, II, O, OI, E extends HandlerError, R>(
   kind: ActionAccess<C>,
   definition: Definition<I, II, O, OI, C, E, R>
 ): Tool<R> => {
-  const decode = decoderOf(definition.input)
+  const decode = decoderOf(definition.id, definition.input)
   const encode = encoderOf(definition.id, definition.output)
   return {
     spec: specOf("action", definition),
@@ -282,7 +284,7 @@ export const read = <I, II, O, OI, E extends HandlerError, R, E2 extends Handler
     readonly afterCommit?: (input: I, committed: NoInfer<O>, ctx: AfterCommitContext) => Effect.Effect<NoInfer<O>, E2, R2>
   }
 ): AfterCommitGuard<R2, Tool<R | R2>> => {
-  const decode = decoderOf(definition.input)
+  const decode = decoderOf(definition.id, definition.input)
   const encode = encoderOf(definition.id, definition.output)
   const after = definition.afterCommit
   const tool: Tool<R | R2> = {
@@ -344,7 +346,7 @@ export const creditsAction = <const Id extends string, I extends object, II, O, 
 ): Tool<R | RQ> => {
   const input = Schema.extend(definition.input, Schema.Struct(BudgetFields))
   const output = Schema.Union(Quote, definition.output)
-  const decode = decoderOf(input)
+  const decode = decoderOf(definition.id, input)
   const encode = encoderOf(definition.id, definition.output)
   const price = definition.cost.unitPrice
   // the tool's own input: what its schema decoded, without the budget fields (a decoded I has no other keys)

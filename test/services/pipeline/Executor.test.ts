@@ -56,7 +56,10 @@ layer(Services)("Executor", (it) => {
 
       const extra = yield* Effect.flip(executor.call("echo.message.reflect", { message: "hola", mesage: "typo" }, callContext(principal)))
       assert.strictEqual(extra._tag, "InvalidInput")
-      if (extra._tag === "InvalidInput") assert.deepStrictEqual(extra.issues.map((i) => i.path), ["input.mesage"])
+      if (extra._tag === "InvalidInput") {
+        assert.deepStrictEqual(extra.issues.map((i) => i.path), ["input.mesage"])
+        assert.strictEqual(extra.hint, "Did you mean message (not mesage)? echo.message.reflect takes: message (required).")
+      }
 
       // A tool without fields publishes additionalProperties: false and holds to it.
       for (const [raw, path] of [[{ page: 2 }, "input.page"], [42, "input"], ["{}", "input"]] as const) {

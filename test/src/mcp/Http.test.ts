@@ -168,6 +168,9 @@ layer(McpTest, { excludeTestServices: true })("MCP over Streamable HTTP", (it) =
         const extra = yield* errorOf(yield* callTool(client, "echo.message.reflect", { message: "x", connection: "conn_abc" }))
         assert.strictEqual(extra["_tag"], "InvalidInput", "only connector tools accept a connection argument")
         assert.include(String(extra["message"]), "input.connection")
+        assert.strictEqual(extra["hint"], "echo.message.reflect takes: message (required).")
+        const typo = yield* errorOf(yield* callTool(client, "echo.message.reflect", { mesage: "x" }))
+        assert.include(String(typo["hint"]), "Did you mean message (not mesage)?")
         assert.deepStrictEqual(yield* lastAuditRow("echo.message.reflect"), [{
           surface: "mcp",
           outcome: "error",
