@@ -25,18 +25,22 @@ export interface Guidance {
 
 export class ToolNotFound extends Schema.TaggedError<ToolNotFound>()(
   "ToolNotFound",
-  { toolId: Schema.String, message: Schema.String },
+  { toolId: Schema.String, message: Schema.String, ...Guidance },
   HttpApiSchema.annotations({ status: 404 })
 ) {
-  /** The id as sent, escaped (JSON) and clipped: a malformed id is named, never echoed whole. */
-  static of(toolId: string) {
+  /**
+   * The id as sent, escaped (JSON) and clipped: a malformed id is named, never echoed whole. `near`
+   * is the id of a tool the caller can reach that it probably meant.
+   */
+  static of(toolId: string, near?: string) {
     const shown = toolId.length > MAX_ID_SHOWN ? `${toolId.slice(0, MAX_ID_SHOWN)}…` : toolId
     const quoted = JSON.stringify(shown)
     return new ToolNotFound({
       toolId: shown,
       message: toolId.length > MAX_ID_SHOWN
         ? `no tool with id ${quoted} (${toolId.length.toLocaleString("en-US")} characters; a tool id is at most ${TOOL_ID_MAX})`
-        : `no tool with id ${quoted}`
+        : `no tool with id ${quoted}`,
+      ...(near === undefined ? {} : { hint: `Did you mean ${near}?` })
     })
   }
 }

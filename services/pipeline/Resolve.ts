@@ -1,5 +1,4 @@
 import { Clock, Context, Effect, Either, FiberRef, Option, type Tracer } from "effect"
-import { ToolNotFound } from "../../schema/Errors.ts"
 import { isToolId } from "../../schema/Ids.ts"
 import type { CallContext } from "../../schema/Principal.ts"
 import { newIdNow } from "../Ids.ts"
@@ -35,7 +34,7 @@ export const visibleTool = (registry: RegistryApi, request: Request): Option.Opt
 export const resolve = (registry: RegistryApi) =>
   pure("Executor.resolve")((request: Request) =>
     Option.match(visibleTool(registry, request), {
-      onNone: () => Either.left(ToolNotFound.of(request.toolId)),
+      onNone: () => Either.left(registry.notFound(request.toolId, IN_PROCESS.has(request.context.surface) ? "all" : "external")),
       onSome: (tool) => Either.right({ ...request, tool } satisfies Resolved)
     })
   )

@@ -1,5 +1,6 @@
 import { SchemaAST } from "effect"
 import { InvalidInput } from "../../schema/Errors.ts"
+import { nearestName } from "./Nearest.ts"
 
 /** A field an input accepts, as its schema names it. */
 interface Field {
@@ -18,47 +19,6 @@ export const fieldsOf = (ast: SchemaAST.AST): ReadonlyArray<Field> | undefined =
   if (SchemaAST.isRefinement(ast) || SchemaAST.isTransformation(ast)) return fieldsOf(ast.from)
   if (!SchemaAST.isTypeLiteral(ast) || ast.indexSignatures.length > 0) return undefined
   return ast.propertySignatures.map((p) => ({ name: String(p.name), required: !p.isOptional }))
-}
-
-// `employeesMin`, `Employees-Min` and `employees_min` are one name
-const folded = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, "")
-
-/** Edits (insert, delete, replace, swap two neighbours) from `a` to `b`, or more than `most` as `most + 1`. */
-const distance = (a: string, b: string, most: number): number => {
-  if (Math.abs(a.length - b.length) > most) return most + 1
-  let before: Array<number> = []
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i]
-    let least = i
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1
-      let d = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + cost)
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, before[j - 2]! + 1)
-      row.push(d)
-      least = Math.min(least, d)
-    }
-    if (least > most) return most + 1
-    before = previous
-    previous = row
-  }
-  return previous[b.length]!
-}
-
-/** The one field `key` most likely meant: the same name written otherwise, a slip of a letter or two, or a shortening. */
-const nearest = (key: string, fields: ReadonlyArray<Field>): string | undefined => {
-  const k = folded(key)
-  if (k === "") return undefined
-  const one = (names: ReadonlyArray<string>) => (names.length === 1 ? names[0] : undefined)
-  const same = fields.filter((f) => folded(f.name) === k)
-  if (same.length > 0) return one(same.map((f) => f.name))
-  const most = k.length <= 4 ? 1 : 2
-  const scored = fields.map((f) => ({ name: f.name, d: distance(k, folded(f.name), most) })).filter((s) => s.d <= most)
-  if (scored.length > 0) {
-    const best = Math.min(...scored.map((s) => s.d))
-    return one(scored.filter((s) => s.d === best).map((s) => s.name))
-  }
-  return one(fields.filter((f) => folded(f.name).startsWith(k) || k.startsWith(folded(f.name))).map((f) => f.name))
 }
 
 const shownKey = (key: string) => (key.length > MAX_KEY_SHOWN ? `${key.slice(0, MAX_KEY_SHOWN - 1)}…` : key)
@@ -96,7 +56,7 @@ export const inputGuide = (toolId: string, ast: SchemaAST.AST) => {
     const unknown = unknownKeys(raw, fields)
     if (unknown.length === 0) return error
     const guesses = unknown.length > MAX_GUESSED ? [] : unknown.flatMap((key) => {
-      const near = nearest(key, fields)
+      const near = nearestName(key, fields.map((f) => f.name))
       return near === undefined ? [] : [`${near} (not ${shownKey(key)})`]
     })
     const hint = guesses.length > 0 ? `Did you mean ${guesses.join(", ")}? ${takes}` : takes

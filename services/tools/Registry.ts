@@ -1,10 +1,11 @@
 import type { Schema } from "effect"
 import { Context, Effect, Either, Layer, Option, SchemaAST, Tracer } from "effect"
-import type { InvalidInput } from "../../schema/Errors.ts"
+import { type InvalidInput, ToolNotFound } from "../../schema/Errors.ts"
 import type { ToolId } from "../../schema/Ids.ts"
 import type { CallPolicy, Descriptor, ToolDocument } from "../../schema/tools/Definition.ts"
 import { toJsonSchema } from "../../schema/tools/JsonSchema.ts"
 import { check, type Entry, type RegistryInvalid } from "./Invariants.ts"
+import { nearestName } from "./Nearest.ts"
 import { Persist, type PersistApi } from "./Persist.ts"
 import { type DirectPolicy, directPolicyOf, policyOf } from "./Policy.ts"
 import type { Source } from "./Source.ts"
@@ -31,6 +32,11 @@ export interface RegistryApi {
   /** Tools callable from outside the process (MCP, HTTP). */
   readonly external: ReadonlyArray<RegisteredTool>
   readonly get: (id: ToolId) => Option.Option<RegisteredTool>
+  /**
+   * The refusal of an id no tool the caller can reach has (`external`: a caller outside the process),
+   * naming the one it probably meant, if one is near: never a tool the caller cannot reach.
+   */
+  readonly notFound: (id: string, reach: "external" | "all") => ToolNotFound
 }
 
 type SourceContext<S> = S extends { readonly tools: ReadonlyArray<infer T> } ? ToolContext<T> : never
@@ -127,10 +133,13 @@ export class Registry extends Context.Tag("brein/tools/Registry")<Registry, Regi
       yield* check(sources, entries)
       const tools = entries.map((e) => e.tool)
       const byId = new Map<string, RegisteredTool>(tools.map((t) => [t.descriptor.id, t]))
+      const external = tools.filter((t) => t.descriptor.external)
+      const ids = { external: external.map((t) => t.descriptor.id), all: tools.map((t) => t.descriptor.id) }
       return Registry.of({
         tools,
-        external: tools.filter((t) => t.descriptor.external),
-        get: (id) => Option.fromNullable(byId.get(id))
+        external,
+        get: (id) => Option.fromNullable(byId.get(id)),
+        notFound: (id, reach) => ToolNotFound.of(id, nearestName(id, ids[reach]))
       })
       // The tools' requirements are erased when they are stored; this restores them for the layer graph.
     }) as Effect.Effect<RegistryApi, RegistryInvalid, Exclude<SourceContext<S[number]>, Persist>>

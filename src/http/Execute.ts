@@ -2,7 +2,7 @@ import { type HttpApiEndpoint, HttpApiError, type HttpApiGroup, HttpApiSchema } 
 import { Effect, Either, Option, ParseResult, Schema } from "effect"
 import type { IncomingMessage } from "node:http"
 import { MAX_DEPTH } from "../../schema/Depth.ts"
-import { BadRequest, InvalidInput, ServiceUnavailable, ToolNotFound } from "../../schema/Errors.ts"
+import { BadRequest, InvalidInput, ServiceUnavailable } from "../../schema/Errors.ts"
 import { BreinApi, ToolsGroup } from "../../schema/http/Api.ts"
 import { isToolId } from "../../schema/Ids.ts"
 import { readableIssues } from "../../schema/Issues.ts"
@@ -45,10 +45,11 @@ const withHeaders = (headers: Readonly<Record<string, string>>) => (reply: Reply
 export const makeExecute = Effect.gen(function* () {
   const executor = yield* Executor
   const gate = yield* Gate
+  const registry = yield* Registry
   // untraced: Executor.call is the span below the request's, and this adds nothing to it but cost
   return Effect.fnUntraced(function* (id: string, payload: Payload, headers: Headers, principal: Principal) {
     // a malformed id never reaches the executor, so nothing of it reaches the audit log
-    if (!isToolId(id)) return yield* ToolNotFound.of(id)
+    if (!isToolId(id)) return yield* registry.notFound(id, "external")
     yield* shallow(payload.input, "input")
     const connectionId = yield* gate.connection(headers)
     return yield* executor.call(id, payload.input, { surface: "http", principal, connectionId })

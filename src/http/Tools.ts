@@ -1,6 +1,5 @@
 import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
 import { Effect, Option } from "effect"
-import { ToolNotFound } from "../../schema/Errors.ts"
 import { BreinApi } from "../../schema/http/Api.ts"
 import { CurrentPrincipal } from "../../schema/http/Security.ts"
 import { isToolId } from "../../schema/Ids.ts"
@@ -19,7 +18,7 @@ export const ToolsLive = HttpApiBuilder.group(BreinApi, "tools", (handlers) =>
         Option.liftPredicate(path.id, isToolId).pipe(
           Option.flatMap(registry.get),
           Option.filter((t) => t.descriptor.external),
-          Option.match({ onNone: () => Effect.fail(ToolNotFound.of(path.id)), onSome: (t) => Effect.succeed(t.document) })
+          Option.match({ onNone: () => Effect.fail(registry.notFound(path.id, "external")), onSome: (t) => Effect.succeed(t.document) })
         ))
       .handle("execute", ({ path, payload, headers }) =>
         HttpApp.appendPreResponseHandler((_, response) =>

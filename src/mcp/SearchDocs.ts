@@ -2,6 +2,7 @@ import { Effect, Schema } from "effect"
 import { ToolNotFound } from "../../schema/Errors.ts"
 import { ToolId } from "../../schema/Ids.ts"
 import { ToolDocument } from "../../schema/tools/Definition.ts"
+import { nearestName } from "../../services/tools/Nearest.ts"
 import { invalidInput } from "../../services/tools/Tool.ts"
 
 export const SEARCH_DOCS = ToolId.make("search_docs")
@@ -36,6 +37,7 @@ const wordsOf = (text: string) => text.toLowerCase().split(/[\s,;:!?()"']+/).fil
 /** Answers search_docs over the given definitions (the tools callable from outside). */
 export const makeSearchDocs = (documents: ReadonlyArray<ToolDocument>) => {
   const byId = new Map(documents.map((doc) => [doc.id, doc]))
+  const ids = documents.map((doc) => doc.id)
   const indexed = documents.map((doc) => ({ doc, text: `${doc.id} ${doc.label} ${doc.description}`.toLowerCase() }))
 
   const byQuery = (query: string): SearchDocsOutput => {
@@ -52,7 +54,7 @@ export const makeSearchDocs = (documents: ReadonlyArray<ToolDocument>) => {
     const input = yield* decode(raw ?? {}).pipe(Effect.mapError(invalidInput))
     if (input.tool !== undefined) {
       const doc = byId.get(input.tool)
-      if (doc === undefined) return yield* ToolNotFound.of(input.tool)
+      if (doc === undefined) return yield* ToolNotFound.of(input.tool, nearestName(input.tool, ids))
       return { tools: [doc] } satisfies SearchDocsOutput
     }
     if (input.query !== undefined) return byQuery(input.query)

@@ -8,7 +8,8 @@ import {
   type ServerContext
 } from "@modelcontextprotocol/server"
 import { Cause, Data, Effect, Exit, Option, type Tracer } from "effect"
-import { ServiceUnavailable, ToolNotFound } from "../../schema/Errors.ts"
+import type { ToolNotFound } from "../../schema/Errors.ts"
+import { ServiceUnavailable } from "../../schema/Errors.ts"
 import { isToolId } from "../../schema/Ids.ts"
 import type { CallContext, Principal } from "../../schema/Principal.ts"
 import { isTransient } from "../../services/Database.ts"
@@ -44,10 +45,17 @@ const progressFor = (ctx: ServerContext): CallContext["onProgress"] => {
 const SEVERITY: ReadonlyArray<LoggingLevel> = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
 const isSync = (toolId: string) => toolId.endsWith(".conexion.sincronizar")
 
-/** An unknown tool is a JSON-RPC error (-32602), as the spec asks; the typed error rides in `data`. */
+/**
+ * An unknown tool is a JSON-RPC error (-32602), as the spec asks; the typed error rides in `data`. Its
+ * hint (the tool it probably meant) is in the message too, which is what a client shows.
+ */
 const protocolErrorOf = (error: ToolNotFound | McpCallDied) =>
   error._tag === "ToolNotFound"
-    ? new ProtocolError(ProtocolErrorCode.InvalidParams, error.message, { _tag: error._tag, toolId: error.toolId, message: error.message })
+    ? new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      error.hint === undefined ? error.message : `${error.message}. ${error.hint}`,
+      { _tag: error._tag, toolId: error.toolId, message: error.message, ...(error.hint === undefined ? {} : { hint: error.hint }) }
+    )
     : new ProtocolError(ProtocolErrorCode.InternalError, "the tool call failed unexpectedly")
 
 /**
@@ -108,7 +116,7 @@ export const makeMcpSurface = Effect.gen(function* () {
       ? searchDocs(params)
       : isToolId(params.name)
       ? execute(principal, params, ctx)
-      : Effect.fail(ToolNotFound.of(params.name))).pipe(
+      : Effect.fail(registry.notFound(params.name, "external"))).pipe(
         Effect.catchAllDefect((defect) =>
           isTransient(defect)
             ? Effect.logWarning("database unavailable: the MCP call answers ServiceUnavailable", defect).pipe(

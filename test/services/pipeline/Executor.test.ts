@@ -97,7 +97,12 @@ layer(Services)("Executor", (it) => {
       const { principal } = yield* issuePrincipal("paid")
       const error = yield* Effect.flip((yield* Executor).call("echo.message.shout", { message: "x" }, callContext(principal)))
       assert.strictEqual(error._tag, "ToolNotFound")
-      if (error._tag === "ToolNotFound") assert.strictEqual(error.toolId, "echo.message.shout")
+      if (error._tag === "ToolNotFound") {
+        assert.strictEqual(error.toolId, "echo.message.shout")
+        assert.isUndefined(error.hint, "no tool is near enough to guess")
+      }
+      const typo = yield* Effect.flip((yield* Executor).call("echo.mesage.reflect", { message: "x" }, callContext(principal)))
+      assert.deepInclude(typo, { _tag: "ToolNotFound", toolId: "echo.mesage.reflect", hint: "Did you mean echo.message.reflect?" })
     }))
 
   it.effect("a paid tool from a free workspace is Forbidden plan_required; a paid workspace runs it", () =>

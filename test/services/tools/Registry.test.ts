@@ -270,5 +270,13 @@ layer(RegistryServices)("external: false", (it) => {
         const response = yield* executor.call("board_peek", {}, callContext(principal, { surface }))
         assert.deepStrictEqual(response.data, { cards: 0 })
       }
+      // a near miss names the tool only to a caller that can reach it
+      for (const surface of ["http", "mcp"] as const) {
+        const error = yield* Effect.flip(executor.call("board_peak", {}, callContext(principal, { surface })))
+        assert.deepInclude(error, { _tag: "ToolNotFound", toolId: "board_peak" })
+        assert.notInclude(JSON.stringify(error), "board_peek")
+      }
+      const inside = yield* Effect.flip(executor.call("board_peak", {}, callContext(principal, { surface: "library" })))
+      assert.deepInclude(inside, { _tag: "ToolNotFound", hint: "Did you mean board_peek?" })
     }))
 })

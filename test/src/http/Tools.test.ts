@@ -83,6 +83,18 @@ layer(HttpTest, { excludeTestServices: true })("HTTP tools", (it) => {
       const missing = yield* Effect.flip(client.tools.get({ path: { id: "nope.nothing.here" } }))
       assert.strictEqual(missing._tag, "ToolNotFound")
       assert.include(missing.message, "nope.nothing.here")
+      assert.notProperty(missing, "hint")
+      const typo = yield* Effect.flip(client.tools.get({ path: { id: "echo.message.reflct" } }))
+      assert.deepInclude(typo, { _tag: "ToolNotFound", hint: "Did you mean echo.message.reflect?" })
+      // an id not of the shape of one (refused before the executor) is read the same way
+      const shouted = yield* Effect.flip(
+        (yield* apiClient(yield* acme)).tools.execute({
+          path: { id: "Echo.Message.Reflect" },
+          payload: { input: { message: "x" } },
+          headers: {}
+        })
+      )
+      assert.deepInclude(shouted, { _tag: "ToolNotFound", toolId: "Echo.Message.Reflect", hint: "Did you mean echo.message.reflect?" })
     }))
 
   it.effect("core.timestamp.now honours the time zone and answers {data, meta} after the audit row is recorded", () =>

@@ -187,7 +187,15 @@ layer(McpTest, { excludeTestServices: true })("MCP over Streamable HTTP", (it) =
           const protocol = error.error instanceof ProtocolError ? error.error : null
           assert.strictEqual(protocol?.code, -32602)
           assert.deepInclude(protocol?.data, { _tag: "ToolNotFound", toolId: name })
+          assert.notProperty(protocol?.data, "hint")
         }
+        // a near miss: the message a client shows names the tool, never one the caller cannot reach
+        const typo = yield* callToolFailure(client, "echo.mesage.reflect", {})
+        const protocol = typo.error instanceof ProtocolError ? typo.error : null
+        assert.include(protocol?.message, "no tool with id \"echo.mesage.reflect\". Did you mean echo.message.reflect?")
+        assert.deepInclude(protocol?.data, { _tag: "ToolNotFound", hint: "Did you mean echo.message.reflect?" })
+        const hidden = yield* callToolFailure(client, "hidden.secret.peak", {})
+        assert.notInclude(hidden.error instanceof ProtocolError ? hidden.error.message : "", "hidden.secret.peek")
       }))
 
     it.scoped(`${era}: search_docs answers a tool's definition, searches by words, and never shows in-process tools`, () =>
@@ -223,6 +231,10 @@ layer(McpTest, { excludeTestServices: true })("MCP over Streamable HTTP", (it) =
         for (const tool of ["nope.nothing.here", "hidden.secret.peek"]) {
           assert.deepInclude(yield* errorOf(yield* callTool(client, "search_docs", { tool })), { _tag: "ToolNotFound", toolId: tool })
         }
+        assert.deepInclude(yield* errorOf(yield* callTool(client, "search_docs", { tool: "core.timestamp.nwo" })), {
+          _tag: "ToolNotFound",
+          hint: "Did you mean core.timestamp.now?"
+        })
         const bad = yield* errorOf(yield* callTool(client, "search_docs", { tool: 42 }))
         assert.strictEqual(bad["_tag"], "InvalidInput")
       }))
