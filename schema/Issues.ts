@@ -12,6 +12,8 @@ export interface RawIssue {
 }
 
 export const MAX_ISSUES = 20
+/** What an issue says of a field its object does not define. */
+export const NOT_A_FIELD = "is not a field this input accepts"
 const MAX_SHOWN = 40
 const MAX_MESSAGE = 200
 
@@ -75,7 +77,7 @@ const sentence = (message: string): { readonly expected?: string; readonly actua
   const match = EXPECTED.exec(message)
   if (match === null) {
     if (message.startsWith("must ")) return { text: message }
-    if (message.startsWith("is unexpected")) return { text: "is not a field this input accepts" }
+    if (message.startsWith("is unexpected")) return { text: NOT_A_FIELD }
     const decode = /^Unable to decode ([\s\S]*) into (an? [\w ]+)$/.exec(message)
     if (decode !== null) return { text: `must be ${decode[2] ?? "valid"}, got ${shown(decode[1] ?? "")}` }
     return { text: clip(message, MAX_MESSAGE) }

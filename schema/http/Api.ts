@@ -22,6 +22,7 @@ import {
   ToolNotFound,
   UnsupportedMediaType
 } from "../Errors.ts"
+import { NOT_A_FIELD } from "../Issues.ts"
 import { ToolDocument } from "../tools/Definition.ts"
 import { ToolResponse } from "../tools/Response.ts"
 import { IndicadorValueNotFound, UpstreamUnavailable } from "../upstream/Errors.ts"
@@ -37,6 +38,23 @@ export const ExecuteBody = closed(Schema.Struct({
     description: "The tool's input, as its inputSchema describes"
   })
 }))
+
+/** The path of every tool's execute endpoint. */
+export const EXECUTE_PATH = /^\/api\/v1\/tools\/[^/]+\/execute$/
+
+/**
+ * The refusal of an execute body with a field beside `input` (`arguments`, `inptu`, the tool's own
+ * fields sent bare) says where the tool's fields go. Its only field is `input`, which takes anything:
+ * any field it refuses is one the body does not define.
+ */
+export const withExecuteBodyHint = (error: InvalidInput): InvalidInput =>
+  error.issues.some((issue) => issue.message === NOT_A_FIELD)
+    ? new InvalidInput({
+      message: error.message,
+      issues: error.issues,
+      hint: "The body is {\"input\": {…}}: the tool's fields go inside \"input\"."
+    })
+    : error
 
 export const ConnectionHeader = Schema.Struct({
   "x-connect-connection": Schema.optional(Schema.String).annotations({

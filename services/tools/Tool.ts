@@ -3,7 +3,7 @@ import { Effect, Either, Option, Schema, SchemaAST, type Tracer } from "effect"
 import { BUDGET_FIELD_NAMES, BudgetFields, Quote, type QuoteItem, type QuoteItemStatus } from "../../schema/budget/Budget.ts"
 import { InvalidInput, ToolFailed } from "../../schema/Errors.ts"
 import type { ConnectionId } from "../../schema/Ids.ts"
-import { issuesOf, MAX_ISSUES, summary } from "../../schema/Issues.ts"
+import { issuesOf, MAX_ISSUES, NOT_A_FIELD, summary } from "../../schema/Issues.ts"
 import type { CallContext, ProgressUpdate } from "../../schema/Principal.ts"
 import type { Cost, Exposure, Hints, Level, Plan, Plane, Stage } from "../../schema/tools/Definition.ts"
 import type { EnvelopeExtras } from "../../schema/tools/Envelope.ts"
@@ -139,7 +139,7 @@ export const invalidInput = (error: ParseResult.ParseError) => {
 
 const NoFields = Schema.Record({
   key: Schema.String,
-  value: Schema.Never.annotations({ message: () => "is not a field this input accepts" })
+  value: Schema.Never.annotations({ message: () => NOT_A_FIELD })
 })
 const isEmptyStruct = (ast: SchemaAST.AST) =>
   SchemaAST.isTypeLiteral(ast) && ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0
@@ -166,7 +166,7 @@ const tooManyUnknown = (fields: ReadonlySet<string> | undefined, raw: unknown): 
   if (unknown <= MAX_ISSUES) return undefined
   const issues = shown.map((key) => ({
     path: `input.${key.length > 60 ? `${key.slice(0, 59)}…` : key}`,
-    message: "is not a field this input accepts"
+    message: NOT_A_FIELD
   }))
   return new InvalidInput({ message: summary(issues, unknown), issues })
 }

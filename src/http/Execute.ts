@@ -3,7 +3,7 @@ import { Effect, Either, Option, ParseResult, Schema } from "effect"
 import type { IncomingMessage } from "node:http"
 import { MAX_DEPTH } from "../../schema/Depth.ts"
 import { BadRequest, InvalidInput, ServiceUnavailable } from "../../schema/Errors.ts"
-import { BreinApi, ToolsGroup } from "../../schema/http/Api.ts"
+import { BreinApi, ToolsGroup, withExecuteBodyHint } from "../../schema/http/Api.ts"
 import { isToolId } from "../../schema/Ids.ts"
 import { readableIssues } from "../../schema/Issues.ts"
 import type { Principal } from "../../schema/Principal.ts"
@@ -100,7 +100,7 @@ const declared = (error: unknown): Effect.Effect<Reply> => {
 const invalid = (error: ParseResult.ParseError) =>
   Effect.flatMap(
     HttpApiError.HttpApiDecodeError.fromParseError(error),
-    (decoded) => Effect.fail(InvalidInput.of(readableIssues(decoded.issues, ""), decoded.issues.length))
+    (decoded) => Effect.fail(withExecuteBodyHint(InvalidInput.of(readableIssues(decoded.issues, ""), decoded.issues.length)))
   )
 
 const parseBody = (body: Buffer | undefined): Effect.Effect<unknown, BadRequest | InvalidInput> => {

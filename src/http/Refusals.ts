@@ -11,7 +11,7 @@ import {
   ServiceUnavailable,
   Unauthorized
 } from "../../schema/Errors.ts"
-import { BreinApi } from "../../schema/http/Api.ts"
+import { BreinApi, EXECUTE_PATH, withExecuteBodyHint } from "../../schema/http/Api.ts"
 import { HTML, UNSUBSCRIBE_PREFIX } from "../../schema/http/Unsubscribe.ts"
 import { FAILED_PAGE, NOT_CONFIRMED_PAGE, UNAVAILABLE_PAGE, UNKNOWN_LINK_PAGE } from "../../schema/http/UnsubscribePages.ts"
 import { readableIssues } from "../../schema/Issues.ts"
@@ -108,7 +108,10 @@ export const withRetryAfter = (response: HttpServerResponse.HttpServerResponse) 
 const refusal = <E>(method: string, url: string, cause: Cause.Cause<E>) => {
   const refuse = (error: GateError) => refuseAt(url, error)
   const error = Cause.squash(cause)
-  if (isDecodeError(error)) return Effect.succeed(refuse(InvalidInput.of(readableIssues(error.issues, ""), error.issues.length)))
+  if (isDecodeError(error)) {
+    const invalid = InvalidInput.of(readableIssues(error.issues, ""), error.issues.length)
+    return Effect.succeed(refuse(EXECUTE_PATH.test(url.split("?")[0] ?? "") ? withExecuteBodyHint(invalid) : invalid))
+  }
   // the API's own encoding would drop the Retry-After and WWW-Authenticate headers
   if (isRateLimited(error) || isUnauthorized(error)) return Effect.succeed(refuse(error))
   if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") return Effect.succeed(noRoute(method, url))

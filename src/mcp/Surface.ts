@@ -8,8 +8,7 @@ import {
   type ServerContext
 } from "@modelcontextprotocol/server"
 import { Cause, Data, Effect, Exit, Option, type Tracer } from "effect"
-import type { ToolNotFound } from "../../schema/Errors.ts"
-import { ServiceUnavailable } from "../../schema/Errors.ts"
+import { ServiceUnavailable, type ToolNotFound } from "../../schema/Errors.ts"
 import { isToolId } from "../../schema/Ids.ts"
 import type { CallContext, Principal } from "../../schema/Principal.ts"
 import { isTransient } from "../../services/Database.ts"

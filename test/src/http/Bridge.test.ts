@@ -63,7 +63,8 @@ const cases = (key: string) => {
 
 /**
  * Every refusal of the execute route as the HttpApi endpoint wrote it before the route moved to the
- * Node bridge (recorded from it), but for the 401s, which now carry WWW-Authenticate as /mcp's do.
+ * Node bridge (recorded from it), but for the 401s, which now carry WWW-Authenticate as /mcp's do,
+ * and a body's unknown field, which now says where the tool's fields go (as the HttpApi route does).
  */
 layer(McpTest, { excludeTestServices: true })("bad input at POST /api/v1/tools/{id}/execute", (it) => {
   it.effect("answers each bad request with the HttpApi route's status, headers and typed body", () =>
@@ -85,5 +86,23 @@ layer(McpTest, { excludeTestServices: true })("bad input at POST /api/v1/tools/{
       })
       assert.strictEqual(answer.status, 422)
       assert.deepStrictEqual(answer.body, expected.unexpectedField.body)
+    }))
+
+  it.effect("a body with the tool's fields beside input is told where they go, on the bridge and on the HttpApi route alike", () =>
+    Effect.gen(function* () {
+      const key = yield* issueKey("bridge-arguments", "free")
+      const headers = { ...json, authorization: `Bearer ${key}` }
+      const body = "{\"arguments\":{\"timezone\":\"UTC\"}}"
+      // a percent-encoded id is left to the HttpApi app, which decodes the body first
+      for (const path of [EXECUTE, "/api/v1/tools/core%2Etimestamp%2Enow/execute"]) {
+        const answer = yield* seen({ method: "POST", path, headers, body })
+        assert.strictEqual(answer["status"], 422, path)
+        assert.deepStrictEqual(answer["body"], {
+          message: "arguments is not a field this input accepts",
+          issues: [{ path: "arguments", message: "is not a field this input accepts" }],
+          hint: "The body is {\"input\": {…}}: the tool's fields go inside \"input\".",
+          _tag: "InvalidInput"
+        }, path)
+      }
     }))
 })
