@@ -30,9 +30,8 @@ const fieldList = (fields: ReadonlyArray<Field>) => {
 }
 
 /** The fields of `raw` its input does not define: at most `MAX_GUESSED + 1` are needed to say anything. */
-const unknownKeys = (raw: unknown, fields: ReadonlyArray<Field>): ReadonlyArray<string> => {
+const unknownKeys = (raw: unknown, known: ReadonlySet<string>): ReadonlyArray<string> => {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return []
-  const known = new Set(fields.map((f) => f.name))
   const found: Array<string> = []
   for (const key in raw) {
     if (Object.hasOwn(raw, key) && !known.has(key)) found.push(key)
@@ -49,14 +48,16 @@ const unknownKeys = (raw: unknown, fields: ReadonlyArray<Field>): ReadonlyArray<
 export const inputGuide = (toolId: string, ast: SchemaAST.AST) => {
   const fields = fieldsOf(ast)
   if (fields === undefined) return (_raw: unknown, error: InvalidInput) => error
+  const names = fields.map((f) => f.name)
+  const known = new Set(names)
   const takes = fields.length === 0
     ? `${toolId} takes no fields: send an empty input ({}), or none.`
     : `${toolId} takes: ${fieldList(fields)}.`
   return (raw: unknown, error: InvalidInput): InvalidInput => {
-    const unknown = unknownKeys(raw, fields)
+    const unknown = unknownKeys(raw, known)
     if (unknown.length === 0) return error
     const guesses = unknown.length > MAX_GUESSED ? [] : unknown.flatMap((key) => {
-      const near = nearestName(key, fields.map((f) => f.name))
+      const near = nearestName(key, names)
       return near === undefined ? [] : [`${near} (not ${shownKey(key)})`]
     })
     const hint = guesses.length > 0 ? `Did you mean ${guesses.join(", ")}? ${takes}` : takes

@@ -62,7 +62,7 @@ export const makeCatalog = (registry: RegistryApi) => {
   return {
     listing: { tools: all.map((e) => e.definition) },
     entries: new Map(all.map((e) => [e.definition.name, e])),
-    searchDocs: makeSearchDocs(registry.external.map((t) => t.document))
+    searchDocs: makeSearchDocs(registry.external.map((t) => t.document), (id) => registry.notFound(id, "external"))
   }
 }
 

@@ -1,8 +1,7 @@
 import { Effect, Schema } from "effect"
-import { ToolNotFound } from "../../schema/Errors.ts"
+import type { ToolNotFound } from "../../schema/Errors.ts"
 import { ToolId } from "../../schema/Ids.ts"
 import { ToolDocument } from "../../schema/tools/Definition.ts"
-import { nearestName } from "../../services/tools/Nearest.ts"
 import { invalidInput } from "../../services/tools/Tool.ts"
 
 export const SEARCH_DOCS = ToolId.make("search_docs")
@@ -34,10 +33,9 @@ const decode = Schema.decodeUnknown(SearchDocsInput, { errors: "all", onExcessPr
 
 const wordsOf = (text: string) => text.toLowerCase().split(/[\s,;:!?()"']+/).filter((word) => word.length > 0)
 
-/** Answers search_docs over the given definitions (the tools callable from outside). */
-export const makeSearchDocs = (documents: ReadonlyArray<ToolDocument>) => {
+/** Answers search_docs over the given definitions (the tools callable from outside), refusing an id none has with `notFound`. */
+export const makeSearchDocs = (documents: ReadonlyArray<ToolDocument>, notFound: (id: string) => ToolNotFound) => {
   const byId = new Map(documents.map((doc) => [doc.id, doc]))
-  const ids = documents.map((doc) => doc.id)
   const indexed = documents.map((doc) => ({ doc, text: `${doc.id} ${doc.label} ${doc.description}`.toLowerCase() }))
 
   const byQuery = (query: string): SearchDocsOutput => {
@@ -54,7 +52,7 @@ export const makeSearchDocs = (documents: ReadonlyArray<ToolDocument>) => {
     const input = yield* decode(raw ?? {}).pipe(Effect.mapError(invalidInput))
     if (input.tool !== undefined) {
       const doc = byId.get(input.tool)
-      if (doc === undefined) return yield* ToolNotFound.of(input.tool, nearestName(input.tool, ids))
+      if (doc === undefined) return yield* notFound(input.tool)
       return { tools: [doc] } satisfies SearchDocsOutput
     }
     if (input.query !== undefined) return byQuery(input.query)
