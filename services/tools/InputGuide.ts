@@ -1,5 +1,6 @@
 import { SchemaAST } from "effect"
 import { InvalidInput } from "../../schema/Errors.ts"
+import { MAX_ISSUES, NOT_A_FIELD, summary } from "../../schema/Issues.ts"
 import { nearestName } from "./Nearest.ts"
 
 /** A field an input accepts, as its schema names it. */
@@ -15,7 +16,7 @@ const MAX_GUESSED = 5
 const MAX_KEY_SHOWN = 40
 
 /** The fields of a closed object input (after refinements and transformations), or nothing for any other input. */
-export const fieldsOf = (ast: SchemaAST.AST): ReadonlyArray<Field> | undefined => {
+const fieldsOf = (ast: SchemaAST.AST): ReadonlyArray<Field> | undefined => {
   if (SchemaAST.isRefinement(ast) || SchemaAST.isTransformation(ast)) return fieldsOf(ast.from)
   if (!SchemaAST.isTypeLiteral(ast) || ast.indexSignatures.length > 0) return undefined
   return ast.propertySignatures.map((p) => ({ name: String(p.name), required: !p.isOptional }))
@@ -29,38 +30,74 @@ const fieldList = (fields: ReadonlyArray<Field>) => {
   return rest > 0 ? `${named.join(", ")} and ${rest} more` : named.join(", ")
 }
 
-/** The fields of `raw` its input does not define: at most `MAX_GUESSED + 1` are needed to say anything. */
-const unknownKeys = (raw: unknown, known: ReadonlySet<string>): ReadonlyArray<string> => {
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return []
-  const found: Array<string> = []
-  for (const key in raw) {
-    if (Object.hasOwn(raw, key) && !known.has(key)) found.push(key)
-    if (found.length > MAX_GUESSED) break
-  }
-  return found
+/** The fields of a sent input its tool does not define: every one counted, the first `MAX_ISSUES` by name. */
+export interface UnknownFields {
+  readonly count: number
+  readonly names: ReadonlyArray<string>
 }
+
+const NONE: UnknownFields = { count: 0, names: [] }
+
+/** One pass over what was sent (also over an input that decodes, where it finds nothing and allocates nothing). */
+const unknownOf = (raw: unknown, known: ReadonlySet<string>): UnknownFields => {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return NONE
+  let count = 0
+  let names: Array<string> | undefined
+  for (const key in raw) {
+    if (!Object.hasOwn(raw, key) || known.has(key)) continue
+    count++
+    if (count <= MAX_ISSUES) (names ??= []).push(key)
+  }
+  return names === undefined ? NONE : { count, names }
+}
+
+/**
+ * Many unknown fields are refused by their count before the schema sees them: decoding them one issue
+ * each (errors: "all") would cost time and memory in proportion to what the sender chose to send.
+ */
+const tooMany = (unknown: UnknownFields): InvalidInput | undefined => {
+  if (unknown.count <= MAX_ISSUES) return undefined
+  const issues = unknown.names.map((key) => ({
+    path: `input.${key.length > 60 ? `${key.slice(0, 59)}…` : key}`,
+    message: NOT_A_FIELD
+  }))
+  return new InvalidInput({ message: summary(issues, unknown.count), issues })
+}
+
+/** How a tool's decoder treats the fields it does not define. */
+export interface InputGuide {
+  readonly unknownOf: (raw: unknown) => UnknownFields
+  /** The refusal by count, before the schema sees the input. */
+  readonly tooMany: (unknown: UnknownFields) => InvalidInput | undefined
+  /** `error` with the hint of what to send instead, if fields were sent that the tool does not define. */
+  readonly hinted: (unknown: UnknownFields, error: InvalidInput) => InvalidInput
+}
+
+/** An input without a closed set of fields (a record, a union): none of its fields is unknown. */
+const unguided: InputGuide = { unknownOf: () => NONE, tooMany, hinted: (_unknown, error) => error }
 
 /**
  * What a refusal of an input with fields it does not define says to do about it: the name the caller
  * probably meant, where one field is near enough, and the fields the tool takes. An agent that guessed
  * a field's name reads the right one in the error, instead of fetching the tool's schema to find it.
+ * The fields sent are walked once (`unknownOf`); the refusal by count and the hint both read that walk.
  */
-export const inputGuide = (toolId: string, ast: SchemaAST.AST) => {
+export const inputGuide = (toolId: string, ast: SchemaAST.AST): InputGuide => {
   const fields = fieldsOf(ast)
-  if (fields === undefined) return (_raw: unknown, error: InvalidInput) => error
+  if (fields === undefined) return unguided
   const names = fields.map((f) => f.name)
   const known = new Set(names)
   const takes = fields.length === 0
     ? `${toolId} takes no fields: send an empty input ({}), or none.`
     : `${toolId} takes: ${fieldList(fields)}.`
-  return (raw: unknown, error: InvalidInput): InvalidInput => {
-    const unknown = unknownKeys(raw, known)
-    if (unknown.length === 0) return error
-    const guesses = unknown.length > MAX_GUESSED ? [] : unknown.flatMap((key) => {
+  const hinted = (unknown: UnknownFields, error: InvalidInput): InvalidInput => {
+    if (unknown.count === 0) return error
+    const guesses = unknown.count > MAX_GUESSED ? [] : unknown.names.flatMap((key) => {
       const near = nearestName(key, names)
       return near === undefined ? [] : [`${near} (not ${shownKey(key)})`]
     })
     const hint = guesses.length > 0 ? `Did you mean ${guesses.join(", ")}? ${takes}` : takes
     return new InvalidInput({ message: error.message, issues: error.issues, hint })
   }
+  return { unknownOf: (raw) => unknownOf(raw, known), tooMany, hinted }
 }

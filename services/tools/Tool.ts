@@ -3,13 +3,13 @@ import { Effect, Either, Option, Schema, SchemaAST, type Tracer } from "effect"
 import { BUDGET_FIELD_NAMES, BudgetFields, Quote, type QuoteItem, type QuoteItemStatus } from "../../schema/budget/Budget.ts"
 import { InvalidInput, ToolFailed } from "../../schema/Errors.ts"
 import type { ConnectionId } from "../../schema/Ids.ts"
-import { issuesOf, MAX_ISSUES, NOT_A_FIELD, summary } from "../../schema/Issues.ts"
+import { issuesOf, NOT_A_FIELD } from "../../schema/Issues.ts"
 import type { CallContext, ProgressUpdate } from "../../schema/Principal.ts"
 import type { Cost, Exposure, Hints, Level, Plan, Plane, Stage } from "../../schema/tools/Definition.ts"
 import type { EnvelopeExtras } from "../../schema/tools/Envelope.ts"
 import type { HandlerError } from "../../schema/tools/ToolError.ts"
 import { digestOf } from "../audit/Chain.ts"
-import { fieldsOf, inputGuide } from "./InputGuide.ts"
+import { inputGuide } from "./InputGuide.ts"
 import type { Persist, PersistApi } from "./Persist.ts"
 
 export interface CallInfo extends Required<Pick<CallContext, "surface" | "principal">> {
@@ -144,45 +144,18 @@ const NoFields = Schema.Record({
 const isEmptyStruct = (ast: SchemaAST.AST) =>
   SchemaAST.isTypeLiteral(ast) && ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0
 
-/** The field names an input accepts, when its schema is a closed object (after refinements and transformations). */
-const fieldNamesOf = (ast: SchemaAST.AST): ReadonlySet<string> | undefined => {
-  const fields = fieldsOf(ast)
-  return fields === undefined ? undefined : new Set(fields.map((f) => f.name))
-}
-
-/**
- * Many unknown fields are refused by a count before the schema sees them: decoding them one issue
- * each (errors: "all") would cost time and memory in proportion to what the sender chose to send.
- */
-const tooManyUnknown = (fields: ReadonlySet<string> | undefined, raw: unknown): InvalidInput | undefined => {
-  if (fields === undefined || typeof raw !== "object" || raw === null || Array.isArray(raw)) return undefined
-  const shown: Array<string> = []
-  let unknown = 0
-  for (const key in raw) {
-    if (!Object.hasOwn(raw, key) || fields.has(key)) continue
-    unknown++
-    if (shown.length < MAX_ISSUES) shown.push(key)
-  }
-  if (unknown <= MAX_ISSUES) return undefined
-  const issues = shown.map((key) => ({
-    path: `input.${key.length > 60 ? `${key.slice(0, 59)}…` : key}`,
-    message: NOT_A_FIELD
-  }))
-  return new InvalidInput({ message: summary(issues, unknown), issues })
-}
-
 // Inputs are decoded synchronously (a tool's input schema has no effects): an Either, which is also an Effect.
 const decoderOf = <I, II>(id: string, input: Schema.Schema<I, II>) => {
   const decodeInput = Schema.decodeUnknownEither(input, { errors: "all", onExcessProperty: "error" })
   // Schema.Struct({}) accepts any non-nullish value; a tool without fields takes only an empty object.
   const closed = isEmptyStruct(input.ast) ? Schema.decodeUnknownEither(NoFields, { errors: "all" }) : Either.right
-  const fields = fieldNamesOf(input.ast)
   const guide = inputGuide(id, input.ast)
   return (raw: unknown): Either.Either<I, InvalidInput> => {
-    const refused = tooManyUnknown(fields, raw)
+    const unknown = guide.unknownOf(raw)
+    const refused = guide.tooMany(unknown)
     return Either.mapLeft(
       refused === undefined ? Either.flatMap(closed(raw), () => decodeInput(raw)).pipe(Either.mapLeft(invalidInput)) : Either.left(refused),
-      (error) => guide(raw, error)
+      (error) => guide.hinted(unknown, error)
     )
   }
 }

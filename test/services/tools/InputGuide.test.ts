@@ -70,6 +70,15 @@ describe("the hint of an input refused for a field it does not define", () => {
   it("lists the fields only when many unknown ones were sent, and clips a long name", () => {
     const many = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`limit${i}`, i]))
     assert.notInclude(refusal(Search, { periodo: "2026-01", ...many }).hint, "Did you mean")
+    // past the count the schema never sees: refused by it, the first 20 named, the fields listed still
+    const flood = refusal(Search, Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`limit${i}`, i])))
+    assert.strictEqual(flood.issues.length, 20)
+    assert.deepStrictEqual(flood.issues[0], { path: "input.limit0", message: "is not a field this input accepts" })
+    assert.match(flood.message, /^input\.limit0 is not a field this input accepts; .*; and 497 more$/)
+    assert.strictEqual(
+      flood.hint,
+      "guide.input.check takes: q, country, employees_min, employees_max, limit, periodo (required)."
+    )
     const long = `countr${"y".repeat(80)}`
     assert.notInclude(refusal(Search, { periodo: "2026-01", [long]: 1 }).hint, long)
   })
