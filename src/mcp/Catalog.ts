@@ -1,5 +1,7 @@
 import type { Tool } from "@modelcontextprotocol/server"
+import { ToolNotFound } from "../../schema/Errors.ts"
 import type { Hints } from "../../schema/tools/Definition.ts"
+import { nearestName } from "../../services/tools/Nearest.ts"
 import type { RegistryApi } from "../../services/tools/Registry.ts"
 import { fromEffectSchema, type ObjectSchema, objectSchema, responseSchema, withConnectionArgument } from "./JsonSchemas.ts"
 import { makeSearchDocs, SEARCH_DOCS, SearchDocsInput, SearchDocsOutput, searchDocsSpec } from "./SearchDocs.ts"
@@ -59,9 +61,12 @@ export const makeCatalog = (registry: RegistryApi) => {
     false
   )
   const all = [...tools, searchDocs]
+  const names = all.map((e) => e.definition.name)
   return {
     listing: { tools: all.map((e) => e.definition) },
     entries: new Map(all.map((e) => [e.definition.name, e])),
+    /** The refusal of a name `tools/list` does not show, naming the one it probably meant among those it does (search_docs too). */
+    notFound: (name: string) => ToolNotFound.of(name, nearestName(name, names)),
     searchDocs: makeSearchDocs(registry.external.map((t) => t.document), (id) => registry.notFound(id, "external"))
   }
 }

@@ -88,7 +88,9 @@ export const makeMcpSurface = Effect.gen(function* () {
 
   const execute = (principal: Principal, params: CallParams, ctx: ServerContext) =>
     executeTool(principal, params, ctx).pipe(
-      Effect.catchIf((error) => error._tag !== "ToolNotFound", (error) => Effect.succeed(failure(error)))
+      Effect.catchIf((error) => error._tag !== "ToolNotFound", (error) => Effect.succeed(failure(error))),
+      // the executor guessed among the registry's tools; over MCP, search_docs is one of the names too
+      Effect.mapError(() => catalog.notFound(params.name))
     )
 
   // untraced: Executor.call is the span below the request's; one more per call cost measurably on bench:mcp
@@ -115,7 +117,7 @@ export const makeMcpSurface = Effect.gen(function* () {
       ? searchDocs(params)
       : isToolId(params.name)
       ? execute(principal, params, ctx)
-      : Effect.fail(registry.notFound(params.name, "external"))).pipe(
+      : Effect.fail(catalog.notFound(params.name))).pipe(
         Effect.catchAllDefect((defect) =>
           isTransient(defect)
             ? Effect.logWarning("database unavailable: the MCP call answers ServiceUnavailable", defect).pipe(

@@ -196,6 +196,14 @@ layer(McpTest, { excludeTestServices: true })("MCP over Streamable HTTP", (it) =
         assert.deepInclude(protocol?.data, { _tag: "ToolNotFound", hint: "Did you mean echo.message.reflect?" })
         const hidden = yield* callToolFailure(client, "hidden.secret.peak", {})
         assert.notInclude(hidden.error instanceof ProtocolError ? hidden.error.message : "", "hidden.secret.peek")
+        // search_docs is no registry tool, but a name tools/list shows: near misses of it, of a tool id's shape or not
+        for (const name of ["search_doc", "Search-Docs"]) {
+          const near = yield* callToolFailure(client, name, {})
+          assert.deepInclude(near.error instanceof ProtocolError ? near.error.data : null, {
+            _tag: "ToolNotFound",
+            hint: "Did you mean search_docs?"
+          })
+        }
       }))
 
     it.scoped(`${era}: search_docs answers a tool's definition, searches by words, and never shows in-process tools`, () =>
