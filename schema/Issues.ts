@@ -14,6 +14,8 @@ export interface RawIssue {
 export const MAX_ISSUES = 20
 /** What an issue says of a field its object does not define. */
 export const NOT_A_FIELD = "is not a field this input accepts"
+/** How Effect's message for such a field begins (`onExcessProperty: "error"`); `readableIssues` says it as NOT_A_FIELD. */
+export const UNEXPECTED = "is unexpected"
 const MAX_SHOWN = 40
 const MAX_MESSAGE = 200
 
@@ -40,7 +42,8 @@ const parseString = (text: string) => {
   return Either.isRight(parsed) && typeof parsed.right === "string" ? parsed.right : undefined
 }
 
-const clip = (text: string, limit: number) => text.length <= limit ? text : `${text.slice(0, limit - 1)}…`
+/** `text` cut to `limit` characters, an ellipsis the last of them. */
+export const clip = (text: string, limit: number) => text.length <= limit ? text : `${text.slice(0, limit - 1)}…`
 
 /** What was sent, never the whole of it: short values as they are, long ones by their size. */
 const shown = (actual: string) => {
@@ -77,7 +80,7 @@ const sentence = (message: string): { readonly expected?: string; readonly actua
   const match = EXPECTED.exec(message)
   if (match === null) {
     if (message.startsWith("must ")) return { text: message }
-    if (message.startsWith("is unexpected")) return { text: NOT_A_FIELD }
+    if (message.startsWith(UNEXPECTED)) return { text: NOT_A_FIELD }
     const decode = /^Unable to decode ([\s\S]*) into (an? [\w ]+)$/.exec(message)
     if (decode !== null) return { text: `must be ${decode[2] ?? "valid"}, got ${shown(decode[1] ?? "")}` }
     return { text: clip(message, MAX_MESSAGE) }

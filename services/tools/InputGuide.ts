@@ -1,6 +1,6 @@
 import { SchemaAST } from "effect"
 import { InvalidInput } from "../../schema/Errors.ts"
-import { MAX_ISSUES, NOT_A_FIELD, summary } from "../../schema/Issues.ts"
+import { clip, MAX_ISSUES, readableIssues, UNEXPECTED } from "../../schema/Issues.ts"
 import { nearestName } from "./Nearest.ts"
 
 /** A field an input accepts, as its schema names it. */
@@ -21,8 +21,6 @@ const fieldsOf = (ast: SchemaAST.AST): ReadonlyArray<Field> | undefined => {
   if (!SchemaAST.isTypeLiteral(ast) || ast.indexSignatures.length > 0) return undefined
   return ast.propertySignatures.map((p) => ({ name: String(p.name), required: !p.isOptional }))
 }
-
-const shownKey = (key: string) => (key.length > MAX_KEY_SHOWN ? `${key.slice(0, MAX_KEY_SHOWN - 1)}…` : key)
 
 const fieldList = (fields: ReadonlyArray<Field>) => {
   const named = fields.slice(0, MAX_FIELDS_NAMED).map((f) => (f.required ? `${f.name} (required)` : f.name))
@@ -54,14 +52,13 @@ const unknownOf = (raw: unknown, known: ReadonlySet<string>): UnknownFields => {
 /**
  * Many unknown fields are refused by their count before the schema sees them: decoding them one issue
  * each (errors: "all") would cost time and memory in proportion to what the sender chose to send.
+ * Their issues are written as the schema's would be (`readableIssues`: the same path, clipped by the
+ * same rule), so a field is named alike whether it came among few unknown fields or many.
  */
 const tooMany = (unknown: UnknownFields): InvalidInput | undefined => {
   if (unknown.count <= MAX_ISSUES) return undefined
-  const issues = unknown.names.map((key) => ({
-    path: `input.${key.length > 60 ? `${key.slice(0, 59)}…` : key}`,
-    message: NOT_A_FIELD
-  }))
-  return new InvalidInput({ message: summary(issues, unknown.count), issues })
+  const raw = unknown.names.map((key) => ({ path: [key], message: UNEXPECTED }))
+  return InvalidInput.of(readableIssues(raw, "input"), unknown.count)
 }
 
 /** How a tool's decoder treats the fields it does not define. */
@@ -94,7 +91,7 @@ export const inputGuide = (toolId: string, ast: SchemaAST.AST): InputGuide => {
     if (unknown.count === 0) return error
     const guesses = unknown.count > MAX_GUESSED ? [] : unknown.names.flatMap((key) => {
       const near = nearestName(key, names)
-      return near === undefined ? [] : [`${near} (not ${shownKey(key)})`]
+      return near === undefined ? [] : [`${near} (not ${clip(key, MAX_KEY_SHOWN)})`]
     })
     const hint = guesses.length > 0 ? `Did you mean ${guesses.join(", ")}? ${takes}` : takes
     return new InvalidInput({ message: error.message, issues: error.issues, hint })

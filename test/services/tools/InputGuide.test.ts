@@ -83,6 +83,23 @@ describe("the hint of an input refused for a field it does not define", () => {
     assert.notInclude(refusal(Search, { periodo: "2026-01", [long]: 1 }).hint, long)
   })
 
+  it("names a long unknown field alike among a few unknown fields and among a flood of them", () => {
+    const long = `x${"y".repeat(99)}`
+    const others = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`z${i}`, i]))
+    // 20 unknown fields reach the schema; 21 are refused by their count before it: the name reads the same
+    const few = refusal(Search, { periodo: "2026-01", [long]: 1, ...others(19) })
+    const flood = refusal(Search, { periodo: "2026-01", [long]: 1, ...others(20) })
+    assert.match(few.message, /; and 17 more$/)
+    assert.match(flood.message, /; and 18 more$/)
+    assert.deepInclude(few.issues, { path: `input.${long}`, message: "is not a field this input accepts" })
+    assert.deepStrictEqual(flood.issues[0], { path: `input.${long}`, message: "is not a field this input accepts" })
+    const longer = "w".repeat(300)
+    const cut = refusal(Search, { periodo: "2026-01", [longer]: 1, ...others(20) }).issues[0]?.path ?? ""
+    assert.strictEqual(cut.length, 200)
+    assert.isTrue(cut.startsWith("input.www") && cut.endsWith("…"))
+    assert.include(refusal(Search, { periodo: "2026-01", [longer]: 1 }).issues.map((i) => i.path), cut)
+  })
+
   it("says a tool without fields takes an empty input", () => {
     assert.strictEqual(
       refusal(Schema.Struct({}), { period: "today" }).hint,
