@@ -89,7 +89,8 @@ export const makeMcpSurface = Effect.gen(function* () {
   const execute = (principal: Principal, params: CallParams, ctx: ServerContext) =>
     executeTool(principal, params, ctx).pipe(
       Effect.catchIf((error) => error._tag !== "ToolNotFound", (error) => Effect.succeed(failure(error))),
-      // the executor guessed among the registry's tools; over MCP, search_docs is one of the names too
+      // The executor's one ToolNotFound is its resolve step's, of params.name: a handler cannot fail with it
+      // (HandlerError has no ToolNotFound). It guessed among the registry's tools; over MCP, search_docs is a name too.
       Effect.mapError(() => catalog.notFound(params.name))
     )
 
