@@ -29,7 +29,9 @@ const settings = Config.all({
   databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
   nodeFlags: NodeFlags,
   /** BENCH_PROFILE=true: brein runs from its sources under --cpu-prof and its hottest frames are printed. */
-  profile: Config.boolean("BENCH_PROFILE").pipe(Config.withDefault(false))
+  profile: Config.boolean("BENCH_PROFILE").pipe(Config.withDefault(false)),
+  /** Where to keep the raw .cpuprofile files (for DevTools); by default they go with the temp dir. */
+  profileDir: Config.option(Config.string("BENCH_PROFILE_DIR"))
 })
 
 // 200 scopes (100 periods × ventas/compras) of equal size; a sync writes a scope's rows together, so
@@ -71,7 +73,7 @@ const summary = (samples: Array<number>) => {
 }
 
 const program = Effect.gen(function* () {
-  const { documents, requests, databaseUrl, nodeFlags, profile } = yield* settings
+  const { documents, requests, databaseUrl, nodeFlags, profile, profileDir: profileDirSetting } = yield* settings
   const database = yield* sharedDatabase(databaseUrl)
   yield* Console.log(`bench:consultar  sii.rcv.consultar pages of 100 from ${documents} cached documents on ${database.label}`)
   const dataDir = yield* (yield* FileSystem.FileSystem).makeTempDirectoryScoped({ prefix: "brein-bench-consultar-" })
@@ -103,7 +105,7 @@ const program = Effect.gen(function* () {
 
   const serverMs: Array<number> = []
   const port = yield* freePort
-  const profileDir = `${dataDir}/profile`
+  const profileDir = Option.getOrElse(profileDirSetting, () => `${dataDir}/profile`)
   const server = yield* serveBrein({
     databaseUrl: database.url,
     dataDir,
