@@ -5,6 +5,19 @@ import { SyncBatch } from "./SyncBatch.ts"
 import { type ClaimedJob, SyncJobs } from "./SyncJobs.ts"
 import { SyncSettings } from "./SyncSettings.ts"
 
+/**
+ * Waits for work: reads when the next job is due, then sleeps until then or until woken. The read is
+ * never interrupted, not by a wake nor by a stop: an interrupted statement is canceled by a cancel
+ * request that can land late, on whichever statement its pooled connection serves next (another
+ * caller's, who would be answered 503). A wake that comes during the read stays queued and ends the sleep.
+ */
+export const awaitWork = Effect.fn("SyncWorker.awaitWork")(
+  function* (dueIn: Effect.Effect<Duration.Duration>, wake: Queue.Dequeue<void>) {
+    const due = yield* Effect.uninterruptible(dueIn)
+    yield* Effect.raceFirst(Effect.sleep(due), Queue.take(wake))
+  }
+)
+
 /** Runs due sync jobs: every server process runs one; jobs are claimed with SKIP LOCKED and a lease, a connection's due jobs together. */
 export class SyncWorker extends Effect.Service<SyncWorker>()("brein/sync/SyncWorker", {
   scoped: Effect.gen(function* () {
@@ -57,7 +70,7 @@ export class SyncWorker extends Effect.Service<SyncWorker>()("brein/sync/SyncWor
     const next = Effect.gen(function* () {
       yield* semaphore.take(1)
       if (yield* claimAndRun) return yield* Queue.offer(wake, undefined)
-      yield* Effect.raceFirst(Effect.flatMap(untilNextDue, Effect.sleep), Queue.take(wake))
+      yield* awaitWork(untilNextDue, wake)
     })
 
     const pause = (cause: Cause.Cause<unknown>) => Effect.zipRight(Effect.logError("sync worker", cause), Effect.sleep(settings.poll))
