@@ -6,14 +6,15 @@ import { type ClaimedJob, SyncJobs } from "./SyncJobs.ts"
 import { SyncSettings } from "./SyncSettings.ts"
 
 /**
- * Waits for work: reads when the next job is due, then sleeps until then or until woken. The read is
- * never interrupted, not by a wake nor by a stop: an interrupted statement is canceled by a cancel
- * request that can land late, on whichever statement its pooled connection serves next (another
- * caller's, who would be answered 503). A wake that comes during the read stays queued and ends the sleep.
+ * Waits for work: reads when the next job is due, then sleeps until then or until woken. A wake never
+ * interrupts the read: an interrupted statement is canceled by a cancel request that can land late, on
+ * whichever statement its pooled connection serves next (another caller's, who would be answered 503).
+ * A wake that comes during the read stays queued and ends the sleep. A stop may interrupt the read: it
+ * comes once the server has drained, and a database that stopped answering must not hold a shutdown.
  */
 export const awaitWork = Effect.fn("SyncWorker.awaitWork")(
   function* (dueIn: Effect.Effect<Duration.Duration>, wake: Queue.Dequeue<void>) {
-    const due = yield* Effect.uninterruptible(dueIn)
+    const due = yield* dueIn
     yield* Effect.raceFirst(Effect.sleep(due), Queue.take(wake))
   }
 )
