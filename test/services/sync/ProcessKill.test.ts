@@ -14,6 +14,8 @@ import { issuePrincipal } from "../../support/TestLayers.ts"
 
 const PERIODO = "2026-10"
 const CLAVE = "clave-del-proceso-7731"
+/** How much of a child's log a failed wait shows. */
+const LOG_TAIL = 6000
 
 /** `brein serve` in a process of its own over the test database; its stderr (the logs) is collected. */
 const serve = (url: Redacted.Redacted<string>, settings: Readonly<Record<string, string>>) =>
@@ -46,9 +48,18 @@ const serve = (url: Redacted.Redacted<string>, settings: Readonly<Record<string,
       child,
       /** Everything it logged, once it has exited. */
       allLogs: Effect.zipRight(Fiber.join(reading), Ref.get(logs)),
+      /** `wait`, whose failure carries the end of what the process logged so far (what it did instead). */
+      showingLogs: <A, R>(wait: Effect.Effect<A, never, R>) =>
+        Effect.catchAllDefect(wait, (defect) =>
+          Effect.flatMap(Ref.get(logs), (all) =>
+            Effect.die(new Error(`${String(defect)}\n--- the end of brein serve's logs ---\n${all.slice(-LOG_TAIL)}`)))),
       /** Waits until it has logged `text` (the logs arrive through a pipe, a little after the fact). */
       logged: (text: string) =>
-        Effect.repeat(Ref.get(logs), { until: (all) => all.includes(text), schedule: Schedule.spaced("20 millis") }).pipe(
+        Effect.repeat(Ref.get(logs), {
+          until: (all) =>
+            all.includes(text),
+          schedule: Schedule.spaced("20 millis")
+        }).pipe(
           Effect.timeout("10 seconds")
         )
     }
@@ -77,8 +88,10 @@ describe("brein serve killed with SIGKILL mid-sync", () => {
           yield* execute(principal, "sii.conexion.sincronizar", { periodo: PERIODO, perspectiva: "compras", esperar: 0 }, connection.id)
 
           const firstLogs = yield* Effect.scoped(Effect.gen(function* () {
-            const { allLogs, child } = yield* serve(url, { UPSTREAM_TIME_SCALE: "0.05" })
-            yield* waitForJobs(connection.id, (jobs) => jobs[0]?.state === "sincronizando" && jobs[0].progress.done >= 1, "40 seconds")
+            const { allLogs, child, showingLogs } = yield* serve(url, { UPSTREAM_TIME_SCALE: "0.05" })
+            yield* showingLogs(
+              waitForJobs(connection.id, (jobs) => jobs[0]?.state === "sincronizando" && jobs[0].progress.done >= 1, "40 seconds")
+            )
             yield* child.kill("SIGKILL")
             return yield* allLogs
           }))
@@ -87,8 +100,8 @@ describe("brein serve killed with SIGKILL mid-sync", () => {
           // The children read the machine's clock: the day their simulator saw lies between these two.
           const firstDay = chileDayOf(Date.now())
           const secondLogs = yield* Effect.scoped(Effect.gen(function* () {
-            const { logged } = yield* serve(url, { UPSTREAM_TIME_SCALE: "0" })
-            yield* waitForJobs(connection.id, allFinished, "40 seconds")
+            const { logged, showingLogs } = yield* serve(url, { UPSTREAM_TIME_SCALE: "0" })
+            yield* showingLogs(waitForJobs(connection.id, allFinished, "40 seconds"))
             return yield* logged("upstream session end")
           }))
           const days = [...new Set([firstDay, chileDayOf(Date.now())])]
