@@ -1,7 +1,8 @@
 import { PgClient } from "@effect/sql-pg"
-import { Config, Context, Effect, Layer, Option, Redacted, String } from "effect"
+import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
 import { EmbeddedPostgres } from "./EmbeddedPostgres.ts"
 import { MigrationsLive } from "./Migrations.ts"
+import { naming, pgPool } from "./PgPool.ts"
 
 export class DatabaseUrl extends Context.Tag("brein/layers/DatabaseUrl")<DatabaseUrl, Redacted.Redacted<string>>() {
   /** DATABASE_URL when set, otherwise the embedded server under BREIN_DATA_DIR (started or reused). */
@@ -22,16 +23,14 @@ export class DatabaseUrl extends Context.Tag("brein/layers/DatabaseUrl")<Databas
 /** Connections per process; sync callers that wait hold one each, so SyncSettings derives its limit from this. */
 export const poolSize = Config.integer("BREIN_DB_POOL_SIZE").pipe(Config.withDefault(20))
 
-/** PgClient + SqlClient on the database at `url`, as it is (no migrations). */
+/**
+ * PgClient + SqlClient on the database at `url`, as it is (no migrations), on a pool that never hands out
+ * a connection whose statement a cancel request was sent for (./PgPool.ts).
+ */
 export const clientFromUrl = (url: Redacted.Redacted<string>) =>
-  Layer.unwrapEffect(Effect.map(poolSize, (maxConnections) =>
-    PgClient.layer({
-      url,
-      applicationName: "brein",
-      maxConnections,
-      transformQueryNames: String.camelToSnake,
-      transformResultNames: String.snakeToCamel
-    })))
+  Layer.unwrapEffect(
+    Effect.map(poolSize, (maxConnections) => PgClient.layerFromPool({ acquire: pgPool({ url, maxConnections }), ...naming }))
+  )
 
 /** PgClient + SqlClient on the database at `url`, migrated. */
 export const databaseFromUrl = (url: Redacted.Redacted<string>) => MigrationsLive.pipe(Layer.provideMerge(clientFromUrl(url)))

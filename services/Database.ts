@@ -2,9 +2,10 @@ import { SqlClient, SqlError } from "@effect/sql"
 import { Cause, Effect, Option, type Schedule } from "effect"
 
 // 57014 (query_canceled): brein sets no statement_timeout and cancels a statement only when the fiber
-// that ran it is interrupted (@effect/sql-pg sends pg_cancel_backend from another pooled connection). Such
-// a cancel can arrive late, once that connection serves another statement: a statement that meets one was
-// not at fault, and is answered (503) or retried as any other transient failure.
+// that ran it is interrupted (@effect/sql-pg sends pg_cancel_backend from another pooled connection). Its
+// pool closes that connection rather than reuse it (layers/PgPool.ts), so such a cancel does not reach
+// another statement of brein's; one sent from outside (an operator, a proxy) can: a statement that meets
+// one was not at fault, and is answered (503) or retried as any other transient failure.
 const TRANSIENT_CODES = new Set(["57P01", "57P02", "57P03", "57014", "40001", "40P01", "53300"])
 const TRANSIENT_MESSAGES =
   /Connection terminated|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable|Connection error/i

@@ -9,8 +9,8 @@ import { createScratchTables, FixtureRegistry } from "./Fixtures.ts"
 
 const Services = servicesWith(FixtureRegistry).pipe(Layer.provideMerge(TestDatabase))
 
-// A cancel request (pg_cancel_backend) is what @effect/sql-pg sends for the statement of an interrupted fiber;
-// sent late, it cancels whatever its pooled connection runs by then: a statement of another call.
+// A cancel request (pg_cancel_backend) from outside brein (an operator, a proxy) can reach any statement.
+// brein's own, sent for an interrupted fiber's statement, reaches no other (test/layers/PgPool.test.ts).
 layer(Services, { excludeTestServices: true, timeout: 60_000 })("a statement canceled from outside its call", (it) => {
   it.effect("is a transient failure: the call answers ServiceUnavailable (never ToolFailed) and writes nothing", () =>
     Effect.gen(function* () {

@@ -1,0 +1,130 @@
+import { Reactivity } from "@effect/experimental"
+import { PgClient } from "@effect/sql-pg"
+import { assert, describe, it } from "@effect/vitest"
+import { Deferred, Effect, Exit, Fiber } from "effect"
+import type Pg from "pg"
+import { pgPool } from "../../layers/PgPool.ts"
+import { waitUntil } from "../support/Eventually.ts"
+import { freshDatabase } from "../support/TestDatabase.ts"
+
+/** The test's own connections, beside the pool under test: they hold the locks and watch pg_stat_activity. */
+const sideClient = (url: Parameters<typeof PgClient.make>[0]["url"]) => PgClient.make({ url, maxConnections: 5 })
+type Side = Effect.Effect.Success<ReturnType<typeof sideClient>>
+
+/** Holds advisory lock `key` in a transaction of the test's own until `release` runs. */
+const hold = (side: Side, key: number) =>
+  Effect.gen(function* () {
+    const locked = yield* Deferred.make<void>()
+    const done = yield* Deferred.make<void>()
+    const holder = yield* Effect.fork(side.withTransaction(Effect.gen(function* () {
+      yield* side.unsafe(`SELECT pg_advisory_xact_lock(${key})`)
+      yield* Deferred.succeed(locked, undefined)
+      yield* Deferred.await(done)
+    })))
+    yield* Deferred.await(locked)
+    return Effect.zipRight(Deferred.succeed(done, undefined), Fiber.join(holder))
+  })
+
+/** The backend whose statement waits on advisory lock `key` (its SQL names the key). */
+const waitingOn = (side: Side, key: number) =>
+  waitUntil(
+    side.unsafe<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database()
+      AND wait_event_type = 'Lock' AND query = 'SELECT pg_advisory_xact_lock(${key}), pg_backend_pid() AS pid'`),
+    (rows) => rows.length === 1,
+    { what: `a statement waiting on lock ${key}` }
+  ).pipe(Effect.map((rows) => rows[0]?.pid ?? 0))
+
+const lockThenPid = (client: PgClient.PgClient, key: number) =>
+  client.unsafe<{ pid: number }>(`SELECT pg_advisory_xact_lock(${key}), pg_backend_pid() AS pid`).pipe(
+    Effect.map((rows) => rows[0]?.pid ?? 0)
+  )
+
+/** Waits until backend `pid` has left the server: its connection was closed. */
+const gone = (side: Side, pid: number) =>
+  waitUntil(
+    side.unsafe<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = ${pid}`),
+    (rows) => rows[0]?.n === 0,
+    { what: `backend ${pid} leaving the server` }
+  )
+
+const backend = (client: PgClient.PgClient) =>
+  client.unsafe<{ pid: number }>("SELECT pg_backend_pid() AS pid").pipe(Effect.map((rows) => rows[0]?.pid ?? 0))
+
+const waiting = (pool: Pg.Pool, count: number) =>
+  waitUntil(Effect.sync(() => pool.waitingCount), (n) => n === count, { what: `${count} callers waiting for a connection` })
+
+describe("brein's connection pool", () => {
+  // @effect/sql-pg cancels the statement of an interrupted fiber with pg_cancel_backend(pid), sent on another
+  // pooled connection. Sent after that statement ended, the cancel reaches whatever its connection runs by then.
+  it.scopedLive(
+    "a statement of an interrupted fiber is canceled on its own connection, never on the next caller's",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* freshDatabase
+        const side = yield* sideClient(url)
+        const pool = yield* pgPool({ url, maxConnections: 2 })
+        const client = yield* PgClient.fromPool({ acquire: Effect.succeed(pool) })
+
+        const [releaseA, releaseB, releaseC] = [yield* hold(side, 9001), yield* hold(side, 9003), yield* hold(side, 9002)]
+        // A and B take the pool's two connections, each waiting on a lock the test holds.
+        const a = yield* Effect.fork(lockThenPid(client, 9001))
+        const pidA = yield* waitingOn(side, 9001)
+        const b = yield* Effect.fork(lockThenPid(client, 9003))
+        yield* waitingOn(side, 9003)
+        // C waits for a connection; then A is interrupted, and its cancel request waits for one behind C.
+        const c = yield* Effect.fork(lockThenPid(client, 9002))
+        yield* waiting(pool, 1)
+        yield* Fiber.interruptFork(a)
+        yield* waiting(pool, 2)
+        // A's statement ends before its cancel is sent: its connection is free, and C is first in line.
+        yield* releaseA
+        const pidC = yield* waitingOn(side, 9002)
+        // B ends: the cancel request for A's backend goes out on B's connection; A's interruption is then over.
+        yield* releaseB
+        yield* Fiber.join(b)
+        assert.isTrue(Exit.isInterrupted(yield* Fiber.await(a)), "A was interrupted")
+        yield* releaseC
+        const outcome = yield* Fiber.await(c)
+
+        assert.isTrue(Exit.isSuccess(outcome), `C ran to its end: ${JSON.stringify(outcome)}`)
+        assert.notStrictEqual(pidC, pidA, "C did not run on the connection of the interrupted statement")
+        yield* gone(side, pidA)
+      }).pipe(Effect.provide(Reactivity.layer)),
+    60_000
+  )
+
+  it.scopedLive(
+    "a connection whose statement was canceled inside a transaction is closed after its rollback",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* freshDatabase
+        const side = yield* sideClient(url)
+        const pool = yield* pgPool({ url, maxConnections: 2 })
+        const client = yield* PgClient.fromPool({ acquire: Effect.succeed(pool) })
+        const release = yield* hold(side, 9101)
+
+        const call = yield* Effect.fork(client.withTransaction(lockThenPid(client, 9101)))
+        const pid = yield* waitingOn(side, 9101)
+        yield* Fiber.interrupt(call)
+        // The pool hands out the connection given back last: without the rule, the rolled back one.
+        assert.notStrictEqual(yield* backend(client), pid, "the next statement runs on another connection")
+        yield* gone(side, pid)
+        yield* release
+      }).pipe(Effect.provide(Reactivity.layer)),
+    60_000
+  )
+
+  it.scopedLive("keeps a connection whose statements ended by themselves, failed ones too", () =>
+    Effect.gen(function* () {
+      const url = yield* freshDatabase
+      const pool = yield* pgPool({ url, maxConnections: 1 })
+      const client = yield* PgClient.fromPool({ acquire: Effect.succeed(pool) })
+
+      const first = yield* backend(client)
+      const failed = yield* Effect.flip(client.unsafe("SELECT no_such_column FROM pg_class"))
+      assert.strictEqual(failed._tag, "SqlError")
+      yield* client.withTransaction(client.unsafe("SELECT 1"))
+      assert.strictEqual(yield* backend(client), first, "one connection served every statement")
+      assert.strictEqual(pool.totalCount, 1)
+    }).pipe(Effect.provide(Reactivity.layer)), 60_000)
+})
