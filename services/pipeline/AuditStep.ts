@@ -19,6 +19,13 @@ type Outcome = { readonly ok: true; readonly data: unknown } | {
   readonly cause: Cause.Cause<{ readonly _tag: string }>
 }
 
+/** What a failed call's row names: its error's tag, Interrupted for a caller that left, else Defect. */
+const errorTagOf = (cause: Cause.Cause<{ readonly _tag: string }>) =>
+  Option.match(Cause.failureOption(cause), {
+    onNone: () => Cause.isInterruptedOnly(cause) ? "Interrupted" : "Defect",
+    onSome: (e) => e._tag
+  })
+
 /**
  * The row of a call. The output digest covers the answer as committed: for a read call, the answer
  * its transaction commits, before anything it does after the commit.
@@ -36,9 +43,7 @@ const entryOf = (request: Request, tool: Option.Option<RegisteredTool>, outcome:
   inputDigest: digestOf(request.rawInput),
   outputDigest: outcome.ok ? digestOf(outcome.data) : null,
   outcome: outcome.ok ? "ok" : "error",
-  errorTag: outcome.ok
-    ? null
-    : Option.match(Cause.failureOption(outcome.cause), { onNone: () => "Defect", onSome: (e) => e._tag }),
+  errorTag: outcome.ok ? null : errorTagOf(outcome.cause),
   latencyMs: elapsedMs(request),
   cost: Option.match(tool, { onNone: () => "free", onSome: (t) => t.descriptor.cost.kind })
 })

@@ -17,6 +17,8 @@ import { envelope } from "./Envelope.ts"
 import { begin, resolve, visibleTool } from "./Resolve.ts"
 import { run } from "./Run.ts"
 
+type Restore = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+
 const auditedAlready = (cause: Cause.Cause<{ readonly _tag: string }>) =>
   Option.exists(Cause.failureOption(cause), (error) => error._tag === "AuditFailed")
 
@@ -40,9 +42,9 @@ export class Executor extends Effect.Service<Executor>()("brein/pipeline/Executo
           )
           : Effect.fail(new AuditFailed({ error: new AuditUnavailable({ message: "the call could not be committed" }) }))))
 
-    /** run → envelope → audit, as the tool's call policy says. */
-    const commit = (call: Budgeted) => {
-      const ran = Effect.flatMap(run(call), envelope)
+    /** run → envelope → audit, as the tool's call policy says; only the handler can be interrupted (`restore`). */
+    const commit = (call: Budgeted, restore: Restore) => {
+      const ran = Effect.flatMap(restore(run(call)), envelope)
       switch (call.bound.policy) {
         case "pure":
           return Effect.flatMap(ran, (done) =>
@@ -61,16 +63,21 @@ export class Executor extends Effect.Service<Executor>()("brein/pipeline/Executo
 
     const pipeline = Effect.fnUntraced(function* (span: Tracer.Span, toolId: string, rawInput: unknown, context: CallContext) {
       const request = yield* begin(span, toolId, rawInput, context)
-      const audited = yield* Effect.gen(function* () {
-        const resolved = yield* resolveTool(request)
-        const decoded = yield* decode(resolved)
-        const authorized = yield* authorize.check(decoded)
-        const budgeted = yield* budget.check(authorized)
-        return yield* commit(budgeted).pipe(budget.givingBack(budgeted))
-      }).pipe(
-        Effect.tapErrorCause((cause) => auditedAlready(cause) ? Effect.void : audit.failed(request, visibleTool(registry, request), cause)),
-        Effect.catchTag("AuditFailed", (failed) => Effect.fail(failed.error))
-      )
+      // A caller that leaves (a client that hangs up, a stop) interrupts the call only where it waits on
+      // the database or the handler; the call then writes its row (Interrupted) as any failed call does,
+      // and once its handler is done it commits and audits before the interruption takes effect.
+      const audited = yield* Effect.uninterruptibleMask((restore) =>
+        Effect.gen(function* () {
+          const resolved = yield* resolveTool(request)
+          const decoded = yield* decode(resolved)
+          const budgeted = yield* restore(Effect.flatMap(authorize.check(decoded), budget.check))
+          return yield* commit(budgeted, restore).pipe(budget.givingBack(budgeted))
+        }).pipe(
+          Effect.tapErrorCause((cause) =>
+            auditedAlready(cause) ? Effect.void : audit.failed(request, visibleTool(registry, request), cause)
+          )
+        )
+      ).pipe(Effect.catchTag("AuditFailed", (failed) => Effect.fail(failed.error)))
       // Only a read call has something to do after its commit (and so that step's span).
       const answered = Option.isSome(audited.afterCommit) ? yield* afterCommit(audited, audited.afterCommit.value) : audited
       const response: ToolResponse = {
