@@ -51,7 +51,7 @@ class CancelSafePool extends Pg.Pool {
     })
   }
 
-  /** The client, whose release closes it if a cancel request was sent for its backend meanwhile. */
+  /** Wraps the client's release (as `client.release` and as answered): it closes the connection if a cancel request was sent for its backend. */
   #guarded(client: Pg.PoolClient): Release {
     const release: Release = client.release
     const guarded: Release = (error) => {
