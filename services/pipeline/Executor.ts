@@ -63,9 +63,9 @@ export class Executor extends Effect.Service<Executor>()("brein/pipeline/Executo
 
     const pipeline = Effect.fnUntraced(function* (span: Tracer.Span, toolId: string, rawInput: unknown, context: CallContext) {
       const request = yield* begin(span, toolId, rawInput, context)
-      // A caller that leaves (a client that hangs up, a stop) interrupts the call only where it waits on
-      // the database or the handler; the call then writes its row (Interrupted) as any failed call does,
-      // and once its handler is done it commits and audits before the interruption takes effect.
+      // A caller that leaves (a client that hangs up, a stop) interrupts the call only while it checks the
+      // connection and the budget or runs the handler; the call then writes its row (Interrupted) as any
+      // failed call does. Once its handler is done, it commits and audits before the interruption takes effect.
       const audited = yield* Effect.uninterruptibleMask((restore) =>
         Effect.gen(function* () {
           const resolved = yield* resolveTool(request)

@@ -53,6 +53,14 @@ const backend = (client: PgClient.PgClient) =>
 const waiting = (pool: Pg.Pool, count: number) =>
   waitUntil(Effect.sync(() => pool.waitingCount), (n) => n === count, { what: `${count} callers waiting for a connection` })
 
+/** On a database of its own: brein's pool of `maxConnections`, a PgClient on it, and the test's own connections. */
+const poolUnderTest = (maxConnections: number) =>
+  Effect.gen(function* () {
+    const url = yield* freshDatabase
+    const pool = yield* pgPool({ url, maxConnections })
+    return { pool, client: yield* PgClient.fromPool({ acquire: Effect.succeed(pool) }), side: yield* sideClient(url) }
+  })
+
 describe("brein's connection pool", () => {
   // @effect/sql-pg cancels the statement of an interrupted fiber with pg_cancel_backend(pid), sent on another
   // pooled connection. Sent after that statement ended, the cancel reaches whatever its connection runs by then.
@@ -60,10 +68,7 @@ describe("brein's connection pool", () => {
     "a statement of an interrupted fiber is canceled on its own connection, never on the next caller's",
     () =>
       Effect.gen(function* () {
-        const url = yield* freshDatabase
-        const side = yield* sideClient(url)
-        const pool = yield* pgPool({ url, maxConnections: 2 })
-        const client = yield* PgClient.fromPool({ acquire: Effect.succeed(pool) })
+        const { client, pool, side } = yield* poolUnderTest(2)
 
         const [releaseA, releaseB, releaseC] = [yield* hold(side, 9001), yield* hold(side, 9003), yield* hold(side, 9002)]
         // A and B take the pool's two connections, each waiting on a lock the test holds.
@@ -97,10 +102,7 @@ describe("brein's connection pool", () => {
     "a connection whose statement was canceled inside a transaction is closed after its rollback",
     () =>
       Effect.gen(function* () {
-        const url = yield* freshDatabase
-        const side = yield* sideClient(url)
-        const pool = yield* pgPool({ url, maxConnections: 2 })
-        const client = yield* PgClient.fromPool({ acquire: Effect.succeed(pool) })
+        const { client, side } = yield* poolUnderTest(2)
         const release = yield* hold(side, 9101)
 
         const call = yield* Effect.fork(client.withTransaction(lockThenPid(client, 9101)))
@@ -116,9 +118,7 @@ describe("brein's connection pool", () => {
 
   it.scopedLive("keeps a connection whose statements ended by themselves, failed ones too", () =>
     Effect.gen(function* () {
-      const url = yield* freshDatabase
-      const pool = yield* pgPool({ url, maxConnections: 1 })
-      const client = yield* PgClient.fromPool({ acquire: Effect.succeed(pool) })
+      const { client, pool } = yield* poolUnderTest(1)
 
       const first = yield* backend(client)
       const failed = yield* Effect.flip(client.unsafe("SELECT no_such_column FROM pg_class"))
