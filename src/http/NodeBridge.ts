@@ -98,13 +98,27 @@ const under = <R>(runtime: Runtime.Runtime<R>, span: Tracer.AnySpan): Runtime.Ru
     fiberRefs: runtime.fiberRefs
   })
 
-/** Promises for a non-Effect SDK: an Effect run on the runtime captured where this is built, under `parent` if given. */
+/** How a promise run for a non-Effect SDK is placed: below `parent`'s span; interrupted when `signal` aborts. */
+export interface RunOptions {
+  readonly parent?: Tracer.AnySpan | undefined
+  readonly signal?: AbortSignal | undefined
+}
+
+/**
+ * Promises for a non-Effect SDK: an Effect run on the runtime captured where this is built. A `signal`
+ * that aborts (the SDK's word that the request was canceled or its connection closed) interrupts the
+ * fiber, as a client that leaves interrupts a route's.
+ */
 export const promiseRunner = Effect.map(
   Effect.runtime<never>(),
   (runtime) => {
     const runExit = Runtime.runPromiseExit(runtime)
-    return <A, E>(effect: Effect.Effect<A, E>, parent?: Tracer.AnySpan): Promise<Exit.Exit<A, E>> =>
-      parent === undefined ? runExit(effect) : Runtime.runPromiseExit(under(runtime, parent))(effect)
+    return <A, E>(effect: Effect.Effect<A, E>, options: RunOptions = {}): Promise<Exit.Exit<A, E>> => {
+      const signal = options.signal === undefined ? undefined : { signal: options.signal }
+      return options.parent === undefined
+        ? runExit(effect, signal)
+        : Runtime.runPromiseExit(under(runtime, options.parent))(effect, signal)
+    }
   }
 )
 

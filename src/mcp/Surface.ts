@@ -16,7 +16,7 @@ import { Executor } from "../../services/pipeline/Executor.ts"
 import { SyncJobs } from "../../services/sync/SyncJobs.ts"
 import { Registry } from "../../services/tools/Registry.ts"
 import { connectionId as validConnection, shallow } from "../http/Gate.ts"
-import { promiseRunner } from "../http/NodeBridge.ts"
+import { promiseRunner, type RunOptions } from "../http/NodeBridge.ts"
 import { packageVersion } from "../PackageVersion.ts"
 import { makeCatalog } from "./Catalog.ts"
 import { failure, success } from "./Results.ts"
@@ -128,9 +128,12 @@ export const makeMcpSurface = Effect.gen(function* () {
         )
       )
 
-  // Over HTTP, a call's spans sit below its request's span, which the SDK's promises do not carry.
-  const run = (effect: Effect.Effect<CallToolResult, ToolNotFound | McpCallDied>, parent: Tracer.AnySpan | undefined) =>
-    runPromise(effect, parent).then((exit) =>
+  // Over HTTP, a call's spans sit below its request's span, which the SDK's promises do not carry. The
+  // SDK aborts the request's signal when the client cancels it (notifications/cancelled, or a 2026-era
+  // client dropping the request's stream) or its connection closes: the call is then interrupted, and
+  // the SDK sends no answer for it.
+  const run = (effect: Effect.Effect<CallToolResult, ToolNotFound | McpCallDied>, options: RunOptions) =>
+    runPromise(effect, options).then((exit) =>
       Exit.isSuccess(exit)
         ? exit.value
         : Promise.reject(protocolErrorOf(Option.getOrElse(Cause.failureOption(exit.cause), () => new McpCallDied())))
@@ -146,7 +149,7 @@ export const makeMcpSurface = Effect.gen(function* () {
     mcp.setRequestHandler(
       "tools/call",
       (request, ctx) =>
-        run(call(principal, request.params, ctx), parent).then((result) =>
+        run(call(principal, request.params, ctx), { parent, signal: ctx.mcpReq.signal }).then((result) =>
           mcp.projectCallToolResult(result, catalog.entries.get(request.params.name)?.outputSchema)
         )
     )
