@@ -60,23 +60,18 @@ export const makeMcpRoute = (bridge: NodeBridge) =>
         return yield* authenticated.left
       }
       const parsed = text === undefined ? Option.none() : parseJson(text)
+      const web = new Request(`http://${request.headers.host ?? "localhost"}${request.url ?? "/mcp"}`, {
+        method: request.method ?? "GET",
+        headers: headersOf(request),
+        // with a parsed body the SDK reads nothing from the request; otherwise it answers the bad body itself
+        ...(text !== undefined && Option.isNone(parsed) ? { body: text } : {})
+      })
       const authInfo = authInfoFor(
         authenticated.right,
         bearerToken(request.headers.authorization),
         yield* Effect.option(Effect.currentSpan)
       )
-      // The web request's signal aborts when this fiber is interrupted (the client left): the SDK then
-      // closes the request's transport, which cancels the call it serves.
-      return yield* Effect.promise((signal) => {
-        const web = new Request(`http://${request.headers.host ?? "localhost"}${request.url ?? "/mcp"}`, {
-          method: request.method ?? "GET",
-          headers: headersOf(request),
-          signal,
-          // with a parsed body the SDK reads nothing from the request; otherwise it answers the bad body itself
-          ...(text !== undefined && Option.isNone(parsed) ? { body: text } : {})
-        })
-        return handler.fetch(web, Option.isSome(parsed) ? { authInfo, parsedBody: parsed.value } : { authInfo })
-      })
+      return yield* Effect.promise(() => handler.fetch(web, Option.isSome(parsed) ? { authInfo, parsedBody: parsed.value } : { authInfo }))
     })
 
     return { name: "/mcp", matches: (_, path) => path === "/mcp", handle } satisfies Route
