@@ -26,11 +26,18 @@ export const jsonReply = (answer: ErrorAnswer): JsonReply => ({
   text: JSON.stringify(answer.body)
 })
 
+/**
+ * Registers what to do if the client leaves before its answer is written, besides interrupting the
+ * route's fiber (which the bridge does anyway): for a route that hands the request to work running
+ * outside that fiber. Called after the client left, it runs `callback` at once.
+ */
+export type WhenLeft = (callback: () => void) => void
+
 /** A route served below the HttpApi stack: `name` is its template, as in the request span's name. */
 export interface Route {
   readonly name: string
   readonly matches: (method: string, path: string) => boolean
-  readonly handle: (request: IncomingMessage) => Effect.Effect<Reply, GateError>
+  readonly handle: (request: IncomingMessage, whenLeft: WhenLeft) => Effect.Effect<Reply, GateError>
 }
 
 const pathOf = (url: string) => {
@@ -149,8 +156,8 @@ export const makeNodeBridge = Effect.gen(function* () {
   const tracer = yield* Effect.tracer
   const clock = yield* Effect.clock
 
-  const respond = (route: Route, request: IncomingMessage, response: ServerResponse) =>
-    route.handle(request).pipe(
+  const respond = (route: Route, request: IncomingMessage, response: ServerResponse, whenLeft: WhenLeft) =>
+    route.handle(request, whenLeft).pipe(
       Effect.catchAll((error) => Effect.succeed<Reply>(jsonReply(errorAnswer(error)))),
       Effect.catchAllCause((cause) => (Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : unexpected(cause))),
       Effect.tap((reply) => Effect.annotateCurrentSpan("http.response.status_code", reply.status)),
@@ -170,10 +177,17 @@ export const makeNodeBridge = Effect.gen(function* () {
     span.attribute("http.request.method", method)
     span.attribute("http.route", route.name)
     span.attribute("url.path", path)
-    const fiber = Runtime.runFork(under(runtime, span))(respond(route, request, response))
+    // the one listener on the response's close: a route's own hook rides on it (`WhenLeft`)
+    let onLeave: (() => void) | undefined
+    let left = false
+    const whenLeft: WhenLeft = (callback) => left ? callback() : void (onLeave = callback)
+    const fiber = Runtime.runFork(under(runtime, span))(respond(route, request, response, whenLeft))
     fiber.addObserver((exit) => span.end(clock.unsafeCurrentTimeNanos(), exit))
     response.once("close", () => {
-      if (!response.writableEnded) fiber.unsafeInterruptAsFork(HttpServerError.clientAbortFiberId)
+      if (response.writableEnded) return
+      left = true
+      fiber.unsafeInterruptAsFork(HttpServerError.clientAbortFiberId)
+      onLeave?.()
     })
   }
 

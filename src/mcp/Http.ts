@@ -3,17 +3,17 @@ import { Effect, Either, Option, Runtime, Schema, type Tracer } from "effect"
 import type { IncomingMessage } from "node:http"
 import { Principal } from "../../schema/Principal.ts"
 import { bearerToken, MAX_BODY_BYTES } from "../http/Gate.ts"
-import { jsonReply, type NodeBridge, type Route } from "../http/NodeBridge.ts"
+import { jsonReply, type NodeBridge, type Route, type WhenLeft } from "../http/NodeBridge.ts"
 import { rateLimitedRpc } from "./RateLimitedRpc.ts"
 import { makeMcpSurface } from "./Surface.ts"
 
 const isPrincipal = Schema.is(Principal)
 
-const authInfoFor = (principal: Principal, token: string, span: Option.Option<Tracer.Span>): AuthInfo => ({
+const authInfoFor = (principal: Principal, token: string, span: Option.Option<Tracer.Span>, whenLeft: WhenLeft): AuthInfo => ({
   token,
   clientId: principal.keyId ?? principal.workspaceId,
   scopes: [],
-  extra: { principal, span: Option.getOrUndefined(span) }
+  extra: { principal, span: Option.getOrUndefined(span), whenLeft }
 })
 
 const headersOf = (request: IncomingMessage) => {
@@ -28,6 +28,8 @@ const parseJson = (text: string) => Either.getRight(Either.try((): unknown => JS
 const isSpan = (value: unknown): value is Tracer.Span =>
   typeof value === "object" && value !== null && "_tag" in value && value._tag === "Span"
 
+const isWhenLeft = (value: unknown): value is WhenLeft => typeof value === "function"
+
 /**
  * Streamable HTTP at /mcp, both protocol eras, on the Node bridge (the trip through the Effect HTTP
  * stack and back cost more than the call): the gate, then the SDK's web handler.
@@ -36,12 +38,19 @@ export const makeMcpRoute = (bridge: NodeBridge) =>
   Effect.gen(function* () {
     const surface = yield* makeMcpSurface
     const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+    // A client that leaves closes its request's server, which aborts the signal its call runs with
+    // (Surface): the call is interrupted, whatever the era and the shape of its answer.
     const factory = (ctx: McpRequestContext) => {
-      const principal = ctx.authInfo?.extra?.["principal"]
-      const span = ctx.authInfo?.extra?.["span"]
-      return isPrincipal(principal)
-        ? surface.server(principal, isSpan(span) ? span : undefined)
-        : Promise.reject(new Error("an MCP request reached the server without an authenticated principal"))
+      const extra = ctx.authInfo?.extra
+      const principal = extra?.["principal"]
+      if (!isPrincipal(principal)) {
+        return Promise.reject(new Error("an MCP request reached the server without an authenticated principal"))
+      }
+      const span = extra?.["span"]
+      const server = surface.server(principal, isSpan(span) ? span : undefined)
+      const whenLeft = extra?.["whenLeft"]
+      if (isWhenLeft(whenLeft)) whenLeft(() => void server.close().catch(() => undefined))
+      return server
     }
     const handler = createMcpHandler(factory, {
       maxRequestBodySize: MAX_BODY_BYTES,
@@ -50,7 +59,7 @@ export const makeMcpRoute = (bridge: NodeBridge) =>
     yield* Effect.addFinalizer(() => Effect.promise(() => handler.close()))
 
     // untraced: the bridge's request span is this request's span
-    const handle = Effect.fnUntraced(function* (request: IncomingMessage) {
+    const handle = Effect.fnUntraced(function* (request: IncomingMessage, whenLeft: WhenLeft) {
       const body = yield* bridge.admit(request, { sameSite: true })
       const text = body?.toString("utf8")
       const authenticated = yield* Effect.either(bridge.authenticate(request))
@@ -69,7 +78,8 @@ export const makeMcpRoute = (bridge: NodeBridge) =>
       const authInfo = authInfoFor(
         authenticated.right,
         bearerToken(request.headers.authorization),
-        yield* Effect.option(Effect.currentSpan)
+        yield* Effect.option(Effect.currentSpan),
+        whenLeft
       )
       return yield* Effect.promise(() => handler.fetch(web, Option.isSome(parsed) ? { authInfo, parsedBody: parsed.value } : { authInfo }))
     })

@@ -117,13 +117,24 @@ layer(CancelTest, { excludeTestServices: true, timeout: 60_000 })("an MCP call w
         const { client, workspaceId } = yield* inProcessStdio(era, `close-stdio-${era}`)
         yield* cancelled(client, workspaceId, `close-stdio-${era}`, () => Effect.promise(() => client.close()))
       }))
+
+    it.scoped(`HTTP, ${era}: a client that closes its connection mid-call interrupts the call`, () =>
+      Effect.gen(function* () {
+        const key = yield* issueKey(`cancel-close-${era}`, "free")
+        const principal = yield* workspaceOf(key)
+        const client = yield* connect(era, bearer(key))
+        yield* cancelled(client, principal.workspaceId, `close-${era}`, () => Effect.promise(() => client.close()))
+      }))
   }
 
-  it.scoped("HTTP, legacy: a client that closes its connection mid-call interrupts the call", () =>
+  it.scoped("HTTP, modern: a client that cancels its request (it drops the request's stream) interrupts the call", () =>
     Effect.gen(function* () {
-      const key = yield* issueKey("cancel-close-legacy", "free")
+      const key = yield* issueKey("cancel-modern", "free")
       const principal = yield* workspaceOf(key)
-      const client = yield* connect("legacy", bearer(key))
-      yield* cancelled(client, principal.workspaceId, "close-legacy", () => Effect.promise(() => client.close()))
+      const client = yield* connect("modern", bearer(key))
+      yield* cancelled(client, principal.workspaceId, "cancel-modern", abort)
+      // The same client goes on calling.
+      const after = yield* Effect.promise(() => client.callTool({ name: "core.timestamp.now", arguments: {} }))
+      assert.notStrictEqual(after.isError, true)
     }))
 })
