@@ -130,8 +130,8 @@ export const makeMcpSurface = Effect.gen(function* () {
 
   // Over HTTP, a call's spans sit below its request's span, which the SDK's promises do not carry. The
   // SDK aborts the request's signal when the client cancels it (notifications/cancelled, on stdio) or
-  // its transport closes (stdio closed; over HTTP, an event stream its client left): the call is then
-  // interrupted, and the SDK sends no answer for it.
+  // its transport closes (stdio closed; over HTTP, /mcp closes the request's server when its client
+  // leaves before the answer): the call is then interrupted, and the SDK sends no answer for it.
   const run = (effect: Effect.Effect<CallToolResult, ToolNotFound | McpCallDied>, options: RunOptions) =>
     runPromise(effect, options).then((exit) =>
       Exit.isSuccess(exit)

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
-import { Client, InMemoryTransport } from "@modelcontextprotocol/client"
+import type { Client } from "@modelcontextprotocol/client"
 import { Context, Effect, Layer, Queue, Schema } from "effect"
 import { servicesWith } from "../../../layers/App.ts"
 import { CoreConnector } from "../../../services/connectors/Core.ts"
@@ -8,10 +8,9 @@ import { connector } from "../../../services/tools/Source.ts"
 import { action } from "../../../services/tools/Tool.ts"
 import { Workspaces } from "../../../services/workspace/Workspaces.ts"
 import { listen, serveOn } from "../../../src/http/Server.ts"
-import { serveMcpStdio } from "../../../src/mcp/Stdio.ts"
 import { waitUntil } from "../../support/Eventually.ts"
 import { TestDatabase } from "../../support/TestDatabase.ts"
-import { bearer, connect, type Era, ERAS, issueKey } from "./McpTestServer.ts"
+import { bearer, connect, connectInProcess, type Era, ERAS, issueKey } from "./McpTestServer.ts"
 
 /** What the held tool's handlers report: the tag of each call when it starts, and when it is interrupted. */
 class Held extends Context.Tag("test/mcp/Held")<Held, {
@@ -84,19 +83,11 @@ const cancelled = (client: Client, workspaceId: string, tag: string, leave: (con
     assert.deepStrictEqual(rows, [{ outcome: "error", errorTag: "Interrupted", surface: "mcp" }])
   })
 
-/** `brein mcp`'s server in process, over a linked pair of transports, with a client of `era` on the other end. */
+/** `brein mcp`'s server in process for a new workspace, with a client of `era`. */
 const inProcessStdio = (era: Era, workspace: string) =>
   Effect.gen(function* () {
-    const key = yield* issueKey(workspace, "free")
-    const principal = yield* workspaceOf(key)
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
-    yield* serveMcpStdio(principal, { transport: serverSide })
-    const client = new Client(
-      { name: "brein-cancel-test", version: "0.0.0" },
-      era === "modern" ? { versionNegotiation: { mode: "auto" } } : {}
-    )
-    yield* Effect.acquireRelease(Effect.promise(() => client.connect(clientSide)), () => Effect.promise(() => client.close()))
-    return { client, workspaceId: principal.workspaceId }
+    const principal = yield* Effect.flatMap(issueKey(workspace, "free"), workspaceOf)
+    return { client: yield* connectInProcess(era, principal), workspaceId: principal.workspaceId }
   })
 
 const abort = (controller: AbortController) => Effect.sync(() => controller.abort("the user canceled"))

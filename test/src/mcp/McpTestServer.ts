@@ -1,14 +1,23 @@
 import { HttpServer } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { type CallToolResult, Client, type RequestOptions, StreamableHTTPClientTransport, type Tool } from "@modelcontextprotocol/client"
+import {
+  type CallToolResult,
+  Client,
+  InMemoryTransport,
+  type RequestOptions,
+  StreamableHTTPClientTransport,
+  type Tool
+} from "@modelcontextprotocol/client"
 import { Array as Arr, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { servicesWith } from "../../../layers/App.ts"
+import type { Principal } from "../../../schema/Principal.ts"
 import type { Plan } from "../../../schema/tools/Definition.ts"
 import { CoreConnector, EchoConnector } from "../../../services/connectors/Core.ts"
 import { connector } from "../../../services/tools/Source.ts"
 import { action, connectedAction } from "../../../services/tools/Tool.ts"
 import { Workspaces } from "../../../services/workspace/Workspaces.ts"
 import { listen, serveOn } from "../../../src/http/Server.ts"
+import { serveMcpStdio } from "../../../src/mcp/Stdio.ts"
 import { TestDatabase } from "../../support/TestDatabase.ts"
 
 const pure = { readOnly: true, destructive: false, idempotent: true, openWorld: false } as const
@@ -121,6 +130,16 @@ export const connect = (era: Era, headers: Record<string, string>) =>
     }),
     (client) => Effect.promise(() => client.close())
   )
+
+/** `brein mcp`'s server in process for `principal`, over a linked pair of transports, with a client of `era` on the other end. */
+export const connectInProcess = (era: Era, principal: Principal) =>
+  Effect.gen(function* () {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+    yield* serveMcpStdio(principal, { transport: serverSide })
+    const client = new Client({ name: "brein-test", version: "0.0.0" }, clientOptions(era))
+    yield* Effect.acquireRelease(Effect.promise(() => client.connect(clientSide)), () => Effect.promise(() => client.close()))
+    return client
+  })
 
 export const bearer = (key: string) => ({ Authorization: `Bearer ${key}` })
 

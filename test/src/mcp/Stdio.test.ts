@@ -2,7 +2,7 @@ import { Command } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
-import { Client, InMemoryTransport } from "@modelcontextprotocol/client"
+import { Client } from "@modelcontextprotocol/client"
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio"
 import { Context, Effect, Layer, Option, Redacted, Schema, Stream } from "effect"
 import { fileURLToPath } from "node:url"
@@ -10,9 +10,9 @@ import { ServicesLive } from "../../../layers/App.ts"
 import { databaseFromUrl } from "../../../layers/Database.ts"
 import { ToolResponse } from "../../../schema/tools/Response.ts"
 import { Workspaces } from "../../../services/workspace/Workspaces.ts"
-import { serveMcpStdio } from "../../../src/mcp/Stdio.ts"
 import { breinBin } from "../../support/Bin.ts"
 import { freshDatabase } from "../../support/TestDatabase.ts"
+import { connectInProcess } from "./McpTestServer.ts"
 
 class DatabaseUrl extends Context.Tag("test/mcp/DatabaseUrl")<DatabaseUrl, string>() {}
 
@@ -102,13 +102,7 @@ layer(StdioTest, { excludeTestServices: true, timeout: 60_000 })("brein mcp (std
     it.scoped(`${era}: the stdio entry pins the era the client opens with (in process)`, () =>
       Effect.gen(function* () {
         const principal = yield* Effect.flatMap(Workspaces, (w) => Effect.flatMap(issueKey, w.authenticate))
-        const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
-        yield* serveMcpStdio(principal, { transport: serverSide })
-        const client = new Client(
-          { name: "brein-stdio-test", version: "0.0.0" },
-          era === "modern" ? { versionNegotiation: { mode: "auto" } } : {}
-        )
-        yield* Effect.acquireRelease(Effect.promise(() => client.connect(clientSide)), () => Effect.promise(() => client.close()))
+        const client = yield* connectInProcess(era, principal)
         assert.strictEqual(client.getProtocolEra(), era)
         const { tools } = yield* Effect.promise(() => client.listTools())
         assert.include(tools.map((t) => t.name), "search_docs")
