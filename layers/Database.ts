@@ -1,8 +1,8 @@
 import { PgClient } from "@effect/sql-pg"
-import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+import { Config, Context, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { EmbeddedPostgres } from "./EmbeddedPostgres.ts"
 import { MigrationsLive } from "./Migrations.ts"
-import { naming, pgPool } from "./PgPool.ts"
+import { CONNECT_TIMEOUT, naming, pgPool } from "./PgPool.ts"
 
 export class DatabaseUrl extends Context.Tag("brein/layers/DatabaseUrl")<DatabaseUrl, Redacted.Redacted<string>>() {
   /** DATABASE_URL when set, otherwise the embedded server under BREIN_DATA_DIR (started or reused). */
@@ -20,8 +20,21 @@ export class DatabaseUrl extends Context.Tag("brein/layers/DatabaseUrl")<Databas
   )
 }
 
-/** Connections per process; sync callers that wait hold one each, so SyncSettings derives its limit from this. */
-export const poolSize = Config.integer("BREIN_DB_POOL_SIZE").pipe(Config.withDefault(20))
+/** Connections per process. */
+export const poolSize = Config.integer("BREIN_DB_POOL_SIZE").pipe(
+  Config.validate({ message: "BREIN_DB_POOL_SIZE must be 1 or more", validation: (n) => n >= 1 }),
+  Config.withDefault(20)
+)
+
+/** How long a caller waits for a connection before it fails (503): BREIN_DB_CONNECT_TIMEOUT_SECONDS, 0 = without bound. */
+export const connectTimeout = Config.number("BREIN_DB_CONNECT_TIMEOUT_SECONDS").pipe(
+  Config.validate({
+    message: "BREIN_DB_CONNECT_TIMEOUT_SECONDS must be 0 (wait without bound) or more",
+    validation: (n) => Number.isFinite(n) && n >= 0
+  }),
+  Config.map(Duration.seconds),
+  Config.withDefault(CONNECT_TIMEOUT)
+)
 
 /**
  * PgClient + SqlClient on the database at `url`, as it is (no migrations), on a pool that never hands out
@@ -29,7 +42,10 @@ export const poolSize = Config.integer("BREIN_DB_POOL_SIZE").pipe(Config.withDef
  */
 export const clientFromUrl = (url: Redacted.Redacted<string>) =>
   Layer.unwrapEffect(
-    Effect.map(poolSize, (maxConnections) => PgClient.layerFromPool({ acquire: pgPool({ url, maxConnections }), ...naming }))
+    Effect.map(
+      Config.all([poolSize, connectTimeout]),
+      ([maxConnections, connectTimeout]) => PgClient.layerFromPool({ acquire: pgPool({ url, maxConnections, connectTimeout }), ...naming })
+    )
   )
 
 /** PgClient + SqlClient on the database at `url`, migrated. */

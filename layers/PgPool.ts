@@ -5,7 +5,16 @@ import Pg from "pg"
 export interface PoolOptions {
   readonly url: Redacted.Redacted<string>
   readonly maxConnections: number
+  /**
+   * How long a caller waits for a connection, queued behind others or while a new one connects, before it
+   * fails with a transient error (answered 503, or retried): so a database that stops answering, or a pool
+   * held by statements that do not end, makes calls fail rather than wait without end. Zero: no bound.
+   */
+  readonly connectTimeout?: Duration.Duration
 }
+
+/** The default bound on waiting for a connection (`BREIN_DB_CONNECT_TIMEOUT_SECONDS`). */
+export const CONNECT_TIMEOUT = Duration.seconds(10)
 
 /** The statement @effect/sql-pg sends, on another pooled connection, to cancel the statement of an interrupted fiber. */
 const CANCEL_REQUEST = /^SELECT pg_cancel_backend\((\d+)\)$/
@@ -87,6 +96,7 @@ export const pgPool = Effect.fn("PgPool.open")(function* (options: PoolOptions) 
       const pool = new CancelSafePool({
         connectionString: Redacted.value(options.url),
         max: options.maxConnections,
+        connectionTimeoutMillis: Duration.toMillis(options.connectTimeout ?? CONNECT_TIMEOUT),
         application_name: "brein"
       })
       // A connection that fails while idle leaves the pool by itself; its error is not the process's.

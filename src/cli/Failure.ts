@@ -1,13 +1,27 @@
 import { ValidationError } from "@effect/cli"
-import { Cause, Console, Data, Effect, Option } from "effect"
+import { Cause, ConfigError, Console, Data, Effect, Option } from "effect"
 
 /** A command that ran and did not succeed: its message is for a person, its code for a script. */
 export class CommandFailed extends Data.TaggedError("CommandFailed")<{ readonly message: string; readonly exitCode: number }> {}
 
 const setExitCode = (code: number) => Effect.sync(() => void (process.exitCode = code))
 
+/** A setting that is wrong, named: `BREIN_X: Expected an integer value but received "abc"`, or the setting's own message if it names itself. */
+const configMessage = (error: ConfigError.ConfigError): string => {
+  switch (error._op) {
+    case "And":
+    case "Or":
+      return `${configMessage(error.left)}; ${configMessage(error.right)}`
+    default: {
+      const name = error.path.join(".")
+      return name === "" || error.message.includes(name) ? error.message : `${name}: ${error.message}`
+    }
+  }
+}
+
 const messageOf = (error: unknown): string => {
   if (typeof error !== "object" || error === null) return String(error)
+  if (ConfigError.isConfigError(error)) return configMessage(error)
   const message = "message" in error && typeof error.message === "string" && error.message !== ""
     ? error.message
     : "_tag" in error

@@ -1,10 +1,12 @@
 import { Reactivity } from "@effect/experimental"
 import { PgClient } from "@effect/sql-pg"
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Exit, Fiber } from "effect"
+import { Deferred, Duration, Effect, Exit, Fiber, Option } from "effect"
 import type Pg from "pg"
 import { pgPool } from "../../layers/PgPool.ts"
+import { isTransient } from "../../services/Database.ts"
 import { waitUntil } from "../support/Eventually.ts"
+import { stallingProxy } from "../support/StallingProxy.ts"
 import { freshDatabase } from "../support/TestDatabase.ts"
 
 /** The test's own connections, beside the pool under test: they hold the locks and watch pg_stat_activity. */
@@ -127,4 +129,53 @@ describe("brein's connection pool", () => {
       assert.strictEqual(yield* backend(client), first, "one connection served every statement")
       assert.strictEqual(pool.totalCount, 1)
     }).pipe(Effect.provide(Reactivity.layer)), 60_000)
+
+  it.scopedLive("a caller that waits for a connection longer than the bound fails with a transient error", () =>
+    Effect.gen(function* () {
+      const url = yield* freshDatabase
+      const pool = yield* pgPool({ url, maxConnections: 1, connectTimeout: Duration.millis(300) })
+      const client = yield* PgClient.fromPool({ acquire: Effect.succeed(pool) })
+      // The pool's one connection is held by a transaction that does not end until the test says so.
+      const done = yield* Deferred.make<void>()
+      const holder = yield* Effect.fork(client.withTransaction(Effect.zipRight(client.unsafe("SELECT 1"), Deferred.await(done))))
+      yield* waitUntil(Effect.sync(() => [pool.totalCount, pool.idleCount]), ([total, idle]) => total === 1 && idle === 0, {
+        what: "the transaction holding the pool's connection"
+      })
+
+      const refused = yield* Effect.flip(client.unsafe("SELECT 1"))
+      assert.include(String(refused.cause), "timeout exceeded when trying to connect")
+      assert.isTrue(isTransient(refused), "answered as a transient failure (503, or retried)")
+      assert.isTrue(Option.isNone(yield* Fiber.poll(holder)), "the connection was held all along")
+
+      yield* Deferred.succeed(done, undefined)
+      yield* Fiber.join(holder)
+      assert.deepStrictEqual(yield* client.unsafe<{ one: number }>("SELECT 1 AS one"), [{ one: 1 }], "served once it is free")
+    }).pipe(Effect.provide(Reactivity.layer)), 60_000)
+
+  it.scopedLive(
+    "a new connection the database never answers fails within the bound, and the pool connects again later",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* freshDatabase
+        const proxy = yield* stallingProxy(url)
+        const pool = yield* pgPool({ url: proxy.url, maxConnections: 2, connectTimeout: Duration.millis(300) })
+        const client = yield* PgClient.fromPool({ acquire: Effect.succeed(pool) })
+        const side = yield* sideClient(url)
+        const first = yield* backend(client)
+
+        // The database stops answering new connections; the pool's one connection is lost.
+        yield* proxy.stall
+        yield* side.unsafe(`SELECT pg_terminate_backend(${first})`)
+        yield* waitUntil(Effect.sync(() => pool.totalCount), (n) => n === 0, { what: "the pool losing its connection" })
+
+        const refused = yield* Effect.flip(client.unsafe("SELECT 1"))
+        assert.include(String(refused.cause), "connection timeout")
+        assert.isTrue(isTransient(refused), "answered as a transient failure (503, or retried)")
+        assert.isAtLeast(yield* proxy.stalled, 1, "the connection was made and left unanswered")
+
+        yield* proxy.forward
+        assert.notStrictEqual(yield* backend(client), first, "a new connection serves once the database answers")
+      }).pipe(Effect.provide(Reactivity.layer)),
+    60_000
+  )
 })

@@ -312,6 +312,29 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
       }
     }).pipe(Effect.scoped), { timeout: 90_000 })
 
+  it.effect("a setting that is not what it must be ends serve, naming the setting", () =>
+    Effect.gen(function* () {
+      const url = yield* CliDatabaseUrl
+      const runs = [
+        {
+          env: { BREIN_DB_CONNECT_TIMEOUT_SECONDS: "abc" },
+          says: `brein: BREIN_DB_CONNECT_TIMEOUT_SECONDS: Expected a number value but received "abc"`
+        },
+        {
+          env: { BREIN_DB_CONNECT_TIMEOUT_SECONDS: "-1" },
+          says: "brein: BREIN_DB_CONNECT_TIMEOUT_SECONDS must be 0 (wait without bound) or more"
+        },
+        { env: { BREIN_DB_POOL_SIZE: "0" }, says: "brein: BREIN_DB_POOL_SIZE must be 1 or more" },
+        { env: { BREIN_SYNC_CONCURRENCY: "x" }, says: `brein: BREIN_SYNC_CONCURRENCY: Expected an integer value but received "x"` }
+      ]
+      for (const { env, says } of runs) {
+        const run = yield* runBrein({ ...databaseEnv(url, yield* tempDataDir), PORT: String(yield* freePort), ...env }, "serve")
+        assert.strictEqual(run.exitCode, 1, run.stderr)
+        assert.include(run.stderr, says)
+        assert.notMatch(run.stderr, /listening/i)
+      }
+    }).pipe(Effect.scoped), { timeout: 90_000 })
+
   it.effect("no command at all serves, on the environment's PORT", () =>
     Effect.gen(function* () {
       const url = yield* CliDatabaseUrl

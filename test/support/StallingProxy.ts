@@ -1,0 +1,80 @@
+import { Effect, Redacted } from "effect"
+import { createConnection, createServer, type Socket } from "node:net"
+
+/**
+ * A TCP proxy in front of a database, as a network path that can stop answering: while it forwards, a
+ * connection reaches the database; while it stalls, a new connection is accepted and then never answered
+ * (its bytes go nowhere), as a database that hangs or a path that drops packets. Connections made before
+ * a stall keep forwarding. Closed with its scope.
+ */
+export interface StallingProxy {
+  /** The database's URL with the proxy's host and port. */
+  readonly url: Redacted.Redacted<string>
+  readonly stall: Effect.Effect<void>
+  /** Forwards again; the connections accepted while stalled are closed. */
+  readonly forward: Effect.Effect<void>
+  /** Connections accepted and left unanswered since the proxy started. */
+  readonly stalled: Effect.Effect<number>
+}
+
+export const stallingProxy = (database: Redacted.Redacted<string>) =>
+  Effect.gen(function* () {
+    const target = new URL(Redacted.value(database))
+    const sockets = new Set<Socket>()
+    const held = new Set<Socket>()
+    let stalling = false
+    let stalled = 0
+    const server = createServer((client) => {
+      sockets.add(client)
+      client.on("close", () => {
+        sockets.delete(client)
+        held.delete(client)
+      })
+      client.on("error", () => client.destroy())
+      if (stalling) {
+        stalled++
+        held.add(client)
+        client.resume()
+        return
+      }
+      const upstream = createConnection({ host: target.hostname, port: Number(target.port || 5432) })
+      sockets.add(upstream)
+      upstream.on("close", () => {
+        sockets.delete(upstream)
+        client.destroy()
+      })
+      upstream.on("error", () => upstream.destroy())
+      client.on("close", () => upstream.destroy())
+      client.pipe(upstream)
+      upstream.pipe(client)
+    })
+    const port = yield* Effect.acquireRelease(
+      Effect.async<number, Error>((resume) => {
+        server.once("error", (error) => resume(Effect.fail(error)))
+        server.listen(0, "127.0.0.1", () => {
+          const address = server.address()
+          resume(typeof address === "object" && address !== null ? Effect.succeed(address.port) : Effect.dieMessage("no port"))
+        })
+      }),
+      () =>
+        Effect.async<void>((resume) => {
+          for (const socket of sockets) socket.destroy()
+          server.close(() => resume(Effect.void))
+        })
+    )
+    const url = new URL(target)
+    url.hostname = "127.0.0.1"
+    url.port = String(port)
+    const proxy: StallingProxy = {
+      url: Redacted.make(url.toString()),
+      stall: Effect.sync(() => {
+        stalling = true
+      }),
+      forward: Effect.sync(() => {
+        stalling = false
+        for (const socket of held) socket.destroy()
+      }),
+      stalled: Effect.sync(() => stalled)
+    }
+    return proxy
+  })
