@@ -1,6 +1,6 @@
 import { FileSystem, Path } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
-import { Config, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Cause, Config, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { AuditKey, type Witness } from "../services/audit/AuditKey.ts"
 import { base64Key, randomToken } from "../services/Crypto.ts"
 
@@ -54,7 +54,7 @@ export const auditKeyIn = (configured: Option.Option<Redacted.Redacted<string>>,
         Effect.flatMap((
           exists
         ) => (exists ? Effect.flatMap(fs.readFileString(witnessFile), Schema.decode(WitnessFile)) : Effect.succeed(none))),
-        Effect.catchAll((error) => Effect.as(Effect.logWarning("the audit witness file is unreadable", error), none))
+        Effect.catchAll((error) => Effect.as(Effect.logWarning("the audit witness file is unreadable", Cause.fail(error)), none))
       )
       const readWitness = Effect.fn("AuditKey.readWitness")(function* (database: string) {
         const all = yield* readAll
@@ -72,7 +72,7 @@ export const auditKeyIn = (configured: Option.Option<Redacted.Redacted<string>>,
           yield* fs.writeFileString(temporary, JSON.stringify(next), { mode: 0o600 })
           yield* fs.rename(temporary, witnessFile)
         },
-        Effect.catchAll((error) => Effect.logWarning("the audit witness file could not be written", error))
+        Effect.catchAll((error) => Effect.logWarning("the audit witness file could not be written", Cause.fail(error)))
       )
       return AuditKey.of({ forVerify: Effect.orDie(read), forSigning: signs ? forSigning : Effect.succeedNone, readWitness, writeWitness })
     })

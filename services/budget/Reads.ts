@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Clock, Config, Effect, Option, Schema } from "effect"
+import { Cause, Clock, Config, Effect, Option, Schema } from "effect"
 import { ReadCeilingReached } from "../../schema/Errors.ts"
 import type { Principal } from "../../schema/Principal.ts"
 import type { Plan } from "../../schema/tools/Definition.ts"
@@ -73,7 +73,7 @@ export class Reads extends Effect.Service<Reads>()("brein/budget/Reads", {
             RETURNING 1)
           UPDATE read_windows SET used = used - (SELECT count(*) FROM gone)
           WHERE workspace_id = ${principal.workspaceId} AND EXISTS (SELECT 1 FROM gone)`
-      })).pipe(Effect.catchAll((error) => Effect.logWarning("a read the call did not use could not be given back", error)))
+      })).pipe(Effect.catchAll((error) => Effect.logWarning("a read the call did not use could not be given back", Cause.fail(error))))
     })
 
     const usage = Effect.fn("Reads.usage")(function* (principal: Principal) {

@@ -1,4 +1,4 @@
-import { Effect, Option, type Tracer } from "effect"
+import { Cause, Effect, Option, type Tracer } from "effect"
 import type { Audited } from "./Call.ts"
 import { envelope } from "./Envelope.ts"
 import { collecting, handled } from "./Run.ts"
@@ -16,7 +16,7 @@ export const afterCommit = leafWithSpan("Executor.afterCommit")(
     const later = yield* collecting(call, span, call.extras, (info) => handled(call.toolId)(after(info))).pipe(
       Effect.map(([data, extras]) => ({ data, extras })),
       Effect.catchAll((error) =>
-        Effect.logWarning("the call committed but what follows its commit failed: it answers as committed", error).pipe(
+        Effect.logWarning("the call committed but what follows its commit failed: it answers as committed", Cause.fail(error)).pipe(
           Effect.as({
             data: call.data,
             extras: {

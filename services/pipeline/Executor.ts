@@ -37,7 +37,7 @@ export class Executor extends Effect.Service<Executor>()("brein/pipeline/Executo
       sql.withTransaction(body).pipe(Effect.catchTag("SqlError", (error) =>
         isTransient(error)
           ? Effect.zipRight(
-            Effect.logWarning("database unavailable: the call answers ServiceUnavailable", error),
+            Effect.logWarning("database unavailable: the call answers ServiceUnavailable", Cause.fail(error)),
             Effect.fail(new AuditFailed({ error: ServiceUnavailable.database }))
           )
           : Effect.fail(new AuditFailed({ error: new AuditUnavailable({ message: "the call could not be committed" }) }))))

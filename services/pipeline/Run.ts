@@ -1,4 +1,4 @@
-import { Effect, Ref, type Tracer } from "effect"
+import { Cause, Effect, Ref, type Tracer } from "effect"
 import { ServiceUnavailable, ToolFailed } from "../../schema/Errors.ts"
 import type { EnvelopeExtras } from "../../schema/tools/Envelope.ts"
 import type { BudgetError, HandlerError } from "../../schema/tools/ToolError.ts"
@@ -11,10 +11,10 @@ import { leafWithSpan } from "./Step.ts"
 export const handled = (toolId: string) => <A, E>(effect: Effect.Effect<A, E>) =>
   Effect.catchAllDefect(effect, (defect): Effect.Effect<never, ServiceUnavailable | ToolFailed> =>
     isTransient(defect)
-      ? Effect.logWarning("database unavailable: the call answers ServiceUnavailable", defect).pipe(
+      ? Effect.logWarning("database unavailable: the call answers ServiceUnavailable", Cause.die(defect)).pipe(
         Effect.zipRight(Effect.fail(ServiceUnavailable.database))
       )
-      : Effect.logError("tool handler died", defect).pipe(
+      : Effect.logError("tool handler died", Cause.die(defect)).pipe(
         Effect.zipRight(Effect.fail(new ToolFailed({ toolId, message: "the tool failed unexpectedly" })))
       ))
 

@@ -2,6 +2,7 @@ import { Clock, Duration, Effect, Either, Option } from "effect"
 import type { NotificationType, SendRequest } from "../../schema/mail/Nylas.ts"
 import { renderMessage } from "../catalog/sequences/Render.ts"
 import { UnsubscribeLinks } from "../catalog/sequences/UnsubscribeLinks.ts"
+import { transientIn } from "../Database.ts"
 import { MailClient } from "../mail/MailClient.ts"
 import { DispatchSettings } from "./DispatchSettings.ts"
 import { DispatchStore, type StopKind } from "./DispatchStore.ts"
@@ -156,7 +157,15 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("brein/sequences/Di
      */
     const run = Effect.gen(function* () {
       const next = yield* tick().pipe(
-        Effect.catchAllCause((cause) => Effect.as(Effect.logError("dispatcher pass failed", cause), Option.none<number>()))
+        Effect.catchAllCause((cause) =>
+          Effect.as(
+            // The database being away is expected to pass: a warning, as a 503 is; the next pass tries again.
+            Option.isSome(transientIn(cause))
+              ? Effect.logWarning("dispatcher pass: database unavailable, trying again at the next pass", cause)
+              : Effect.logError("dispatcher pass failed", cause),
+            Option.none<number>()
+          )
+        )
       )
       const now = yield* Clock.currentTimeMillis
       const poll = Duration.toMillis(settings.poll)

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Clock, Config, Data, Deferred, Duration, Effect, Option, Ref } from "effect"
+import { Cause, Clock, Config, Data, Deferred, Duration, Effect, Option, Ref } from "effect"
 import { newId } from "../Ids.ts"
 
 /** The holder could not renew its session lease in time, or found it taken: it stopped talking to the upstream. */
@@ -67,7 +67,8 @@ export class SessionLock extends Effect.Service<SessionLock>()("brein/sync/Sessi
       }).pipe(
         Effect.catchTag(
           "SqlError",
-          (error) => Effect.logWarning("session lease not renewed; trying again", error).pipe(Effect.annotateLogs({ lease: key }))
+          (error) =>
+            Effect.logWarning("session lease not renewed; trying again", Cause.fail(error)).pipe(Effect.annotateLogs({ lease: key }))
         )
       )
       // Renewal may hang on a dead connection: the deadline is watched on its own.

@@ -74,7 +74,7 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
         )
       },
       Effect.catchAllDefect((defect) =>
-        Effect.logError("sync jobs could not be handed back; their claim will run out and they run again", defect)
+        Effect.logError("sync jobs could not be handed back; their claim will run out and they run again", Cause.die(defect))
       )
     )
 
@@ -231,7 +231,7 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
       if (!Arr.isNonEmptyReadonlyArray(runnable)) return
       const heartbeat = yield* Effect.forEach(runnable, (job) => jobs.renew(job, settings.lease)).pipe(
         // A renewal lost to a database failure is not the end of the heartbeat.
-        Effect.catchAllDefect((defect) => Effect.logWarning("sync job lease not renewed; trying again", defect)),
+        Effect.catchAllDefect((defect) => Effect.logWarning("sync job lease not renewed; trying again", Cause.die(defect))),
         Effect.repeat(Schedule.spaced(Duration.times(settings.lease, 1 / 3))),
         Effect.fork
       )

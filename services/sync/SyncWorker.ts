@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { type Array as Arr, type Cause, Duration, Effect, Fiber, FiberSet, Option, Queue, Ref } from "effect"
+import { transientIn } from "../Database.ts"
 import { Channel, Signals } from "../Signals.ts"
 import { SyncBatch } from "./SyncBatch.ts"
 import { type ClaimedJob, SyncJobs } from "./SyncJobs.ts"
@@ -74,7 +75,14 @@ export class SyncWorker extends Effect.Service<SyncWorker>()("brein/sync/SyncWor
       yield* awaitWork(untilNextDue, wake)
     })
 
-    const pause = (cause: Cause.Cause<unknown>) => Effect.zipRight(Effect.logError("sync worker", cause), Effect.sleep(settings.poll))
+    // The database being away (lost, refused, no connection in time) is expected to pass: a warning, as a 503 is.
+    const pause = (cause: Cause.Cause<unknown>) =>
+      Effect.zipRight(
+        Option.isSome(transientIn(cause))
+          ? Effect.logWarning("sync worker: database unavailable, claiming again after the poll", cause)
+          : Effect.logError("sync worker", cause),
+        Effect.sleep(settings.poll)
+      )
     const loop = settings.worker
       ? Option.some(
         yield* Effect.zipRight(

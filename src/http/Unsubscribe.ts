@@ -1,5 +1,5 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Clock, Effect, Option } from "effect"
+import { Cause, Clock, Effect, Option } from "effect"
 import { UnsubscribeLinkUnknown, UnsubscribeUnavailable } from "../../schema/Errors.ts"
 import { BreinApi } from "../../schema/http/Api.ts"
 import type { UnsubscribePath } from "../../schema/http/Unsubscribe.ts"
@@ -56,7 +56,7 @@ export const UnsubscribeLive = HttpApiBuilder.group(BreinApi, "unsubscribe", (ha
           Effect.catchAllDefect((defect) =>
             isTransient(defect)
               ? Effect.zipRight(
-                Effect.logWarning("database unavailable: the unsubscribe answers its 503 page", defect),
+                Effect.logWarning("database unavailable: the unsubscribe answers its 503 page", Cause.die(defect)),
                 UnsubscribeUnavailable.of()
               )
               : Effect.die(defect)

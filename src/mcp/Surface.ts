@@ -121,10 +121,10 @@ export const makeMcpSurface = Effect.gen(function* () {
       : Effect.fail(catalog.notFound(params.name))).pipe(
         Effect.catchAllDefect((defect) =>
           isTransient(defect)
-            ? Effect.logWarning("database unavailable: the MCP call answers ServiceUnavailable", defect).pipe(
+            ? Effect.logWarning("database unavailable: the MCP call answers ServiceUnavailable", Cause.die(defect)).pipe(
               Effect.as(failure(ServiceUnavailable.database))
             )
-            : Effect.logError("MCP tools/call died", defect).pipe(Effect.zipRight(Effect.fail(new McpCallDied())))
+            : Effect.logError("MCP tools/call died", Cause.die(defect)).pipe(Effect.zipRight(Effect.fail(new McpCallDied())))
         )
       )
 

@@ -1,7 +1,7 @@
 import { Reactivity } from "@effect/experimental"
 import { PgClient } from "@effect/sql-pg"
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer, Redacted } from "effect"
+import { ConfigProvider, Context, Effect, Layer, Redacted } from "effect"
 import { databaseFromUrl } from "../../../layers/Database.ts"
 import { AuditVerify } from "../../../services/audit/AuditVerify.ts"
 import { listen, serveOn } from "../../../src/http/Server.ts"
@@ -10,6 +10,7 @@ import { waitUntil } from "../../support/Eventually.ts"
 import { stallingProxy } from "../../support/StallingProxy.ts"
 import { freshDatabase } from "../../support/TestDatabase.ts"
 import { issuePrincipal } from "../../support/TestLayers.ts"
+import { RecordedLogs, RecordLogs } from "../../support/TestLogging.ts"
 import { raw, type RawAnswer } from "../mcp/RawHttp.ts"
 
 const json = { "content-type": "application/json", accept: "application/json, text/event-stream" }
@@ -39,7 +40,8 @@ describe("a database that stops answering", () => {
         const app = yield* Layer.build(
           serveOn(listen(0)).pipe(
             Layer.provideMerge(simulatedServices()),
-            Layer.provideMerge(databaseFromUrl(proxy.url).pipe(Layer.provide(bounded)))
+            Layer.provideMerge(databaseFromUrl(proxy.url).pipe(Layer.provide(bounded))),
+            Layer.provideMerge(RecordLogs)
           )
         )
         const admin = yield* PgClient.make({ url, maxConnections: 1 }).pipe(Effect.provide(Reactivity.layer))
@@ -77,6 +79,15 @@ describe("a database that stops answering", () => {
         yield* waitUntil(Effect.all([rest, mcp]), (answers) => answers.every((a) => a === "ok"), { what: "calls served again" })
         const report = yield* Effect.flatMap(AuditVerify, (audit) => audit.verify()).pipe(Effect.provide(app))
         assert.isTrue(report.ok, JSON.stringify(report))
+        // The service says what happened as the outage it is: warnings (503s, background loops trying again)
+        // with their causes, and an error only for what was lost, an audit row.
+        const logs = yield* Context.get(app, RecordedLogs).lines
+        assert.isAbove(logs.filter((l) => l.includes("database unavailable") && l.includes("cause=")).length, 0)
+        assert.deepStrictEqual(
+          logs.filter((l) => l.includes("level=ERROR") && !l.includes("message=\"audit append failed\"")),
+          [],
+          "nothing but a lost audit row is logged as an error"
+        )
       }),
     120_000
   )
