@@ -1,16 +1,16 @@
 import { Context, Data, type Effect, type Option } from "effect"
 import type { AuditEntry, AuditRow } from "../../schema/audit/AuditRow.ts"
 import type { Checkpoint } from "../../schema/audit/Checkpoint.ts"
+import { sqlState } from "../Database.ts"
 import type { ChainHead, UnsignedCheckpoint } from "./Chain.ts"
 
 export type { ChainHead } from "./Chain.ts"
 
-export class AuditStoreFailed extends Data.TaggedError("AuditStoreFailed")<{ readonly cause: unknown }> {}
-
-const sqlStateOf = (cause: unknown, depth = 0): string | null => {
-  if (typeof cause !== "object" || cause === null || depth > 4) return null
-  if ("code" in cause && typeof cause.code === "string" && /^[0-9A-Z]{5}$/.test(cause.code)) return cause.code
-  return "cause" in cause ? sqlStateOf(cause.cause, depth + 1) : null
+/** The audit store's statement failed; its cause says why (the database's refusal, or the database being away). */
+export class AuditStoreFailed extends Data.TaggedError("AuditStoreFailed")<{ readonly cause: unknown }> {
+  override get message() {
+    return "the audit store's statement failed"
+  }
 }
 
 /**
@@ -18,8 +18,8 @@ const sqlStateOf = (cause: unknown, depth = 0): string | null => {
  * unreachable (no SQLSTATE, connection exceptions, shutdown): only then is one row worth isolating.
  */
 export const refusedByDatabase = (error: AuditStoreFailed) => {
-  const state = sqlStateOf(error.cause)
-  return state !== null && !state.startsWith("08") && !state.startsWith("57")
+  const state = sqlState(error.cause)
+  return state !== undefined && !state.startsWith("08") && !state.startsWith("57")
 }
 
 /**
