@@ -1,12 +1,12 @@
 import { Reactivity } from "@effect/experimental"
 import { PgClient } from "@effect/sql-pg"
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Duration, Effect, Exit, Fiber, Option } from "effect"
+import { Deferred, Duration, Effect, Exit, Fiber, Option, Redacted } from "effect"
 import type Pg from "pg"
 import { pgPool } from "../../layers/PgPool.ts"
 import { isTransient } from "../../services/Database.ts"
+import { stallingProxy } from "../../src/bench/StallingProxy.ts"
 import { waitUntil } from "../support/Eventually.ts"
-import { stallingProxy } from "../support/StallingProxy.ts"
 import { freshDatabase } from "../support/TestDatabase.ts"
 
 /** The test's own connections, beside the pool under test: they hold the locks and watch pg_stat_activity. */
@@ -157,8 +157,8 @@ describe("brein's connection pool", () => {
     () =>
       Effect.gen(function* () {
         const url = yield* freshDatabase
-        const proxy = yield* stallingProxy(url)
-        const pool = yield* pgPool({ url: proxy.url, maxConnections: 2, connectTimeout: Duration.millis(300) })
+        const proxy = yield* stallingProxy(Redacted.value(url))
+        const pool = yield* pgPool({ url: Redacted.make(proxy.url), maxConnections: 2, connectTimeout: Duration.millis(300) })
         const client = yield* PgClient.fromPool({ acquire: Effect.succeed(pool) })
         const side = yield* sideClient(url)
         const first = yield* backend(client)

@@ -1,10 +1,7 @@
 import { Effect, Ref } from "effect"
 import { type Attack, range, report } from "./Attack.ts"
 import { type Answer, auditStatus, errorTag, execute, request, tally } from "./Http.ts"
-import { query, stage } from "./Stage.ts"
-
-const TERMINATE = `SELECT count(pg_terminate_backend(pid))::int AS value FROM pg_stat_activity
-  WHERE datname = current_database() AND pid <> pg_backend_pid()`
+import { stage, terminateBackends } from "./Stage.ts"
 
 /** Steady calls while the service's database connections are terminated again and again: typed 503s, or empty 500s. */
 export const outage: Attack = {
@@ -41,7 +38,7 @@ export const outage: Attack = {
       let terminated = 0
       for (const _ of range(rounds)) {
         yield* Effect.sleep("500 millis")
-        terminated += Number((yield* query<{ value: number }>(sql, TERMINATE)).rows[0]?.value ?? 0)
+        terminated += yield* terminateBackends(sql)
       }
       yield* Effect.sleep("2 seconds")
       yield* Ref.set(stop, true)

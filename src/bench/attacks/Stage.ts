@@ -51,6 +51,14 @@ export const query = <R extends pg.QueryResultRow = Record<string, unknown>>(
     catch: (cause) => new StageFailed({ message: `${text.slice(0, 80)}: ${cause instanceof Error ? cause.message : String(cause)}` })
   })
 
+/** Terminates every backend of the client's database but the client's own: how many it terminated. */
+export const terminateBackends = (client: pg.Client) =>
+  scalar(
+    client,
+    `SELECT count(pg_terminate_backend(pid))::int AS value FROM pg_stat_activity
+     WHERE datname = current_database() AND pid <> pg_backend_pid()`
+  )
+
 export const scalar = (client: pg.Client, text: string, values: ReadonlyArray<unknown> = []) =>
   Effect.map(query<{ value: string | number }>(client, text, values), (result) => Number(result.rows[0]?.value ?? 0))
 

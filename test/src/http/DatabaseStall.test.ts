@@ -4,10 +4,10 @@ import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Context, Effect, Layer, Redacted } from "effect"
 import { databaseFromUrl } from "../../../layers/Database.ts"
 import { AuditVerify } from "../../../services/audit/AuditVerify.ts"
+import { stallingProxy } from "../../../src/bench/StallingProxy.ts"
 import { listen, serveOn } from "../../../src/http/Server.ts"
 import { rut, siiConnection, simulatedServices } from "../../support/Connected.ts"
 import { waitUntil } from "../../support/Eventually.ts"
-import { stallingProxy } from "../../support/StallingProxy.ts"
 import { freshDatabase } from "../../support/TestDatabase.ts"
 import { issuePrincipal } from "../../support/TestLayers.ts"
 import { RecordedLogs, RecordLogs } from "../../support/TestLogging.ts"
@@ -35,12 +35,12 @@ describe("a database that stops answering", () => {
     () =>
       Effect.gen(function* () {
         const url = yield* freshDatabase
-        const proxy = yield* stallingProxy(url)
+        const proxy = yield* stallingProxy(Redacted.value(url))
         const bounded = Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["BREIN_DB_CONNECT_TIMEOUT_SECONDS", "1"]])))
         const app = yield* Layer.build(
           serveOn(listen(0)).pipe(
             Layer.provideMerge(simulatedServices()),
-            Layer.provideMerge(databaseFromUrl(proxy.url).pipe(Layer.provide(bounded))),
+            Layer.provideMerge(databaseFromUrl(Redacted.make(proxy.url)).pipe(Layer.provide(bounded))),
             Layer.provideMerge(RecordLogs)
           )
         )

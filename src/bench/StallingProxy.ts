@@ -1,4 +1,4 @@
-import { Effect, Redacted } from "effect"
+import { Effect } from "effect"
 import { createConnection, createServer, type Socket } from "node:net"
 
 /**
@@ -9,7 +9,7 @@ import { createConnection, createServer, type Socket } from "node:net"
  */
 export interface StallingProxy {
   /** The database's URL with the proxy's host and port. */
-  readonly url: Redacted.Redacted<string>
+  readonly url: string
   readonly stall: Effect.Effect<void>
   /** Forwards again; the connections accepted while stalled are closed. */
   readonly forward: Effect.Effect<void>
@@ -17,9 +17,10 @@ export interface StallingProxy {
   readonly stalled: Effect.Effect<number>
 }
 
-export const stallingProxy = (database: Redacted.Redacted<string>) =>
+/** A proxy to the database at `database` (a postgres:// URL), forwarding until told to stall. */
+export const stallingProxy = (database: string) =>
   Effect.gen(function* () {
-    const target = new URL(Redacted.value(database))
+    const target = new URL(database)
     const sockets = new Set<Socket>()
     const held = new Set<Socket>()
     let stalling = false
@@ -66,7 +67,7 @@ export const stallingProxy = (database: Redacted.Redacted<string>) =>
     url.hostname = "127.0.0.1"
     url.port = String(port)
     const proxy: StallingProxy = {
-      url: Redacted.make(url.toString()),
+      url: url.toString(),
       stall: Effect.sync(() => {
         stalling = true
       }),

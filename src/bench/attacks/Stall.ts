@@ -1,0 +1,70 @@
+import { Effect, Ref } from "effect"
+import { stallingProxy } from "../StallingProxy.ts"
+import { type Attack, range, report } from "./Attack.ts"
+import { type Answer, auditStatus, errorTag, execute, request, seconds, tally } from "./Http.ts"
+import { connect, createKey, freshDatabase, startService, terminateBackends } from "./Stage.ts"
+
+/**
+ * Steady calls while the database stops answering: the service reaches it through a proxy that, from one
+ * moment, accepts connections and never answers them, and the connections the service held are
+ * terminated. Every call must be answered (a typed 503, or a pure call's `audit_status: failed`) within
+ * the bound on waiting for a connection (`BREIN_DB_CONNECT_TIMEOUT_SECONDS`, its default here), not hang;
+ * once the proxy forwards again, calls are served again.
+ */
+export const stall: Attack = {
+  name: "stall",
+  run: (settings) =>
+    Effect.gen(function* () {
+      const db = yield* freshDatabase(settings.adminUrl, "stall")
+      const proxy = yield* stallingProxy(db.url)
+      const service = yield* startService(db, { env: { DATABASE_URL: proxy.url } })
+      const key = yield* createKey(db, "attack-paid", "paid")
+      const sql = yield* connect(db.url)
+      const phase = yield* Ref.make<"before" | "stalled" | "after" | "done">("before")
+      const answers: Array<string> = []
+      const longest = { list: 0, tool: 0 }
+      const describe = (what: string) => (a: Answer) =>
+        a.status === 200
+          ? `${what} 200${what === "tool" ? ` ${auditStatus(a.text)}` : ""}`
+          : `${what} ${a.status} ${errorTag(a.text) ?? "untyped"}${a.headers.has("retry-after") ? " +Retry-After" : ""}`
+      // half call a tool (the audit's group writer), half list connections (a plain repository read)
+      const call = (what: "tool" | "list") =>
+        (what === "tool"
+          ? execute(service.origin, key, "core.timestamp.now", {})
+          : request(`${service.origin}/api/v1/connections`, { headers: { authorization: `Bearer ${key}` } })).pipe(
+            Effect.map((answer) => ({ ms: answer.ms, said: describe(what)(answer) })),
+            Effect.catchTag("RequestFailed", (e) => Effect.succeed({ ms: 0, said: `${what} ${e.code}` }))
+          )
+      const caller = (i: number) =>
+        Effect.gen(function* () {
+          const what = i % 2 === 0 ? "tool" : "list"
+          while (true) {
+            const at = yield* Ref.get(phase)
+            if (at === "done") return
+            const { ms, said } = yield* call(what)
+            if (at === "stalled") longest[what] = Math.max(longest[what], ms)
+            answers.push(`${at}: ${said}`)
+          }
+        })
+      const callers = yield* Effect.fork(Effect.forEach(range(8), caller, { concurrency: "unbounded", discard: true }))
+      const stalledFor = settings.quick ? 12 : 25
+      yield* Effect.sleep("2 seconds")
+      yield* Ref.set(phase, "stalled")
+      yield* proxy.stall
+      const terminated = yield* terminateBackends(sql)
+      yield* Effect.sleep(`${stalledFor} seconds`)
+      yield* proxy.forward
+      yield* Ref.set(phase, "after")
+      yield* Effect.sleep("3 seconds")
+      yield* Ref.set(phase, "done")
+      yield* callers.await
+      const during = answers.filter((a) => a.startsWith("stalled: ")).map((a) => a.slice("stalled: ".length))
+      const after = answers.filter((a) => a.startsWith("after: ")).map((a) => a.slice("after: ".length))
+      yield* report(
+        `database stall (connections accepted and never answered for ${stalledFor} s, ${terminated} backends terminated)`,
+        answers.length,
+        `while stalled: ${tally(during)}, longest answer ${seconds(longest.list)} (list), ${seconds(longest.tool)} (tool), ${yield* proxy
+          .stalled} connections left unanswered; after: ${tally(after)}`
+      )
+    })
+}
