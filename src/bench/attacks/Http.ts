@@ -53,6 +53,14 @@ export const auditStatus = (text: string) => /"audit_status":"([a-z_]+)"/.exec(t
 
 export const errorTag = (text: string) => /"_tag":"([A-Za-z]+)"/.exec(text)?.[1]
 
+/** A REST answer in a few words: "tool 200 recorded", "list 503 ServiceUnavailable +Retry-After", "list empty 500". */
+export const describeAnswer = (what: "tool" | "list") => (a: Answer) =>
+  a.status === 200
+    ? `${what} 200${what === "tool" ? ` ${auditStatus(a.text)}` : ""}`
+    : a.text === ""
+    ? `${what} empty ${a.status}`
+    : `${what} ${a.status} ${errorTag(a.text) ?? "untyped"}${a.headers.has("retry-after") ? " +Retry-After" : ""}`
+
 /** What an MCP answer was: a JSON-RPC error code, a tool error (isError) or a result. */
 export const mcpOutcome = (answer: Answer) => {
   const code = /"error":\{"code":(-?\d+)/.exec(answer.text)?.[1]

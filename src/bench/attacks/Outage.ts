@@ -1,6 +1,6 @@
 import { Effect, Ref } from "effect"
 import { type Attack, range, report } from "./Attack.ts"
-import { type Answer, auditStatus, errorTag, execute, request, tally } from "./Http.ts"
+import { describeAnswer, execute, request, tally } from "./Http.ts"
 import { stage, terminateBackends } from "./Stage.ts"
 
 /** Steady calls while the service's database connections are terminated again and again: typed 503s, or empty 500s. */
@@ -12,19 +12,13 @@ export const outage: Attack = {
       const answers: Array<string> = []
       const stop = yield* Ref.make(false)
       const linesBefore = yield* service.lines
-      const describe = (what: string) => (a: Answer) =>
-        a.status === 200
-          ? `${what} 200${what === "tool" ? ` ${auditStatus(a.text)}` : ""}`
-          : a.text === ""
-          ? `${what} empty ${a.status}`
-          : `${what} ${a.status} ${errorTag(a.text) ?? "untyped"}${a.headers.has("retry-after") ? " +Retry-After" : ""}`
       // half call a tool (audit writer), half list connections (a plain repository read)
       const calls = [
-        () => Effect.map(execute(service.origin, keys.paid, "core.timestamp.now", {}), describe("tool")),
+        () => Effect.map(execute(service.origin, keys.paid, "core.timestamp.now", {}), describeAnswer("tool")),
         () =>
           Effect.map(
             request(`${service.origin}/api/v1/connections`, { headers: { authorization: `Bearer ${keys.paid}` } }),
-            describe("list")
+            describeAnswer("list")
           )
       ] as const
       const caller = (i: number) =>

@@ -1,7 +1,7 @@
 import { Effect, Ref } from "effect"
 import { stallingProxy } from "../StallingProxy.ts"
 import { type Attack, range, report } from "./Attack.ts"
-import { type Answer, auditStatus, errorTag, execute, request, seconds, tally } from "./Http.ts"
+import { describeAnswer, execute, request, seconds, tally } from "./Http.ts"
 import { connect, createKey, freshDatabase, startService, terminateBackends } from "./Stage.ts"
 
 /**
@@ -23,16 +23,12 @@ export const stall: Attack = {
       const phase = yield* Ref.make<"before" | "stalled" | "after" | "done">("before")
       const answers: Array<string> = []
       const longest = { list: 0, tool: 0 }
-      const describe = (what: string) => (a: Answer) =>
-        a.status === 200
-          ? `${what} 200${what === "tool" ? ` ${auditStatus(a.text)}` : ""}`
-          : `${what} ${a.status} ${errorTag(a.text) ?? "untyped"}${a.headers.has("retry-after") ? " +Retry-After" : ""}`
       // half call a tool (the audit's group writer), half list connections (a plain repository read)
       const call = (what: "tool" | "list") =>
         (what === "tool"
           ? execute(service.origin, key, "core.timestamp.now", {})
           : request(`${service.origin}/api/v1/connections`, { headers: { authorization: `Bearer ${key}` } })).pipe(
-            Effect.map((answer) => ({ ms: answer.ms, said: describe(what)(answer) })),
+            Effect.map((answer) => ({ ms: answer.ms, said: describeAnswer(what)(answer) })),
             Effect.catchTag("RequestFailed", (e) => Effect.succeed({ ms: 0, said: `${what} ${e.code}` }))
           )
       const caller = (i: number) =>
