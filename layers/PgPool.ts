@@ -1,6 +1,7 @@
 import { SqlError } from "@effect/sql"
 import { Duration, Effect, Redacted, String } from "effect"
 import Pg from "pg"
+import { watchLiveness } from "./PgLiveness.ts"
 
 export interface PoolOptions {
   readonly url: Redacted.Redacted<string>
@@ -89,22 +90,23 @@ class CancelSafePool extends Pg.Pool {
   }
 }
 
-/** The pool brein's PgClient runs on, checked with one statement, closed with its scope. */
+/**
+ * The pool brein's PgClient runs on, checked with one statement, closed with its scope. Statements the
+ * database stops answering fail within about 1.5 times the connect bound (./PgLiveness.ts).
+ */
 export const pgPool = Effect.fn("PgPool.open")(function* (options: PoolOptions) {
+  const bound = options.connectTimeout ?? CONNECT_TIMEOUT
+  const config = { connectionString: Redacted.value(options.url), application_name: "brein" }
   const pool = yield* Effect.acquireRelease(
     Effect.sync(() => {
-      const pool = new CancelSafePool({
-        connectionString: Redacted.value(options.url),
-        max: options.maxConnections,
-        connectionTimeoutMillis: Duration.toMillis(options.connectTimeout ?? CONNECT_TIMEOUT),
-        application_name: "brein"
-      })
+      const pool = new CancelSafePool({ ...config, max: options.maxConnections, connectionTimeoutMillis: Duration.toMillis(bound) })
       // A connection that fails while idle leaves the pool by itself; its error is not the process's.
       pool.on("error", () => undefined)
       return pool
     }),
     (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(Duration.seconds(1)))
   )
+  yield* watchLiveness(pool, config, bound)
   yield* Effect.tryPromise({
     try: () => pool.query("SELECT 1"),
     catch: (cause) => new SqlError.SqlError({ cause, message: "PgClient: Failed to connect" })

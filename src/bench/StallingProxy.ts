@@ -5,13 +5,16 @@ import { createConnection, createServer, type Socket } from "node:net"
  * A TCP proxy in front of a database, as a network path that can stop answering: while it forwards, a
  * connection reaches the database; while it stalls, a new connection is accepted and then never answered
  * (its bytes go nowhere), as a database that hangs or a path that drops packets. Connections made before
- * a stall keep forwarding. Closed with its scope.
+ * a stall keep forwarding; while it freezes, they stop too (their bytes are held, each way), as a database
+ * whose process stops or a network path that is cut without a reset. Closed with its scope.
  */
 export interface StallingProxy {
   /** The database's URL with the proxy's host and port. */
   readonly url: string
   readonly stall: Effect.Effect<void>
-  /** Forwards again; the connections accepted while stalled are closed. */
+  /** Stalls, and holds the bytes of the connections made before. */
+  readonly freeze: Effect.Effect<void>
+  /** Forwards again: the connections accepted while stalled are closed, the ones frozen carry on. */
   readonly forward: Effect.Effect<void>
   /** Connections accepted and left unanswered since the proxy started. */
   readonly stalled: Effect.Effect<number>
@@ -23,6 +26,9 @@ export const stallingProxy = (database: string) =>
     const target = new URL(database)
     const sockets = new Set<Socket>()
     const held = new Set<Socket>()
+    /** Each forwarded connection, client side to database side. */
+    const paths = new Map<Socket, Socket>()
+    const frozen = new Set<Socket>()
     let stalling = false
     let stalled = 0
     const server = createServer((client) => {
@@ -30,6 +36,8 @@ export const stallingProxy = (database: string) =>
       client.on("close", () => {
         sockets.delete(client)
         held.delete(client)
+        paths.delete(client)
+        frozen.delete(client)
       })
       client.on("error", () => client.destroy())
       if (stalling) {
@@ -46,6 +54,7 @@ export const stallingProxy = (database: string) =>
       })
       upstream.on("error", () => upstream.destroy())
       client.on("close", () => upstream.destroy())
+      paths.set(client, upstream)
       client.pipe(upstream)
       upstream.pipe(client)
     })
@@ -71,9 +80,26 @@ export const stallingProxy = (database: string) =>
       stall: Effect.sync(() => {
         stalling = true
       }),
+      freeze: Effect.sync(() => {
+        stalling = true
+        for (const [client, upstream] of paths) {
+          client.unpipe(upstream)
+          upstream.unpipe(client)
+          client.pause()
+          upstream.pause()
+          frozen.add(client)
+        }
+      }),
       forward: Effect.sync(() => {
         stalling = false
         for (const socket of held) socket.destroy()
+        for (const client of frozen) {
+          const upstream = paths.get(client)
+          if (upstream === undefined) continue
+          client.pipe(upstream)
+          upstream.pipe(client)
+        }
+        frozen.clear()
       }),
       stalled: Effect.sync(() => stalled)
     }

@@ -12,7 +12,7 @@ import { outage } from "./attacks/Outage.ts"
 import { rateLimit } from "./attacks/RateLimit.ts"
 import { sigterm } from "./attacks/Sigterm.ts"
 import { soak } from "./attacks/Soak.ts"
-import { stall } from "./attacks/Stall.ts"
+import { freeze, stall } from "./attacks/Stall.ts"
 import { tamper } from "./attacks/Tamper.ts"
 import { twoWriters } from "./attacks/TwoWriters.ts"
 import { wideBody } from "./attacks/WideBody.ts"
@@ -32,6 +32,7 @@ const ATTACKS: ReadonlyArray<Attack> = [
   deletedConnection,
   outage,
   stall,
+  freeze,
   sigterm,
   soak
 ]

@@ -63,6 +63,14 @@ const poolUnderTest = (maxConnections: number) =>
     return { pool, client: yield* PgClient.fromPool({ acquire: Effect.succeed(pool) }), side: yield* sideClient(url) }
   })
 
+/** On a database of its own reached through a proxy that can stop answering: brein's pool of 2 with a 300 ms bound, and a PgClient on it. */
+const proxiedPool = Effect.gen(function* () {
+  const url = yield* freshDatabase
+  const proxy = yield* stallingProxy(Redacted.value(url))
+  const pool = yield* pgPool({ url: Redacted.make(proxy.url), maxConnections: 2, connectTimeout: Duration.millis(300) })
+  return { url, proxy, pool, client: yield* PgClient.fromPool({ acquire: Effect.succeed(pool) }) }
+})
+
 describe("brein's connection pool", () => {
   // @effect/sql-pg cancels the statement of an interrupted fiber with pg_cancel_backend(pid), sent on another
   // pooled connection. Sent after that statement ended, the cancel reaches whatever its connection runs by then.
@@ -156,10 +164,7 @@ describe("brein's connection pool", () => {
     "a new connection the database never answers fails within the bound, and the pool connects again later",
     () =>
       Effect.gen(function* () {
-        const url = yield* freshDatabase
-        const proxy = yield* stallingProxy(Redacted.value(url))
-        const pool = yield* pgPool({ url: Redacted.make(proxy.url), maxConnections: 2, connectTimeout: Duration.millis(300) })
-        const client = yield* PgClient.fromPool({ acquire: Effect.succeed(pool) })
+        const { client, pool, proxy, url } = yield* proxiedPool
         const side = yield* sideClient(url)
         const first = yield* backend(client)
 
@@ -175,6 +180,28 @@ describe("brein's connection pool", () => {
 
         yield* proxy.forward
         assert.notStrictEqual(yield* backend(client), first, "a new connection serves once the database answers")
+      }).pipe(Effect.provide(Reactivity.layer)),
+    60_000
+  )
+
+  it.scopedLive(
+    "a statement the database stops answering fails as a lost connection; a long one it is running is left to finish",
+    () =>
+      Effect.gen(function* () {
+        const { client, proxy } = yield* proxiedPool
+
+        // Five times the bound without an answer, on a database that answers new connections: not touched.
+        assert.deepStrictEqual(yield* client.unsafe<{ slept: string }>("SELECT pg_sleep(1.5)::text AS slept"), [{ slept: "" }])
+        const before = yield* backend(client)
+
+        // The database's process stops (or the path to it is cut): its connections hold their bytes.
+        yield* proxy.freeze
+        const lost = yield* Effect.flip(client.unsafe("SELECT 1"))
+        assert.include(String(lost.cause), "Connection terminated")
+        assert.isTrue(isTransient(lost), "answered as a transient failure (503, or retried)")
+
+        yield* proxy.forward
+        assert.notStrictEqual(yield* backend(client), before, "served again, on a new connection")
       }).pipe(Effect.provide(Reactivity.layer)),
     60_000
   )

@@ -6,13 +6,15 @@ import { connect, createKey, freshDatabase, startService, terminateBackends } fr
 
 /**
  * Steady calls while the database stops answering: the service reaches it through a proxy that, from one
- * moment, accepts connections and never answers them, and the connections the service held are
- * terminated. Every call must be answered (a typed 503, or a pure call's `audit_status: failed`) within
- * the bound on waiting for a connection (`BREIN_DB_CONNECT_TIMEOUT_SECONDS`, its default here), not hang;
- * once the proxy forwards again, calls are served again.
+ * moment, accepts connections and never answers them. In a `stall` the connections the service held are
+ * terminated; in a `freeze` they are kept and their bytes held each way (the database's process stopped,
+ * the path cut without a reset). Every call must be answered (a typed 503, or a pure call's
+ * `audit_status: failed`) within a bound (`BREIN_DB_CONNECT_TIMEOUT_SECONDS`, its default here: once
+ * for a connection, about twice for a statement already sent), not hang; once the proxy forwards again,
+ * calls are served again.
  */
-export const stall: Attack = {
-  name: "stall",
+const stopped = (name: "stall" | "freeze"): Attack => ({
+  name,
   run: (settings) =>
     Effect.gen(function* () {
       const db = yield* freshDatabase(settings.adminUrl, "stall")
@@ -38,16 +40,22 @@ export const stall: Attack = {
             const at = yield* Ref.get(phase)
             if (at === "done") return
             const { ms, said } = yield* call(what)
-            if (at === "stalled") longest[what] = Math.max(longest[what], ms)
-            answers.push(`${at}: ${said}`)
+            // a call met the stall if it was under way at any moment of it: begun before and answered after its start, too
+            const met = at === "stalled" || (at === "before" && (yield* Ref.get(phase)) !== "before")
+            if (met) longest[what] = Math.max(longest[what], ms)
+            answers.push(`${met ? "stalled" : at}: ${said}`)
           }
         })
       const callers = yield* Effect.fork(Effect.forEach(range(8), caller, { concurrency: "unbounded", discard: true }))
       const stalledFor = settings.quick ? 12 : 25
       yield* Effect.sleep("2 seconds")
       yield* Ref.set(phase, "stalled")
-      yield* proxy.stall
-      const terminated = yield* terminateBackends(sql)
+      const how = name === "stall"
+        ? yield* proxy.stall.pipe(
+          Effect.zipRight(terminateBackends(sql)),
+          Effect.map((n) => `connections accepted and never answered for ${stalledFor} s, ${n} backends terminated`)
+        )
+        : yield* proxy.freeze.pipe(Effect.as(`every connection's bytes held, new ones never answered, for ${stalledFor} s`))
       yield* Effect.sleep(`${stalledFor} seconds`)
       yield* proxy.forward
       yield* Ref.set(phase, "after")
@@ -57,10 +65,13 @@ export const stall: Attack = {
       const during = answers.filter((a) => a.startsWith("stalled: ")).map((a) => a.slice("stalled: ".length))
       const after = answers.filter((a) => a.startsWith("after: ")).map((a) => a.slice("after: ".length))
       yield* report(
-        `database stall (connections accepted and never answered for ${stalledFor} s, ${terminated} backends terminated)`,
+        `database ${name} (${how})`,
         answers.length,
         `while stalled: ${tally(during)}, longest answer ${seconds(longest.list)} (list), ${seconds(longest.tool)} (tool), ${yield* proxy
           .stalled} connections left unanswered; after: ${tally(after)}`
       )
     })
-}
+})
+
+export const stall = stopped("stall")
+export const freeze = stopped("freeze")
