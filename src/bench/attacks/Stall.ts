@@ -10,14 +10,14 @@ import { connect, createKey, freshDatabase, startService, terminateBackends } fr
  * terminated; in a `freeze` they are kept and their bytes held each way (the database's process stopped,
  * the path cut without a reset). Every call must be answered (a typed 503, or a pure call's
  * `audit_status: failed`) within a bound (`BREIN_DB_CONNECT_TIMEOUT_SECONDS`, its default here: once
- * for a connection, about twice for a statement already sent), not hang; once the proxy forwards again,
- * calls are served again.
+ * for a connection, about 1.5 times for a statement already sent, a pure call's audit batch up to 2.5
+ * times), not hang; once the proxy forwards again, calls are served again.
  */
 const stopped = (name: "stall" | "freeze"): Attack => ({
   name,
   run: (settings) =>
     Effect.gen(function* () {
-      const db = yield* freshDatabase(settings.adminUrl, "stall")
+      const db = yield* freshDatabase(settings.adminUrl, name)
       const proxy = yield* stallingProxy(db.url)
       const service = yield* startService(db, { env: { DATABASE_URL: proxy.url } })
       const key = yield* createKey(db, "attack-paid", "paid")
