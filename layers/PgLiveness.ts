@@ -1,4 +1,4 @@
-import { Duration, Effect, Exit, Schedule } from "effect"
+import { Clock, Duration, Effect, Exit, Schedule } from "effect"
 import Pg from "pg"
 import { sqlState } from "../services/Database.ts"
 
@@ -63,5 +63,7 @@ export const watchLiveness = Effect.fn("PgPool.watchLiveness")(function* (
     )
   })
 
-  yield* Effect.forkScoped(Effect.repeat(look, Schedule.spaced(Duration.times(bound, 0.25))))
+  // Real time, whatever clock the services read: the waits it measures are pg's sockets and timers, and a
+  // test clock moved years ahead would otherwise run every look in between at once.
+  yield* Effect.forkScoped(Effect.repeat(look, Schedule.spaced(Duration.times(bound, 0.25))).pipe(Effect.withClock(Clock.make())))
 })
