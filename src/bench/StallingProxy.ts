@@ -28,8 +28,8 @@ export const stallingProxy = (database: string) =>
     const held = new Set<Socket>()
     /** Each forwarded connection, client side to database side. */
     const paths = new Map<Socket, Socket>()
-    const frozen = new Set<Socket>()
     let stalling = false
+    let frozen = false
     let stalled = 0
     const server = createServer((client) => {
       sockets.add(client)
@@ -37,7 +37,6 @@ export const stallingProxy = (database: string) =>
         sockets.delete(client)
         held.delete(client)
         paths.delete(client)
-        frozen.delete(client)
       })
       client.on("error", () => client.destroy())
       if (stalling) {
@@ -82,24 +81,25 @@ export const stallingProxy = (database: string) =>
       }),
       freeze: Effect.sync(() => {
         stalling = true
+        frozen = true
         for (const [client, upstream] of paths) {
           client.unpipe(upstream)
           upstream.unpipe(client)
           client.pause()
           upstream.pause()
-          frozen.add(client)
         }
       }),
       forward: Effect.sync(() => {
         stalling = false
         for (const socket of held) socket.destroy()
-        for (const client of frozen) {
-          const upstream = paths.get(client)
-          if (upstream === undefined) continue
-          client.pipe(upstream)
-          upstream.pipe(client)
+        // Every path forwarded while frozen was made before the freeze: a connection accepted since is held.
+        if (frozen) {
+          for (const [client, upstream] of paths) {
+            client.pipe(upstream)
+            upstream.pipe(client)
+          }
         }
-        frozen.clear()
+        frozen = false
       }),
       stalled: Effect.sync(() => stalled)
     }

@@ -27,3 +27,15 @@ export const withFailingInserts = (fault: FailingInserts) => <A, E, R>(effect: E
     const lift = sql.unsafe(`DROP FUNCTION IF EXISTS ${fault.name}() CASCADE`).pipe(Effect.orDie)
     return Effect.zipRight(Effect.orDie(inject), effect).pipe(Effect.ensuring(lift))
   })
+
+const terminate = (sql: SqlClient.SqlClient, which: string) =>
+  sql<{ n: number }>`SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
+                     WHERE datname = current_database() AND ${sql.literal(which)}`.pipe(
+    Effect.map(([row]) => row?.n ?? 0)
+  )
+
+/** Terminates every backend of the client's database but the statement's own, as a database restart would: how many. */
+export const terminateBackends = (sql: SqlClient.SqlClient) => terminate(sql, "pid <> pg_backend_pid()")
+
+/** Terminates the backends of the database that are listening (LISTEN), as a lost notification connection: how many. */
+export const terminateListeners = (sql: SqlClient.SqlClient) => terminate(sql, "query LIKE 'LISTEN %'")

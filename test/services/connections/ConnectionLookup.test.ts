@@ -4,6 +4,7 @@ import { Clock, ConfigProvider, Effect, Exit, Layer, Option } from "effect"
 import { ConnectionLookup } from "../../../services/connections/ConnectionLookup.ts"
 import { Signals } from "../../../services/Signals.ts"
 import { waitUntil } from "../../support/Eventually.ts"
+import { terminateListeners } from "../../support/Faults.ts"
 import { TestDatabase } from "../../support/TestDatabase.ts"
 
 const settings = ConfigProvider.fromMap(new Map([["BREIN_SIGNALS_CHECK_SECONDS", "0.5"]])).pipe(
@@ -66,7 +67,7 @@ describe("ConnectionLookup", () => {
       const sql = yield* SqlClient.SqlClient
       const signals = yield* Signals
       assert.strictEqual(yield* found(id), "ws_lookup")
-      yield* sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'`
+      yield* terminateListeners(sql)
       yield* waitUntil(signals.live, (live) => !live, { what: "LISTEN is seen to be down" }).pipe(Effect.withClock(real))
       yield* breakDatabase
       assert.strictEqual(yield* found(id), "failed", "asked the database, not the cache")

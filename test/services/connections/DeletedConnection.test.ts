@@ -5,6 +5,7 @@ import { databaseFromUrl } from "../../../layers/Database.ts"
 import { Connections } from "../../../services/connections/Connections.ts"
 import { connectedServices, execute, rut, siiConnection } from "../../support/Connected.ts"
 import { waitUntil } from "../../support/Eventually.ts"
+import { terminateListeners } from "../../support/Faults.ts"
 import { freshDatabase } from "../../support/TestDatabase.ts"
 import { issuePrincipal } from "../../support/TestLayers.ts"
 
@@ -39,9 +40,7 @@ const scenario = (killListeners: boolean) =>
     assert.deepStrictEqual([yield* consultar, yield* sincronizar], ["ok", "ok"], "process B knows (and caches) the connection")
     if (killListeners) {
       const sql = Context.get(a, SqlClient.SqlClient)
-      const [killed] = yield* sql<{ n: number }>`SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
-                                                 WHERE datname = current_database() AND query LIKE 'LISTEN %'`.pipe(Effect.orDie)
-      assert.isAbove(killed?.n ?? 0, 0, "the LISTEN connections were terminated")
+      assert.isAbove(yield* terminateListeners(sql), 0, "the LISTEN connections were terminated")
     }
     yield* Effect.flatMap(Connections, (c) => c.remove(principal, connection.id)).pipe(Effect.provide(a))
     const seen: Array<string> = []

@@ -5,6 +5,7 @@ import { databaseFromUrl } from "../../../layers/Database.ts"
 import { Channel, Signals } from "../../../services/Signals.ts"
 import { syncSettings } from "../../support/Connected.ts"
 import { waitUntil } from "../../support/Eventually.ts"
+import { terminateListeners } from "../../support/Faults.ts"
 import { freshDatabase } from "../../support/TestDatabase.ts"
 
 describe("signals after the LISTEN connection dies", () => {
@@ -25,9 +26,7 @@ describe("signals after the LISTEN connection dies", () => {
         Effect.provide(listener)
       )
       const sql = Context.get(sender, SqlClient.SqlClient)
-      const [killed] = yield* sql<{ n: number }>`SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
-                                                 WHERE datname = current_database() AND query LIKE 'LISTEN %'`.pipe(Effect.orDie)
-      assert.isAbove(killed?.n ?? 0, 0, "the listening backends were terminated")
+      assert.isAbove(yield* terminateListeners(sql), 0, "the listening backends were terminated")
       // Signals sent while nobody listens are lost by design; keep sending until one is heard.
       let sent = 0
       yield* waitUntil(

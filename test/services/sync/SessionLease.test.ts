@@ -9,6 +9,7 @@ import { overlappingSessions } from "../../../services/upstream/SessionLog.ts"
 import { SiiSimulator } from "../../../services/upstream/SiiSimulator.ts"
 import { allFinished, bancoConnection, execute, rut, servicesWithUpstreams, waitForJobs } from "../../support/Connected.ts"
 import { waitUntil } from "../../support/Eventually.ts"
+import { terminateBackends } from "../../support/Faults.ts"
 import { freshDatabase } from "../../support/TestDatabase.ts"
 import { issuePrincipal } from "../../support/TestLayers.ts"
 
@@ -94,14 +95,13 @@ describe("the BCI session lease", () => {
         // Kill every backend of both processes (all but this statement's), over and over, while sessions run.
         while (killedWhileOpen < 3) {
           const events = yield* waitUntil(merged(a, b), (e) => openSessions(e).length > 0, { what: "a bank session open" })
-          const [row] = yield* sql<{ n: number }>`SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
-                                                WHERE datname = current_database() AND pid <> pg_backend_pid()`.pipe(
+          const killed = yield* terminateBackends(sql).pipe(
             // This test's own connection comes from a pool whose connections it just killed.
             Effect.retry(Schedule.recurs(5)),
             Effect.orDie
           )
-          terminated += row?.n ?? 0
-          if (openSessions(events).length > 0 && (row?.n ?? 0) > 0) killedWhileOpen++
+          terminated += killed
+          if (openSessions(events).length > 0 && killed > 0) killedWhileOpen++
           yield* waitUntil(
             merged(a, b),
             (e) => !openSessions(e).some((s) => openSessions(events).some((o) => o.sessionId === s.sessionId)),

@@ -6,6 +6,7 @@ import { databaseFromUrl } from "../../../layers/Database.ts"
 import { listen, serveOn } from "../../../src/http/Server.ts"
 import { allFinished, jobsOf, rut, siiConnection, simulatedServices } from "../../support/Connected.ts"
 import { waitUntil } from "../../support/Eventually.ts"
+import { terminateBackends } from "../../support/Faults.ts"
 import { freshDatabase } from "../../support/TestDatabase.ts"
 import { issuePrincipal } from "../../support/TestLayers.ts"
 import { RecordedLogs, RecordLogs } from "../../support/TestLogging.ts"
@@ -80,8 +81,7 @@ describe("a database outage", () => {
         )
         let kills = 0
         for (let round = 0; round < 15; round++) {
-          yield* admin`SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
-                     WHERE datname = current_database() AND pid <> pg_backend_pid()`.pipe(Effect.orDie)
+          yield* terminateBackends(admin)
           kills++
           yield* Effect.fork(collect)
           yield* collect

@@ -8,6 +8,7 @@ import { stallingProxy } from "../../../src/bench/StallingProxy.ts"
 import { listen, serveOn } from "../../../src/http/Server.ts"
 import { rut, siiConnection, simulatedServices } from "../../support/Connected.ts"
 import { waitUntil } from "../../support/Eventually.ts"
+import { terminateBackends } from "../../support/Faults.ts"
 import { freshDatabase } from "../../support/TestDatabase.ts"
 import { issuePrincipal } from "../../support/TestLayers.ts"
 import { RecordedLogs, RecordLogs } from "../../support/TestLogging.ts"
@@ -100,8 +101,7 @@ describe("a database that stops answering", () => {
         const service = yield* stallable
         // New connections are accepted and never answered; the ones brein holds are lost.
         yield* service.proxy.stall
-        yield* service.admin`SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
-                     WHERE datname = current_database() AND pid <> pg_backend_pid()`.pipe(Effect.orDie)
+        yield* terminateBackends(service.admin)
         yield* answeredWhileStalled(service)
         assert.isAtLeast(yield* service.proxy.stalled, 1, "brein's connections were made and left unanswered")
         yield* servedAgain(service)
