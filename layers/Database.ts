@@ -36,26 +36,34 @@ export const connectTimeout = Config.number("BREIN_DB_CONNECT_TIMEOUT_SECONDS").
   Config.withDefault(CONNECT_TIMEOUT)
 )
 
+/** The pool's settings, read (and refused, if bad) before any database is started or reached. */
+const poolSettings = Config.all({ maxConnections: poolSize, connectTimeout })
+
+type PoolSettings = Config.Config.Success<typeof poolSettings>
+
+const clientOn = (url: Redacted.Redacted<string>, settings: PoolSettings) =>
+  PgClient.layerFromPool({ acquire: pgPool({ url, ...settings }), ...naming })
+
 /**
  * PgClient + SqlClient on the database at `url`, as it is (no migrations), on a pool that never hands out
  * a connection whose statement a cancel request was sent for (./PgPool.ts).
  */
 export const clientFromUrl = (url: Redacted.Redacted<string>) =>
-  Layer.unwrapEffect(
-    Effect.map(
-      Config.all([poolSize, connectTimeout]),
-      ([maxConnections, connectTimeout]) => PgClient.layerFromPool({ acquire: pgPool({ url, maxConnections, connectTimeout }), ...naming })
-    )
-  )
+  Layer.unwrapEffect(Effect.map(poolSettings, (settings) => clientOn(url, settings)))
 
 /** PgClient + SqlClient on the database at `url`, migrated. */
 export const databaseFromUrl = (url: Redacted.Redacted<string>) => MigrationsLive.pipe(Layer.provideMerge(clientFromUrl(url)))
 
-export const DatabaseLive = Layer.unwrapEffect(Effect.map(DatabaseUrl, databaseFromUrl)).pipe(
-  Layer.provide(DatabaseUrl.Live)
-)
+/** The configured database (DATABASE_URL, or the embedded one, started only once the pool's settings are known good). */
+const onConfiguredDatabase = <A, E, R>(make: (url: Redacted.Redacted<string>, settings: PoolSettings) => Layer.Layer<A, E, R>) =>
+  Layer.unwrapEffect(
+    Effect.map(
+      poolSettings,
+      (settings) => Layer.unwrapEffect(Effect.map(DatabaseUrl, (url) => make(url, settings))).pipe(Layer.provide(DatabaseUrl.Live))
+    )
+  )
+
+export const DatabaseLive = onConfiguredDatabase((url, settings) => MigrationsLive.pipe(Layer.provideMerge(clientOn(url, settings))))
 
 /** The configured database as it is: for `brein db migrate`, which runs the migrations itself. */
-export const DatabaseClientLive = Layer.unwrapEffect(Effect.map(DatabaseUrl, clientFromUrl)).pipe(
-  Layer.provide(DatabaseUrl.Live)
-)
+export const DatabaseClientLive = onConfiguredDatabase(clientOn)

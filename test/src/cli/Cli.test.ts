@@ -312,6 +312,36 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
       }
     }).pipe(Effect.scoped), { timeout: 90_000 })
 
+  it.effect(
+    "a database setting that is not what it must be ends serve and db migrate before the embedded database is made",
+    () =>
+      Effect.gen(function* () {
+        const runs = [
+          { env: { BREIN_DB_POOL_SIZE: "0" }, args: ["serve"], says: "brein: BREIN_DB_POOL_SIZE must be 1 or more" },
+          {
+            env: { BREIN_DB_CONNECT_TIMEOUT_SECONDS: "soon" },
+            args: ["db", "migrate"],
+            says: `brein: BREIN_DB_CONNECT_TIMEOUT_SECONDS: Expected a number value but received "soon"`
+          }
+        ]
+        for (const { args, env, says } of runs) {
+          const dataDir = yield* tempDataDir
+          const run = yield* runBrein({
+            DATABASE_URL: "",
+            BREIN_DATA_DIR: dataDir,
+            LOG_LEVEL: "Info",
+            PORT: String(yield* freePort),
+            ...env
+          }, ...args)
+          assert.strictEqual(run.exitCode, 1, run.stderr)
+          assert.include(run.stderr, says)
+          assert.notMatch(run.stderr, /postgres|listening|migrat/i)
+          assert.deepStrictEqual(yield* (yield* FileSystem.FileSystem).readDirectory(dataDir), [], "no database was made")
+        }
+      }).pipe(Effect.scoped),
+    { timeout: 90_000 }
+  )
+
   it.effect("a setting that is not what it must be ends serve, naming the setting", () =>
     Effect.gen(function* () {
       const url = yield* CliDatabaseUrl
