@@ -55,6 +55,8 @@ export interface IssuedKey {
   readonly workspace: Workspace
   /** The workspace did not exist: it was made for this key. */
   readonly created: boolean
+  /** The workspace existed on another plan, which the plan asked for replaced: the plan it was on. */
+  readonly planWas: Option.Option<Plan>
   readonly key: Redacted.Redacted<string>
 }
 
@@ -89,16 +91,30 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
       return Arr.head(rows)
     })
 
-    /** The workspace by that name, made now if there was none (`created`). */
+    /**
+     * The workspace by that name, made now (on `plan`, free if none) if there was none (`created`). An
+     * existing workspace is put on `plan` when one is given (`planWas`: the plan it left), and every
+     * process forgets its keys at once, so that none answers the old plan; without one it keeps its plan.
+     */
     const ensureWorkspaceCreated = Effect.fn("Workspaces.ensureWorkspaceCreated")(
       function* (name: WorkspaceName, plan: Option.Option<Plan>) {
         const id = yield* newId("ws")
         const wanted = Option.getOrElse(plan, () => "free" as const)
         const made = yield* sql`INSERT INTO workspaces (id, name, plan) VALUES (${id}, ${name}, ${wanted})
           ON CONFLICT (name) DO NOTHING RETURNING id`
-        if (Option.isSome(plan)) yield* sql`UPDATE workspaces SET plan = ${plan.value} WHERE name = ${name}`
+        const moved = made.length > 0 || Option.isNone(plan) ? [] : yield* sql<{ readonly was: Plan; readonly keyHash: string | null }>`
+          WITH moved AS (
+            UPDATE workspaces AS w SET plan = ${plan.value} FROM workspaces AS before
+            WHERE before.id = w.id AND w.name = ${name} AND w.plan <> ${plan.value}
+            RETURNING w.id, before.plan AS was
+          )
+          SELECT moved.was, k.key_hash FROM moved LEFT JOIN api_keys k ON k.workspace_id = moved.id AND k.revoked_at IS NULL`
+        yield* Effect.forEach(
+          moved.flatMap((row) => row.keyHash === null ? [] : [row.keyHash]),
+          (hash) => forget(hash).pipe(Effect.zipRight(signals.publish(Channel.keys, hash)))
+        )
         const workspace = yield* findByName(name).pipe(Effect.flatMap(Effect.orDieWith(() => `workspace ${name} vanished`)))
-        return { workspace, created: made.length > 0 }
+        return { workspace, created: made.length > 0, planWas: Option.map(Arr.head(moved), (row) => row.was) }
       },
       Effect.orDie
     )
@@ -110,7 +126,7 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
     const issueKey = Effect.fn("Workspaces.issueKey")(
       function* (options: { readonly workspace: string; readonly plan: Option.Option<Plan> }) {
         const name = yield* decodeWorkspaceName(options.workspace)
-        const { created, workspace } = yield* ensureWorkspaceCreated(name, options.plan)
+        const { created, planWas, workspace } = yield* ensureWorkspaceCreated(name, options.plan)
         const id = yield* newId("key")
         const key = yield* newSecret(KEY_PREFIX)
         const hash = sha256(key)
@@ -122,7 +138,7 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
           )
         // no process may go on answering this key as unknown
         yield* forget(hash).pipe(Effect.zipRight(signals.publish(Channel.keys, hash)))
-        return { workspace, created, key: Redacted.make(key) } satisfies IssuedKey
+        return { workspace, created, planWas, key: Redacted.make(key) } satisfies IssuedKey
       }
     )
 
@@ -262,9 +278,12 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
       })
     })
 
-    /** Creates the workspace if needed and answers its in-process principal. */
-    const inProcess = Effect.fn("Workspaces.inProcess")(function* (name: string, plan: Plan = "free") {
-      const workspace = yield* ensureWorkspace(name, Option.some(plan))
+    /**
+     * The workspace's in-process principal, the workspace made if needed (on `plan`, free if none). An
+     * existing workspace keeps its plan unless `plan` is given.
+     */
+    const inProcess = Effect.fn("Workspaces.inProcess")(function* (name: string, plan?: Plan) {
+      const workspace = yield* ensureWorkspace(name, Option.fromNullable(plan))
       return new Principal({ workspaceId: workspace.id, workspaceName: workspace.name, plan: workspace.plan, keyId: null })
     })
 

@@ -27,7 +27,12 @@ const create = Command.make("create", {
         toolId: "keys.create",
         connectionId: null,
         input: { workspace: options.workspace, plan: Option.getOrNull(options.plan) },
-        output: { workspace: issued.workspace.id, prefix: Redacted.value(issued.key).slice(0, KEY_PREFIX_LENGTH) }
+        output: {
+          workspace: issued.workspace.id,
+          prefix: Redacted.value(issued.key).slice(0, KEY_PREFIX_LENGTH),
+          plan: issued.workspace.plan,
+          plan_was: Option.getOrNull(issued.planWas)
+        }
       })
     )
     yield* Effect.logInfo(`created a key for workspace "${issued.workspace.name}" (plan ${issued.workspace.plan})`)
@@ -35,6 +40,11 @@ const create = Command.make("create", {
     if (issued.created) {
       yield* Console.error(
         `brein: created workspace "${issued.workspace.name}" (plan ${issued.workspace.plan}): there was none by that name`
+      )
+    }
+    if (Option.isSome(issued.planWas)) {
+      yield* Console.error(
+        `brein: workspace "${issued.workspace.name}" is now on the ${issued.workspace.plan} plan (it was on ${issued.planWas.value}); its keys answer the new plan at once`
       )
     }
     yield* Console.log(Redacted.value(issued.key))

@@ -35,6 +35,31 @@ layer(ServicesTest)("Workspaces", (it) => {
       assert.notStrictEqual(again.keyId, principal.keyId)
     }))
 
+  it.effect("an existing workspace keeps its plan unless one is given; a plan given moves it, and its keys answer the new plan at once", () =>
+    Effect.gen(function* () {
+      const workspaces = yield* Workspaces
+      const name = uniqueName("tier")
+      const issued = yield* workspaces.issueKey({ workspace: name, plan: Option.some("paid") })
+      assert.isTrue(Option.isNone(issued.planWas), "a workspace made now left no plan")
+      const planOfKey = Effect.map(workspaces.authenticate(Redacted.value(issued.key)), (p) => p.plan)
+      assert.strictEqual(yield* planOfKey, "paid")
+
+      assert.strictEqual((yield* workspaces.inProcess(name)).plan, "paid", "the library's principal does not demote it")
+      const same = yield* workspaces.issueKey({ workspace: name, plan: Option.none() })
+      assert.deepStrictEqual([same.workspace.plan, same.planWas], ["paid", Option.none()])
+      assert.strictEqual(yield* planOfKey, "paid")
+
+      const moved = yield* workspaces.issueKey({ workspace: name, plan: Option.some("free") })
+      assert.deepStrictEqual([moved.created, moved.workspace.plan, moved.planWas], [false, "free", Option.some("paid")])
+      assert.strictEqual(yield* planOfKey, "free", "a key known (cached) before answers the new plan")
+      const again = yield* workspaces.issueKey({ workspace: name, plan: Option.some("free") })
+      assert.isTrue(Option.isNone(again.planWas), "the plan it is already on is no move")
+
+      assert.strictEqual((yield* workspaces.inProcess(name, "paid")).plan, "paid")
+      assert.strictEqual(yield* planOfKey, "paid")
+      assert.strictEqual((yield* workspaces.inProcess(uniqueName("fresh"))).plan, "free", "a workspace made without a plan is free")
+    }))
+
   it.effect("a blank or whitespace-only workspace name is WorkspaceNameInvalid, and no workspace is made", () =>
     Effect.gen(function* () {
       const workspaces = yield* Workspaces

@@ -152,17 +152,26 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
       }
     }), { timeout: 90_000 })
 
-  it.effect("keys create says on stderr when it made the workspace, and only then", () =>
-    Effect.gen(function* () {
-      const name = `made-${randomBytes(4).toString("hex")}`
-      const first = yield* brein("keys", "create", "--workspace", name)
-      assert.strictEqual(first.exitCode, 0, first.stderr)
-      assert.include(first.stderr, `brein: created workspace "${name}" (plan free): there was none by that name`)
-      assert.match(first.stdout.trim(), /^brein_sk_[A-Za-z0-9_-]+$/)
-      const second = yield* brein("keys", "create", "--workspace", name)
-      assert.strictEqual(second.exitCode, 0, second.stderr)
-      assert.notInclude(second.stderr, "created workspace")
-    }), { timeout: 90_000 })
+  it.effect(
+    "keys create says on stderr when it made the workspace or moved it to another plan, and only then",
+    () =>
+      Effect.gen(function* () {
+        const name = `made-${randomBytes(4).toString("hex")}`
+        const first = yield* brein("keys", "create", "--workspace", name)
+        assert.strictEqual(first.exitCode, 0, first.stderr)
+        assert.include(first.stderr, `brein: created workspace "${name}" (plan free): there was none by that name`)
+        assert.match(first.stdout.trim(), /^brein_sk_[A-Za-z0-9_-]+$/)
+        const second = yield* brein("keys", "create", "--workspace", name)
+        assert.strictEqual(second.exitCode, 0, second.stderr)
+        assert.notInclude(second.stderr, "created workspace")
+        assert.notInclude(second.stderr, "plan")
+        const moved = yield* brein("keys", "create", "--workspace", name, "--plan", "paid")
+        assert.strictEqual(moved.exitCode, 0, moved.stderr)
+        assert.include(moved.stderr, `brein: workspace "${name}" is now on the paid plan (it was on free)`)
+        assert.match(moved.stdout.trim(), /^brein_sk_[A-Za-z0-9_-]+$/)
+      }),
+    { timeout: 90_000 }
+  )
 
   it.effect(
     "keys list shows prefix, workspace, plan, created and last used, never the secret; revoke ends the key",
