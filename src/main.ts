@@ -10,6 +10,7 @@ import { connections } from "./cli/Connections.ts"
 import { credits } from "./cli/Credits.ts"
 import { db } from "./cli/Db.ts"
 import { reportFailure } from "./cli/Failure.ts"
+import { stoppedByHangup } from "./cli/Hangup.ts"
 import { keys } from "./cli/Keys.ts"
 import { mailboxes, suppressions } from "./cli/Mailboxes.ts"
 import { mcp } from "./cli/Mcp.ts"
@@ -41,6 +42,7 @@ const brein = Command.make("brein", serveOptions, runServe).pipe(
 )
 
 Effect.flatMap(packageVersion, (version) => Command.run(brein, { name: "brein", version })(process.argv)).pipe(
+  stoppedByHangup,
   Effect.provide(NodeContext.layer),
   // inside the logging: the exporter's own logs go to stderr too
   Effect.provide(TracingLive),

@@ -41,6 +41,7 @@ const serve = (grace: number) =>
       postmaster,
       stderr: Effect.sync(() => stderr.join("")),
       terminate: Effect.sync(() => void process.kill(child.pid, "SIGTERM")),
+      hangUp: Effect.sync(() => void process.kill(child.pid, "SIGHUP")),
       exitCode: child.exitCode
     }
   })
@@ -150,4 +151,23 @@ describe("brein serve on SIGTERM", () => {
       }).pipe(Effect.provide(NodeContext.layer)),
     { timeout: 120_000 }
   )
+})
+
+describe("brein serve on SIGHUP (its terminal closed)", () => {
+  it.scopedLive("stops as on SIGTERM: answers what it accepted, stops its PostgreSQL and exits 0", () =>
+    Effect.gen(function* () {
+      const brein = yield* serve(30_000)
+      const made = yield* runBrein(brein.env, "keys", "create", "--workspace", "demo")
+      assert.strictEqual(made.exitCode, 0, made.stderr)
+      const auth = { authorization: `Bearer ${made.stdout.trim()}` }
+      const slow = yield* halfSent(brein.port, "POST", "/api/v1/tools/echo.message.reflect/execute", auth, ECHO)
+      yield* brein.hangUp
+      yield* waitUntil(refuses(brein.port), (refused) => refused, { what: "the server refusing new connections" })
+      yield* slow.socket.send(slow.rest)
+      yield* waitUntil(Effect.sync(() => slow.socket.answers.length), (n) => n === 1, { what: "an answer to the request it accepted" })
+      assert.strictEqual(slow.socket.answers[0]?.status, 200)
+      assert.strictEqual(Number(yield* brein.exitCode), 0, yield* brein.stderr)
+      assert.isFalse(alive(brein.postmaster), "the embedded PostgreSQL it started is stopped, not left without an owner")
+      assert.include(yield* brein.stderr, "stopping embedded PostgreSQL")
+    }).pipe(Effect.provide(NodeContext.layer)), { timeout: 120_000 })
 })
