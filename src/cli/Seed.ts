@@ -36,9 +36,15 @@ const only = Options.choice("only", ["directory", "mercado"]).pipe(
   Options.optional
 )
 
+// Refused here, before anything is replaced: Mercado's loader refuses a blank seed, once the directory was already loaded.
 const seed = Options.text("seed").pipe(
   Options.withDescription(`The generators' seed: the same seed gives the same data, ids included (default "${DEFAULT_SEED}")`),
-  Options.withDefault(DEFAULT_SEED)
+  Options.withDefault(DEFAULT_SEED),
+  Options.mapEffect((text) =>
+    text.trim() === ""
+      ? Effect.fail(ValidationError.invalidValue(HelpDoc.p("--seed must not be blank: the same seed gives the same data")))
+      : Effect.succeed(text)
+  )
 )
 
 const seconds = (millis: number) => `${(millis / 1000).toFixed(1)} s`

@@ -41,6 +41,15 @@ describe("brein seed", () => {
         assert.include(tooMany.stderr + tooMany.stdout, "--awards must be from 1 to 5000000")
         const unknown = yield* runBrein(env, "seed", "--only", "everything")
         assert.strictEqual(unknown.exitCode, 2)
+        for (const blank of ["", "  "]) {
+          const refusedSeed = yield* runBrein(env, "seed", "--companies", "120", "--seed", blank)
+          assert.strictEqual(refusedSeed.exitCode, 2, refusedSeed.stderr)
+          assert.include(refusedSeed.stderr + refusedSeed.stdout, "--seed must not be blank")
+        }
+        const [kept] = yield* sql<{ companies: number; awards: number; seed: string }>`
+          SELECT (SELECT count(*)::int FROM companies) AS companies, (SELECT count(*)::int FROM market_awards) AS awards,
+                 (SELECT seed FROM market_dataset) AS seed`
+        assert.deepStrictEqual(kept, { companies: 150, awards: 250, seed: "other" }, "a refused command line replaced nothing")
       }).pipe(Effect.provide(NodeContext.layer)),
     180_000
   )
