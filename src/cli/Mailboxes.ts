@@ -27,6 +27,9 @@ const bounded = (name: string, min: number, max: number) =>
   )
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+const DISPLAY_NAME_MAX = 100
+
+const CONTROL = /[\u0000-\u001f\u007f]/
 
 const add = Command.make("add", {
   ...database,
@@ -40,7 +43,20 @@ const add = Command.make("add", {
       : Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--email must be an address, not "${e}"`))))
     )
   ),
-  name: Options.text("name").pipe(Options.withDescription("The display name of the sender")),
+  name: Options.text("name").pipe(
+    Options.withDescription(`The display name of the sender, as recipients see it (1 to ${DISPLAY_NAME_MAX} characters)`),
+    Options.mapEffect((given) => {
+      const name = given.trim()
+      const wrong = name === ""
+        ? "must not be blank: recipients see it beside the address"
+        : name.length > DISPLAY_NAME_MAX
+        ? `must be at most ${DISPLAY_NAME_MAX} characters, not ${name.length}`
+        : CONTROL.test(name)
+        ? "must not hold control characters (line breaks, tabs)"
+        : undefined
+      return wrong === undefined ? Effect.succeed(name) : Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--name ${wrong}`)))
+    })
+  ),
   dailyCap: Options.integer("daily-cap").pipe(
     Options.withDescription(`Messages a day at most (1–${PROVIDER_DAILY_CAP}, default ${PROVIDER_DAILY_CAP})`),
     Options.withDefault(PROVIDER_DAILY_CAP),

@@ -45,6 +45,21 @@ layer(MailboxesTest, { excludeTestServices: true, timeout: "90 seconds" })("brei
       const capped = yield* brein("mailboxes", "add", "--workspace", name, "--email", "b@acme.example", "--name", "B", "--daily-cap", "900")
       assert.notStrictEqual(capped.exitCode, 0)
       assert.include(capped.stdout + capped.stderr, "--daily-cap must be between 1 and 700")
+      for (
+        const [bad, says] of [["", "--name must not be blank"], ["   ", "--name must not be blank"], [
+          "Ventas\r\nBcc: x@y.example",
+          "--name must not hold control characters"
+        ], ["x".repeat(101), "--name must be at most 100 characters, not 101"]]
+      ) {
+        const refused = yield* brein("mailboxes", "add", "--workspace", name, "--email", "c@acme.example", "--name", bad)
+        assert.strictEqual(refused.exitCode, 2, refused.stderr)
+        assert.include(refused.stdout + refused.stderr, says)
+      }
+      const trimmed = yield* brein("mailboxes", "add", "--workspace", name, "--email", "d@acme.example", "--name", "  Equipo  ")
+      assert.strictEqual(trimmed.exitCode, 0, trimmed.stderr)
+      const kept = (yield* brein("mailboxes", "list", "--workspace", name)).stdout.split("\n")
+      assert.isFalse(kept.some((line) => line.includes("c@acme.example")), "a refused mailbox was not added")
+      assert.match(kept.find((line) => line.includes("d@acme.example")) ?? "", /d@acme\.example\s+Equipo\s+grant_/)
 
       const suppressed = yield* brein(
         "suppressions",
