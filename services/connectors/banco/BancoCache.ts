@@ -5,7 +5,6 @@ import { Fecha } from "../../../schema/upstream/Fecha.ts"
 import { readSnapshot } from "../../Database.ts"
 import { decodeHistory } from "../../sync/CacheHistory.ts"
 import { isoText, latestStatusJoins, STATUS_COLUMNS, StatusColumns, statusOf, statusOfRow } from "../../sync/Coverage.ts"
-import { scopeKeyOf } from "../../sync/SyncJobs.ts"
 import { CuentasResource, MovimientosResource } from "./BancoResources.ts"
 import type { MovimientoCursor } from "./MovimientoCursor.ts"
 
@@ -50,8 +49,8 @@ const CUENTA_COLUMNS = `account_id, type, name, official_name, number, currency,
 const decodeCoverageOfMonths = Schema.decodeUnknown(
   Schema.Struct({
     ...StatusColumns.fields,
-    coveredKeys: Schema.NullOr(Schema.Array(Schema.String)),
-    keysUnderWay: Schema.NullOr(Schema.Array(Schema.String))
+    coveredPeriodos: Schema.NullOr(Schema.Array(Schema.String)),
+    periodosUnderWay: Schema.NullOr(Schema.Array(Schema.String))
   })
 )
 
@@ -92,16 +91,17 @@ export class BancoCache extends Effect.Service<BancoCache>()("brein/connectors/b
      * movements"). A page of none is one row of that status alone.
      */
     const movimientos = Effect.fn("BancoCache.movimientos")(function* (f: MovimientosFilter, periodos: ReadonlyArray<string>) {
-      const keys = periodos.map((periodo) => scopeKeyOf({ periodo }))
-      const ofMonths = sql.in(keys)
-      const rows = yield* sql`SELECT c.keys AS "coveredKeys", ${sql.literal(isoText("c.oldest"))} AS "syncedAt", c.completo,
-                 j.id AS "jobId", j.state AS "jobState", j.progress, j.keys AS "keysUnderWay", m.*
+      // The months as their bounds, two parameters whatever the range: one per month passed PostgreSQL's
+      // 65,535 for a range of centuries.
+      const ofMonths = sql`(scope ->> 'periodo') BETWEEN ${periodos[0] ?? ""} AND ${periodos[periodos.length - 1] ?? ""}`
+      const rows = yield* sql`SELECT c.periodos AS "coveredPeriodos", ${sql.literal(isoText("c.oldest"))} AS "syncedAt", c.completo,
+                 j.id AS "jobId", j.state AS "jobState", j.progress, j.periodos AS "periodosUnderWay", m.*
           FROM (SELECT 1) one
-          LEFT JOIN LATERAL (SELECT array_agg(scope_key) AS keys, min(synced_at) AS oldest, bool_and(completo) AS completo
-                             FROM sync_coverage WHERE connection_id = ${f.connectionId} AND scope_key IN ${ofMonths}) c ON true
-          LEFT JOIN LATERAL (SELECT id, state, progress, keys FROM (
-                               SELECT id, state, progress, created_at, array_agg(scope_key) OVER () AS keys FROM sync_jobs
-                               WHERE connection_id = ${f.connectionId} AND state IN ('en_cola', 'sincronizando') AND scope_key IN ${ofMonths}) open
+          LEFT JOIN LATERAL (SELECT array_agg(scope ->> 'periodo') AS periodos, min(synced_at) AS oldest, bool_and(completo) AS completo
+                             FROM sync_coverage WHERE connection_id = ${f.connectionId} AND ${ofMonths}) c ON true
+          LEFT JOIN LATERAL (SELECT id, state, progress, periodos FROM (
+                               SELECT id, state, progress, created_at, array_agg(scope ->> 'periodo') OVER () AS periodos FROM sync_jobs
+                               WHERE connection_id = ${f.connectionId} AND state IN ('en_cola', 'sincronizando') AND ${ofMonths}) open
                              ORDER BY created_at, id LIMIT 1) j ON true
           LEFT JOIN LATERAL (
             SELECT id::float8 AS row_id, movement_id, account_id, periodo, to_char(post_date, 'YYYY-MM-DD') AS post_date,
@@ -113,16 +113,16 @@ export class BancoCache extends Effect.Service<BancoCache>()("brein/connectors/b
               ${Option.match(f.after, { onNone: () => sql``, onSome: (c) => sql`AND (post_date, id) > (${c.postDate}::date, ${c.id})` })}
             ORDER BY bank_movements.post_date, bank_movements.id LIMIT ${f.limit + 1}) m ON true`.pipe(Effect.orDie)
       const first = yield* decodeCoverageOfMonths(rows[0]).pipe(Effect.orDie)
-      const covered = new Set(first.coveredKeys ?? [])
-      const missing = periodos.filter((_, i) => !covered.has(keys[i]!))
-      const open = new Set(first.keysUnderWay ?? [])
+      const covered = new Set(first.coveredPeriodos ?? [])
+      const missing = periodos.filter((periodo) => !covered.has(periodo))
+      const open = new Set(first.periodosUnderWay ?? [])
       // Synced as of the least recent of its months, and complete when all of them are: once none is missing.
       const status = statusOf(first)
       return {
         rows: yield* decodeMovimientos(rows.filter((row) => row["rowId"] != null)).pipe(Effect.orDie),
         missing,
         /** The months with a sync under way (queued or running). */
-        underWay: periodos.filter((_, i) => open.has(keys[i]!)),
+        underWay: periodos.filter((periodo) => open.has(periodo)),
         sincronizacion: missing.length > 0 ? null : status.sincronizacion,
         sincronizacionEnCurso: status.sincronizacionEnCurso
       }

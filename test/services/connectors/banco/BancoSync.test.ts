@@ -261,6 +261,24 @@ layer(BancoTest, { excludeTestServices: true })("banco: sync a month, then read 
       assert.include(suggested, recent)
     }))
 
+  it.effect("any range is served: from 1900 to 9999 it lists the synced month's movements and names the months to sync", () =>
+    Effect.gen(function* () {
+      const { call } = yield* connected(`17000000-${rutDv(17000000)}`)
+      const periodo = yield* monthsAgo(1)
+      assert.strictEqual((yield* sync(call, periodo)).estado, "sincronizada")
+      const [desde, hasta] = monthBounds(periodo)
+      const month = yield* allMovimientos(call, { desde, hasta, limit: 500 })
+      const { movimientos, pages } = yield* allMovimientos(call, { desde: "1900-01-01", hasta: "9999-12-31", limit: 500 })
+      assert.isAbove(month.movimientos.length, 0)
+      assert.deepStrictEqual(movimientos.map((m) => m.id), month.movimientos.map((m) => m.id))
+      assert.isNull(pages[0]?.sincronizacion ?? null, "most months of the range were never synced")
+      const first = yield* call("banco.movimientos.consultar", { desde: "1900-01-01", hasta: "9999-12-31", limit: 1 })
+      assert.include(first.hint, "Not synced: 1900-01..")
+      assert.include(first.hint, "..9999-12")
+      assert.include(first.hint, "cannot be synced")
+      assert.strictEqual((first.next_actions ?? []).length, MESES_HISTORIA, "every month the bank shows but the one synced")
+    }))
+
   it.effect("bad input is refused naming the field: future or too old months, an inverted range, a foreign cursor", () =>
     Effect.gen(function* () {
       const { call } = yield* connected("9876543-3")
