@@ -31,11 +31,12 @@ export const sqlState = (error: unknown): string | undefined => {
 /**
  * A failure that goes away by itself: the connection was lost or refused, the server is shutting down
  * or starting (57P01-3, class 08), too many connections (53300), a serialization failure or deadlock (40001, 40P01),
- * a statement canceled by a cancel request (57014).
+ * a statement canceled by a cancel request (57014). Not a protocol violation (08P01): the server refused what
+ * brein sent (a statement of more than 65,535 parameters), and would refuse it again.
  */
 export const isTransient = (error: unknown): boolean => {
   const code = sqlState(error)
-  if (code !== undefined) return TRANSIENT_CODES.has(code) || code.startsWith("08")
+  if (code !== undefined) return TRANSIENT_CODES.has(code) || (code.startsWith("08") && code !== "08P01")
   return causes(error).some((c) => {
     if (typeof c === "object" && c !== null && "code" in c && typeof c.code === "string" && /^E[A-Z]+$/.test(c.code)) return true
     return c instanceof Error && TRANSIENT_MESSAGES.test(c.message)

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { Cause, Deferred, Effect, Exit, Fiber, Option, Schema } from "effect"
-import { readSnapshot, sqlState } from "../../services/Database.ts"
+import { isTransient, readSnapshot, sqlState } from "../../services/Database.ts"
 import { TestDatabase } from "../support/TestDatabase.ts"
 
 const Counted = Schema.Array(Schema.Struct({ n: Schema.Int }))
@@ -73,5 +73,18 @@ layer(TestDatabase, { timeout: 60_000 })("readSnapshot", (it) => {
       const defect = Exit.isFailure(exit) ? Cause.dieOption(exit.cause) : Option.none()
       assert.strictEqual(Option.map(defect, sqlState).pipe(Option.getOrUndefined), "25006")
       assert.strictEqual(yield* count, 1)
+    }))
+})
+
+layer(TestDatabase, { timeout: 60_000 })("isTransient", (it) => {
+  it.effect("a statement PostgreSQL refuses as a protocol violation (over 65,535 parameters) is not transient: it would be refused again", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const values = Array.from({ length: 70_000 }, (_, i) => i)
+      const statement = sql.unsafe(`SELECT 1 WHERE 0 IN (${values.map((_, i) => `$${i + 1}`).join(", ")})`, values)
+      const refused = [yield* Effect.flip(statement), yield* Effect.flip(statement)]
+      assert.deepStrictEqual(refused.map(sqlState), ["08P01", "08P01"])
+      assert.deepStrictEqual(refused.map(isTransient), [false, false])
+      assert.isTrue(isTransient({ code: "08006" }), "a connection failure still is")
     }))
 })
