@@ -195,13 +195,13 @@ export class RecordNotFound extends Schema.TaggedError<RecordNotFound>()(
   },
   HttpApiSchema.annotations({ status: 404 })
 ) {
-  static of(kind: RecordNotFound["kind"], ids: ReadonlyArray<string>, guidance: Guidance = {}) {
+  static of(kind: RecordNotFound["kind"], ids: ReadonlyArray<string>, guidance: Guidance = {}, detail?: string) {
     const shown = ids.slice(0, 20)
     const more = ids.length > shown.length ? ` and ${ids.length - shown.length} more` : ""
     return new RecordNotFound({
       kind,
       ids: shown,
-      message: `no ${kind} ${shown.map((id) => JSON.stringify(id)).join(", ")}${more}`,
+      message: `no ${kind} ${shown.map((id) => JSON.stringify(id)).join(", ")}${more}${detail === undefined ? "" : `: ${detail}`}`,
       ...guidance
     })
   }

@@ -160,7 +160,10 @@ export type GroupBy = typeof GroupBy.Type
 export const AggregateAwardsInput = Schema.Struct({
   group_by: GroupBy.annotations({ description: "The dimension to sum the awards by" }),
   ...AwardFilterFields,
-  unit_id: optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(64)), "Only awards of this buying unit"),
+  unit_id: optional(
+    Schema.String.pipe(Schema.minLength(1), Schema.maxLength(64)),
+    "Only awards of this buying unit: its id (uc_…, the unit_id in the answers of market_search_awards and market_search_opportunities), not its CLAVEUC"
+  ),
   supplier_id: optional(SupplierId, "Only awards to this supplier"),
   top: Top(50, 10, "groups")
 }).pipe(Schema.filter(yearRange))

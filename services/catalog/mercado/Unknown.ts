@@ -25,6 +25,9 @@ const unitGuidance = {
   next_actions: [{ tool: "market_search_opportunities", reason: "find the buying unit through its procedures" }]
 }
 
+const UNIT_ID =
+  "a unit id looks like uc_…, not a CLAVEUC (e.g. 019GYR047); market_search_awards with that CLAVEUC as unit answers its unit_id"
+
 /** Refuses a filter on a supplier or buying unit the data set does not hold: RecordNotFound, not an empty answer. */
 export class Unknown extends Effect.Service<Unknown>()("brein/catalog/mercado/Unknown", {
   effect: Effect.gen(function* () {
@@ -49,7 +52,9 @@ export class Unknown extends Effect.Service<Unknown>()("brein/catalog/mercado/Un
         missing("market_units", "clave", referenced.unitClaves ?? [])
       ])
       if (suppliers.length + rfcs.length > 0) return yield* RecordNotFound.of("supplier", [...suppliers, ...rfcs], supplierGuidance)
-      if (units.length + claves.length > 0) return yield* RecordNotFound.of("unit", [...units, ...claves], unitGuidance)
+      if (units.length + claves.length > 0) {
+        return yield* RecordNotFound.of("unit", [...units, ...claves], unitGuidance, units.length > 0 ? UNIT_ID : undefined)
+      }
     })
 
     return { refuse }
