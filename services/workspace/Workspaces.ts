@@ -215,9 +215,14 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
         const shown = shownPrefix(prefix)
         return yield* new KeyNotFound({
           prefix: shown,
-          message: n === 0
-            ? `no active key starts with "${shown}" (see \`brein keys list\`)`
-            : `${n} active keys start with "${shown}": revoke them from the database, or by id`
+          message: n > 1
+            ? `${n} active keys start with "${shown}": revoke them from the database, or by id`
+            : prefix.length > KEY_PREFIX_LENGTH
+            // Only the first characters of a key are kept: more of them can be checked only as the whole key.
+            ? `no active key has the prefix "${shown}": a prefix is the key's first ${KEY_PREFIX_LENGTH} characters, as \`brein keys list\` shows them ("${
+              prefix.slice(0, KEY_PREFIX_LENGTH)
+            }"); give that, or the whole key`
+            : `no active key starts with "${shown}" (see \`brein keys list\`)`
         })
       }
       const [revoked] = yield* revokeWhere(sql`prefix = ${prefix}`)

@@ -196,6 +196,11 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
         )
         assert.notInclude(used.stdout, key.slice(14))
 
+        const longer = yield* brein("keys", "revoke", key.slice(0, 17))
+        assert.strictEqual(longer.exitCode, 1, longer.stderr)
+        assert.include(longer.stderr, `a prefix is the key's first 14 characters, as \`brein keys list\` shows them ("${prefix}")`)
+        assert.notInclude(longer.stderr, key.slice(0, 17), "no more of the key than its prefix is printed")
+
         const revoked = yield* brein("keys", "revoke", prefix)
         assert.strictEqual(revoked.exitCode, 0, revoked.stderr)
         const refused = yield* (yield* Workspaces).authenticate(key).pipe(Effect.flip)
