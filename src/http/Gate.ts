@@ -58,6 +58,8 @@ export const errorAnswer = (error: GateError): ErrorAnswer => ({
     { connection: "close" }
     : error._tag === "RateLimited" || error._tag === "ServiceUnavailable" ?
     { "retry-after": String(error.retryAfterSeconds) }
+    : error._tag === "MethodNotAllowed" ?
+    { allow: error.allowed.join(", ") }
     : {}
 })
 

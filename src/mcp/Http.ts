@@ -1,6 +1,7 @@
 import { type AuthInfo, createMcpHandler, type McpRequestContext } from "@modelcontextprotocol/server"
 import { Effect, Either, Option, Runtime, Schema, type Tracer } from "effect"
 import type { IncomingMessage } from "node:http"
+import { MethodNotAllowed } from "../../schema/Errors.ts"
 import { Principal } from "../../schema/Principal.ts"
 import { bearerToken, MAX_BODY_BYTES } from "../http/Gate.ts"
 import { jsonReply, type NodeBridge, type Route, type WhenLeft } from "../http/NodeBridge.ts"
@@ -29,6 +30,12 @@ const isSpan = (value: unknown): value is Tracer.Span =>
   typeof value === "object" && value !== null && "_tag" in value && value._tag === "Span"
 
 const isWhenLeft = (value: unknown): value is WhenLeft => typeof value === "function"
+
+const onlyPost = (method: string) =>
+  new MethodNotAllowed({
+    message: `/mcp does not answer ${method.slice(0, 20)}; it answers POST (each JSON-RPC message, its answer in the response)`,
+    allowed: ["POST"]
+  })
 
 /**
  * Streamable HTTP at /mcp, both protocol eras, on the Node bridge (the trip through the Effect HTTP
@@ -60,6 +67,8 @@ export const makeMcpRoute = (bridge: NodeBridge) =>
 
     // untraced: the bridge's request span is this request's span
     const handle = Effect.fnUntraced(function* (request: IncomingMessage, whenLeft: WhenLeft) {
+      // Served statelessly, /mcp answers POST alone: no stream to open (GET), no session to end (DELETE).
+      if (request.method !== "POST") return yield* onlyPost(request.method ?? "")
       const body = yield* bridge.admit(request, { sameSite: true })
       const text = body?.toString("utf8")
       const authenticated = yield* Effect.either(bridge.authenticate(request))

@@ -136,5 +136,11 @@ layer(GatedTest, { excludeTestServices: true })("one gate for REST and /mcp", (i
       assert.deepInclude(yield* errorBody(wrong), { _tag: "MethodNotAllowed", allowed: ["GET"] })
       const put = yield* raw({ method: "PUT", path: "/api/v1/tools/echo.message.reflect/execute" })
       assert.deepInclude(yield* errorBody(put), { _tag: "MethodNotAllowed", allowed: ["POST"] })
+      for (const method of ["GET", "DELETE"]) {
+        const mcp = yield* raw({ method, path: "/mcp", headers: { accept: "application/json, text/event-stream" } })
+        assert.strictEqual(mcp.status, 405, method)
+        assert.strictEqual(mcp.headers["allow"], "POST")
+        assert.deepInclude(yield* errorBody(mcp), { _tag: "MethodNotAllowed", allowed: ["POST"] })
+      }
     }))
 })

@@ -48,7 +48,7 @@ layer(server.layer, { excludeTestServices: true })("rate limits on /mcp", (it) =
         assert.match(body.error.message, /^this API key sent more than 8 requests in 60 s; retry in \d+ s$/)
         assert.strictEqual(answer.headers["retry-after"], String(body.error.data.retryAfterSeconds))
       }
-      const bodiless = yield* raw({ method: "GET", path: "/mcp", headers: { accept: "text/event-stream", ...bearer(key) } })
+      const bodiless = yield* raw({ method: "POST", path: "/mcp", headers })
       assert.strictEqual(bodiless.status, 429)
       assert.strictEqual((yield* rpcError(bodiless)).id, null)
 
