@@ -10,15 +10,17 @@ const MAX_KEYS = 10_000
 const MAX_SOURCES = 50_000
 
 const UNITS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }
+const MAX_WINDOW_MS = 86_400_000
 const SETTING = /^(\d+)\s*\/\s*(\d*)\s*(ms|s|m|h)$/
 
-/** `600/60s`, `20/10m`, `100/s` (units ms, s, m, h); `0` or `off` turns the limit off. */
+/** `600/60s`, `20/10m`, `100/s` (units ms, s, m, h; a window of a day at most); `0` or `off` turns the limit off. */
 export const parseLimit = (text: string): Either.Either<Option.Option<Limit>, string> => {
   const trimmed = text.trim().toLowerCase()
   if (trimmed === "0" || trimmed === "off") return Either.right(Option.none())
   const match = SETTING.exec(trimmed)
   const limit = Number(match?.[1])
   const windowMs = (match?.[2] === "" ? 1 : Number(match?.[2])) * (UNITS[match?.[3] ?? ""] ?? NaN)
+  if (windowMs > MAX_WINDOW_MS) return Either.left(`"${text.slice(0, 40)}" has a window longer than a day (24h at most)`)
   return Number.isSafeInteger(limit) && limit > 0 && windowMs > 0
     ? Either.right(Option.some({ limit, windowMs }))
     : Either.left(`"${text.slice(0, 40)}" is not a rate limit: write requests/window, e.g. 600/60s, 20/10m or 100/s; 0 or off turns it off`)
@@ -29,6 +31,12 @@ const limitConfig = (name: string, fallback: string) =>
     Config.withDefault(fallback),
     Config.mapOrFail((text) => Either.mapLeft(parseLimit(text), (message) => ConfigError.InvalidData([name], message)))
   )
+
+/** Both limits, read (and refused, if bad) by the service, and by `brein serve` before it starts anything. */
+export const rateLimitSettings = Config.all([
+  limitConfig("BREIN_RATE_LIMIT_KEY", DEFAULT_KEY_LIMIT),
+  limitConfig("BREIN_RATE_LIMIT_FAILURES", DEFAULT_FAILURE_LIMIT)
+])
 
 const describe = ({ limit, windowMs }: Limit) =>
   `${limit.toLocaleString("en-US")} requests in ${windowMs % 1000 === 0 ? `${windowMs / 1000} s` : `${windowMs} ms`}`
@@ -43,8 +51,7 @@ const isSessionRequired = Schema.is(SessionRequired)
  */
 export class RateLimits extends Effect.Service<RateLimits>()("brein/limits/RateLimits", {
   effect: Effect.gen(function* () {
-    const perKey = yield* limitConfig("BREIN_RATE_LIMIT_KEY", DEFAULT_KEY_LIMIT)
-    const perSource = yield* limitConfig("BREIN_RATE_LIMIT_FAILURES", DEFAULT_FAILURE_LIMIT)
+    const [perKey, perSource] = yield* rateLimitSettings
     const clock = yield* Effect.clock
     const keys = Option.map(perKey, (limit) => new SlidingWindows(limit, MAX_KEYS)).pipe(Option.getOrNull)
     const failures = Option.map(perSource, (limit) => new SlidingWindows(limit, MAX_SOURCES)).pipe(Option.getOrNull)

@@ -99,7 +99,9 @@ describe("RateLimits", () => {
     assert.deepStrictEqual(parseLimit("5/1h"), Either.right(Option.some({ limit: 5, windowMs: 3_600_000 })))
     assert.deepStrictEqual(parseLimit("OFF"), Either.right(Option.none()))
     assert.deepStrictEqual(parseLimit("0"), Either.right(Option.none()))
-    for (const bad of ["600", "600/60", "0/60s", "600/0s", "-1/60s", "1.5/60s", "600/60d", ""]) {
+    assert.deepStrictEqual(parseLimit("5/24h"), Either.right(Option.some({ limit: 5, windowMs: 86_400_000 })))
+    assert.deepStrictEqual(parseLimit("10/25h"), Either.left(`"10/25h" has a window longer than a day (24h at most)`))
+    for (const bad of ["600", "600/60", "0/60s", "600/0s", "-1/60s", "1.5/60s", "600/60d", "", "10/99999999999h", "1/86400001ms"]) {
       assert.isTrue(Either.isLeft(parseLimit(bad)), bad)
     }
   })

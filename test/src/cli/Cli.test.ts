@@ -327,7 +327,7 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
     }).pipe(Effect.scoped), { timeout: 90_000 })
 
   it.effect(
-    "a database setting that is not what it must be ends serve and db migrate before the embedded database is made",
+    "a database or rate-limit setting that is not what it must be ends serve (or db migrate) before the embedded database is made",
     () =>
       Effect.gen(function* () {
         const runs = [
@@ -336,7 +336,8 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
             env: { BREIN_DB_CONNECT_TIMEOUT_SECONDS: "soon" },
             args: ["db", "migrate"],
             says: `brein: BREIN_DB_CONNECT_TIMEOUT_SECONDS: Expected a number value but received "soon"`
-          }
+          },
+          { env: { BREIN_RATE_LIMIT_KEY: "lots" }, args: ["serve"], says: `brein: BREIN_RATE_LIMIT_KEY: "lots" is not a rate limit` }
         ]
         for (const { args, env, says } of runs) {
           const dataDir = yield* tempDataDir
