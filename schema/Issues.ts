@@ -18,6 +18,10 @@ export const NOT_A_FIELD = "is not a field this input accepts"
 export const UNEXPECTED = "is unexpected"
 const MAX_SHOWN = 40
 const MAX_MESSAGE = 200
+/** The longest issue message, whatever a schema's own message interpolates. */
+const MAX_TEXT = MAX_MESSAGE * 2
+/** How much of a long string a message keeps, beside its size. */
+const PREFIX = 20
 
 /** Raw issues read past the cap are counted, never formatted: their cost stays bounded whatever was sent. */
 const MAX_RAW = MAX_ISSUES * 4
@@ -54,6 +58,21 @@ const shown = (actual: string) => {
   return clip(actual, MAX_SHOWN)
 }
 
+/** A quoted (JSON) string, or an unclosed quote to the end: a match never fails, so the scan stays linear. */
+const QUOTED = /"(?:[^"\\]|\\[\s\S]?)*(?:"|$)/g
+
+const sized = (quoted: string) => {
+  if (quoted.length <= MAX_SHOWN) return quoted
+  const text = parseString(quoted) ?? quoted.slice(1)
+  return text.length > MAX_SHOWN ? `${JSON.stringify(clip(text, PREFIX))} (${counted(text.length, "character")})` : quoted
+}
+
+/**
+ * A message as an issue may say it: each long string it quotes (a schema's own message may quote the
+ * value sent: `got ${JSON.stringify(actual)}`) by its start and its size, then clipped.
+ */
+const bounded = (message: string, limit: number = MAX_TEXT) => clip(message.replace(QUOTED, sized), limit)
+
 const LENGTH = /^a string (at most|at least) (\d+) character\(s\) long$/
 const EXPECTED = /^Expected ([\s\S]*?), actual ([\s\S]*)$/
 
@@ -83,7 +102,7 @@ const sentence = (message: string): { readonly expected?: string; readonly actua
     if (message.startsWith(UNEXPECTED)) return { text: NOT_A_FIELD }
     const decode = /^Unable to decode ([\s\S]*) into (an? [\w ]+)$/.exec(message)
     if (decode !== null) return { text: `must be ${decode[2] ?? "valid"}, got ${shown(decode[1] ?? "")}` }
-    return { text: clip(message, MAX_MESSAGE) }
+    return { text: bounded(message, MAX_MESSAGE) }
   }
   const expected = named(match[1] ?? "")
   const actual = match[2] ?? ""
@@ -123,7 +142,10 @@ export const readableIssues = (all: ReadonlyArray<RawIssue>, root: string): Read
       text
     })
   }
-  return merged.map(({ path, secret, text }) => ({ path: clip(path, MAX_MESSAGE), message: secret ? redacted(text) : text }))
+  return merged.map(({ path, secret, text }) => ({
+    path: clip(path, MAX_MESSAGE),
+    message: secret ? redacted(bounded(text)) : bounded(text)
+  }))
 }
 
 const describeNumber = (value: unknown) => (typeof value === "number" ? String(value) : shown(JSON.stringify(value) ?? "nothing"))

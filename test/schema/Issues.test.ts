@@ -61,6 +61,26 @@ describe("readable issues", () => {
     )
   })
 
+  it("keep only the start and the size of a long value a schema's own message quotes, and clip what it interpolates bare", () => {
+    const zone = (s: string) => s.length < 10
+    const Input = Schema.Struct({
+      tz: Schema.optional(
+        Schema.String.pipe(Schema.filter(zone, { message: (issue) => `must be a zone, got ${JSON.stringify(issue.actual)}` }))
+      ),
+      at: Schema.optional(Schema.String.pipe(Schema.filter(zone, { message: (issue) => `"${String(issue.actual)}" is not a zone` }))),
+      bare: Schema.optional(Schema.String.pipe(Schema.filter(zone, { message: (issue) => `must be a zone, got ${String(issue.actual)}` })))
+    })
+    const long = "z".repeat(900_000)
+    assert.deepStrictEqual(issues(Input, { tz: long, at: long }), [
+      { path: "input.tz", message: `must be a zone, got "${"z".repeat(19)}…" (900,000 characters)` },
+      { path: "input.at", message: `"${"z".repeat(19)}…" (900,000 characters) is not a zone` }
+    ])
+    assert.deepStrictEqual(issues(Input, { tz: "Mars/Olympus" }), [{ path: "input.tz", message: `must be a zone, got "Mars/Olympus"` }])
+    const [bare] = issues(Input, { bare: long })
+    assert.isBelow(bare?.message.length ?? Infinity, 500)
+    assert.match(bare?.message ?? "", /^must be a zone, got z+…$/)
+  })
+
   it("name the kinds of value as JSON has them, not by the schema's internals", () => {
     const Input = Schema.Struct({
       flag: Schema.optional(Schema.Boolean),

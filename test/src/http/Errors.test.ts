@@ -85,6 +85,18 @@ layer(HttpTest, { excludeTestServices: true })("HTTP errors a person can read", 
       assert.strictEqual(error.message, "input.message must be at most 10,000 characters, got 10,001")
       assert.isBelow(long.text.length, 500)
 
+      const zone = yield* rawRequest(
+        post("/api/v1/tools/core.timestamp.now/execute", key).pipe(withJson(JSON.stringify({ input: { timezone: "x".repeat(900_000) } })))
+      )
+      assert.strictEqual(zone.status, 422)
+      assert.isBelow(zone.text.length, 4096, "a schema's own message that quotes the value keeps only its start")
+      assert.notInclude(zone.text, "x".repeat(50))
+      const zoneError = yield* decodeError(zone.text)
+      assert.deepStrictEqual(zoneError.issues, [{
+        path: "input.timezone",
+        message: `must be an IANA time zone, got "${"x".repeat(19)}…" (900,000 characters)`
+      }])
+
       const fields = Object.fromEntries(Array.from({ length: 40_000 }, (_, i) => [`field${i}`, "y".repeat(10)]))
       const huge = JSON.stringify({ input: { message: 42, ...fields } })
       assert.isAbove(huge.length, 900_000)

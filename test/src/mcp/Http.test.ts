@@ -165,6 +165,10 @@ layer(McpTest, { excludeTestServices: true })("MCP over Streamable HTTP", (it) =
         const zone = yield* errorOf(yield* callTool(client, "core.timestamp.now", { timezone: "Mars/Olympus" }))
         assert.strictEqual(zone["_tag"], "InvalidInput")
         assert.include(String(zone["message"]), "input.timezone")
+        const long = yield* callTool(client, "core.timestamp.now", { timezone: "x".repeat(900_000) })
+        const longText = long.content[0]?.type === "text" ? long.content[0].text : ""
+        assert.isBelow(longText.length, 4096, "the value sent is described by its size, not echoed")
+        assert.include(String((yield* errorOf(long))["message"]), "(900,000 characters)")
         const extra = yield* errorOf(yield* callTool(client, "echo.message.reflect", { message: "x", connection: "conn_abc" }))
         assert.strictEqual(extra["_tag"], "InvalidInput", "only connector tools accept a connection argument")
         assert.include(String(extra["message"]), "input.connection")
