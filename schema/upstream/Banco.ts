@@ -29,10 +29,20 @@ export const AccountType = Schema.Literal("checking_account", "sight_account", "
 })
 export type AccountType = typeof AccountType.Type
 
-export const AccountId = Schema.String.pipe(Schema.pattern(/^acc_[A-Za-z0-9]+$/), Schema.brand("AccountId"))
+const BANK_ID_MAX = 64
+
+export const AccountId = Schema.String.pipe(
+  Schema.maxLength(BANK_ID_MAX),
+  Schema.pattern(/^acc_[A-Za-z0-9]+$/, { message: () => "must be an account id (acc_…)" }),
+  Schema.brand("AccountId")
+)
 export type AccountId = typeof AccountId.Type
 
-export const MovementId = Schema.String.pipe(Schema.pattern(/^mov_[A-Za-z0-9]+$/), Schema.brand("MovementId"))
+export const MovementId = Schema.String.pipe(
+  Schema.maxLength(BANK_ID_MAX),
+  Schema.pattern(/^mov_[A-Za-z0-9]+$/, { message: () => "must be a movement id (mov_…)" }),
+  Schema.brand("MovementId")
+)
 export type MovementId = typeof MovementId.Type
 
 export const Balance = Schema.Struct({

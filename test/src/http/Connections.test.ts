@@ -213,9 +213,9 @@ layer(HttpConnected, { excludeTestServices: true })("HTTP connections API", (it)
       assert.strictEqual((yield* owner.client.connections.get({ path })).state, "pendiente", "still the owner's, untouched")
     }))
 
-  it.effect("a banco connection names its bank; an sii tool refuses it (403 connection_wrong_connector)", () =>
+  it.effect("a banco connection names its bank; an sii tool refuses it (403 connection_wrong_connector); an account id too long is 422", () =>
     Effect.gen(function* () {
-      const { client } = yield* workspace("paid")
+      const { client, key } = yield* workspace("paid")
       const [banco, response] = yield* client.connections.create({
         payload: { connector: "banco", institution: "bci", credentials: { rut: rut(76900006), clave: Redacted.make(CLAVE) } },
         withResponse: true
@@ -229,5 +229,17 @@ layer(HttpConnected, { excludeTestServices: true })("HTTP connections API", (it)
       }))
       assert.strictEqual(error._tag, "Forbidden")
       if (error._tag === "Forbidden") assert.strictEqual(error.reason, "connection_wrong_connector")
+
+      const cuenta = `acc_${"x".repeat(5_000)}`
+      const long = yield* rawRequest(
+        HttpClientRequest.post("/api/v1/tools/banco.movimientos.consultar/execute").pipe(
+          HttpClientRequest.bearerToken(Redacted.value(key)),
+          HttpClientRequest.setHeader("x-connect-connection", banco.id),
+          HttpClientRequest.bodyUnsafeJson({ input: { desde: "2026-03-01", hasta: "2026-03-31", cuenta } })
+        )
+      )
+      assert.strictEqual(long.status, 422)
+      assert.include(long.text, "input.cuenta must be at most 64 characters, got 5,004")
+      assert.notInclude(long.text, cuenta.slice(0, 100))
     }))
 })

@@ -279,7 +279,7 @@ layer(BancoTest, { excludeTestServices: true })("banco: sync a month, then read 
       assert.strictEqual((first.next_actions ?? []).length, MESES_HISTORIA, "every month the bank shows but the one synced")
     }))
 
-  it.effect("bad input is refused naming the field: future or too old months, an inverted range, a foreign cursor", () =>
+  it.effect("bad input is refused naming the field: future or too old months, an inverted range, a foreign cursor, an account id too long", () =>
     Effect.gen(function* () {
       const { call } = yield* connected("9876543-3")
       const refused = (tool: string, input: unknown) => Effect.flip(call(tool, input))
@@ -291,6 +291,15 @@ layer(BancoTest, { excludeTestServices: true })("banco: sync a month, then read 
       assert.deepStrictEqual(paths, [["input.periodo"], ["input.periodo"], ["input.desde"], ["input.cursor"]])
       const limit = yield* refused("banco.movimientos.consultar", { desde: "2026-03-01", hasta: "2026-03-31", limit: 501 })
       assert.strictEqual(limit._tag, "InvalidInput")
+      const cuenta = yield* refused("banco.movimientos.consultar", {
+        desde: "2026-03-01",
+        hasta: "2026-03-31",
+        cuenta: `acc_${"x".repeat(5_000)}`
+      })
+      assert.deepInclude(cuenta, {
+        _tag: "InvalidInput",
+        issues: [{ path: "input.cuenta", message: "must be at most 64 characters, got 5,004" }]
+      })
       const edge = yield* sync(call, yield* monthsAgo(MESES_HISTORIA))
       assert.strictEqual(edge.estado, "sincronizada", `${MESES_HISTORIA} months back is still within the bank's history`)
     }))
