@@ -1,5 +1,5 @@
 import { HttpApi, HttpApiBuilder, HttpApiError, HttpServerError, HttpServerRequest, HttpServerResponse, Multipart } from "@effect/platform"
-import { Cause, Effect, Option, Schema } from "effect"
+import { Cause, Effect, Either, Option, Schema } from "effect"
 import { MAX_DEPTH } from "../../schema/Depth.ts"
 import {
   BadRequest,
@@ -72,13 +72,18 @@ const routes: ReadonlyArray<Route> = (() => {
   return found
 })()
 
+const decodes = (path: string) => Either.isRight(Either.try(() => decodeURIComponent(path)))
+
 const noRoute = (method: string, url: string) => {
   const path = url.split("?")[0] ?? url
   const refuse = (error: GateError) => refuseAt(path, error)
   const allowed = [...new Set(routes.filter((route) => route.pattern.test(path)).map((route) => route.method))]
-  // the router matches no parameter over 100 characters: no id is that long, so nothing is there
+  // the router matches no parameter over 100 characters (no id is that long) nor one it cannot decode: nothing is there
   if (allowed.includes(method)) {
-    return refuse(new RouteNotFound({ message: `nothing at ${JSON.stringify(path.slice(0, 200))}: no id is that long` }))
+    const why = decodes(path)
+      ? "no id is that long"
+      : "its path is not valid percent-encoding (a % must begin an escape of UTF-8, such as %20)"
+    return refuse(new RouteNotFound({ message: `nothing at ${JSON.stringify(path.slice(0, 200))}: ${why}` }))
   }
   return allowed.length === 0
     ? refuse(

@@ -75,6 +75,22 @@ layer(McpTest, { excludeTestServices: true })("bad input at POST /api/v1/tools/{
       }
     }))
 
+  it.effect("a path that is not valid percent-encoding is a 404 that says so, not one about its length", () =>
+    Effect.gen(function* () {
+      const key = yield* issueKey("bridge-encoding", "free")
+      for (const path of ["/api/v1/tools/ab%ZZ", "/api/v1/tools/%E0", "/api/v1/connections/conn_%ZZ", "/api/v1/tools/a%ZZ/execute"]) {
+        const answer = yield* seen({
+          method: path.endsWith("/execute") ? "POST" : "GET",
+          path,
+          headers: { ...json, authorization: `Bearer ${key}` },
+          body: "{}"
+        })
+        assert.strictEqual(answer.status, 404, path)
+        assert.deepInclude(answer.body, { _tag: "RouteNotFound" }, path)
+        assert.include(JSON.stringify(answer.body), "not valid percent-encoding", path)
+      }
+    }))
+
   it.effect("a field beside the input, however deep, is refused by name without being walked", () =>
     Effect.gen(function* () {
       const key = yield* issueKey("bridge-deep", "free")
