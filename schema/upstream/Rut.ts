@@ -20,7 +20,7 @@ const isValidCanonical = (value: string): boolean => {
 
 export const RutCanonical = Schema.String.pipe(
   Schema.filter(isValidCanonical, {
-    message: () => "must be a RUT like 12345678-5 (no dots, uppercase K) with a valid check digit (mod 11)"
+    message: () => "must be a RUT like 12345678-5 or 12.345.678-5 (a K check digit in either case) whose check digit is right (mod 11)"
   }),
   Schema.brand("Rut"),
   Schema.annotations({ identifier: "RutCanonical" })
@@ -41,7 +41,8 @@ export const Rut = Schema.transform(Schema.String, RutCanonical, {
 }).annotations({
   identifier: "Rut",
   title: "RUT",
-  description: "Chilean RUT, canonical form 12345678-5 (no dots, uppercase K, mod-11 check digit); decoding also accepts 12.345.678-5",
+  description:
+    "Chilean RUT with its mod-11 check digit: 12345678-5, also written 12.345.678-5 or with a lowercase k; brein answers it as 12345678-5 (no dots, uppercase K)",
   examples: [RutCanonical.make("77123456-9")]
 })
 export type Rut = typeof Rut.Type

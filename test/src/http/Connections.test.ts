@@ -155,7 +155,10 @@ layer(HttpConnected, { excludeTestServices: true })("HTTP connections API", (it)
       }
       assert.strictEqual(body._tag, "InvalidInput")
       assert.deepStrictEqual(body.issues.map((i) => i.path), ["credentials.rut"])
-      assert.include(body.issues[0]?.message ?? "", "with a valid check digit (mod 11)")
+      assert.include(
+        body.issues[0]?.message ?? "",
+        "like 12345678-5 or 12.345.678-5 (a K check digit in either case) whose check digit is right (mod 11)"
+      )
       assert.notInclude(raw.text, CLAVE)
     }))
 
