@@ -24,6 +24,7 @@ import mailHeaders from "./0023_mail_headers.ts"
 import sequenceNamesIgnoreCase from "./0024_sequence_names_ignore_case.ts"
 import workspaceNamesTrimmed from "./0025_workspace_names_trimmed.ts"
 import serviceRoles from "./0026_service_roles.ts"
+import credentialsGeneration from "./0027_credentials_generation.ts"
 
 export const migrations = {
   "0001_foundation": foundation,
@@ -51,5 +52,6 @@ export const migrations = {
   "0023_mail_headers": mailHeaders,
   "0024_sequence_names_ignore_case": sequenceNamesIgnoreCase,
   "0025_workspace_names_trimmed": workspaceNamesTrimmed,
-  "0026_service_roles": serviceRoles
+  "0026_service_roles": serviceRoles,
+  "0027_credentials_generation": credentialsGeneration
 }

@@ -50,7 +50,8 @@ const SealedRow = Schema.Struct({
   institution: Schema.NullOr(Schema.String),
   credentials: Schema.String,
   state: Row.fields.state,
-  stateReason: Schema.NullOr(Schema.String)
+  stateReason: Schema.NullOr(Schema.String),
+  credentialsGeneration: Schema.Int
 })
 const decodeSealed = Schema.decodeUnknown(Schema.Array(SealedRow))
 const CredentialsJson = Schema.parseJson(Credentials)
@@ -62,6 +63,8 @@ export interface OpenedCredentials {
   readonly credentials: Credentials
   /** The upstream refused these credentials before: no login may be tried until they are replaced. */
   readonly refused: boolean
+  /** Which credentials these are: one more each time they are replaced. */
+  readonly generation: number
 }
 
 /** How a job that ended leaves its connection, unless other jobs of it are still open. */
@@ -166,7 +169,8 @@ export class Connections extends Effect.Service<Connections>()("brein/connection
     })
 
     const open = Effect.fn("Connections.open")(function* (id: string) {
-      const row = yield* sql`SELECT connector, institution, credentials, state, state_reason FROM connections WHERE id = ${id}`.pipe(
+      const row = yield* sql`SELECT connector, institution, credentials, state, state_reason, credentials_generation
+                             FROM connections WHERE id = ${id}`.pipe(
         Effect.flatMap(decodeSealed),
         Effect.orDie,
         Effect.map(Arr.head),
@@ -174,33 +178,51 @@ export class Connections extends Effect.Service<Connections>()("brein/connection
       )
       const credentials = yield* vault.open(row.credentials).pipe(Effect.flatMap(Schema.decode(CredentialsJson)), Effect.orDie)
       const refused = row.state === "error" && row.stateReason === "credenciales_invalidas"
-      return { connector: row.connector, institution: row.institution, credentials, refused } satisfies OpenedCredentials
+      return {
+        connector: row.connector,
+        institution: row.institution,
+        credentials,
+        refused,
+        generation: row.credentialsGeneration
+      } satisfies OpenedCredentials
     })
 
-    /** Replaces a connection's credentials: sealed again, and the connection starts over as `pendiente`. */
+    /**
+     * Replaces a connection's credentials: sealed again, and the connection starts over as `pendiente`,
+     * its credentials' generation one more, so no job that logged in with the old ones settles it.
+     */
     const replaceCredentials = Effect.fn("Connections.replaceCredentials")(
       function* (principal: Principal, id: string, credentials: Credentials) {
         yield* find(principal, id)
         const sealed = yield* vault.seal(JSON.stringify({ rut: credentials.rut, clave: Redacted.value(credentials.clave) }))
-        yield* sql`UPDATE connections SET credentials = ${sealed}, state = 'pendiente', state_reason = NULL, updated_at = now()
+        yield* sql`UPDATE connections SET credentials = ${sealed}, credentials_generation = credentials_generation + 1,
+                   state = 'pendiente', state_reason = NULL, updated_at = now()
                  WHERE id = ${id} AND workspace_id = ${principal.workspaceId}`.pipe(Effect.orDie)
         return yield* Effect.flatMap(Effect.orDie(find(principal, id)), view)
       }
     )
 
-    /** Serializes the transactions that end jobs of one connection, so the last to commit sees the others. */
+    /**
+     * Serializes the transactions that end jobs of one connection, so the last to commit sees the others
+     * (and a replacement of its credentials commits before them or after them).
+     */
     const lock = Effect.fn("Connections.lock")(function* (id: string) {
       yield* sql`SELECT 1 FROM connections WHERE id = ${id} FOR UPDATE`.pipe(Effect.orDie)
     })
 
-    /** The connection's state after jobs ended, in their transaction: still syncing while any job of it is open. */
-    const settle = Effect.fn("Connections.settle")(function* (id: string, ended: Ended, whileOpen: string | null) {
-      yield* sql`UPDATE connections c SET
+    /**
+     * The connection's state after jobs ended, in their transaction: still syncing while any job of it is
+     * open. Only jobs that logged in with its current credentials (`generation`) set it: after a
+     * replacement it stays `pendiente` until a sync tries the new ones. False when it was left as it was.
+     */
+    const settle = Effect.fn("Connections.settle")(function* (id: string, generation: number, ended: Ended, whileOpen: string | null) {
+      return yield* sql`UPDATE connections c SET
             state = CASE WHEN o.open THEN 'sincronizando' ELSE ${ended.state}::text END,
             state_reason = CASE WHEN o.open THEN ${whileOpen}::text ELSE ${ended.reason}::text END,
             updated_at = now()
           FROM (SELECT EXISTS (SELECT 1 FROM sync_jobs WHERE connection_id = ${id} AND state IN ('en_cola', 'sincronizando')) AS open) o
-          WHERE c.id = ${id}`.pipe(Effect.orDie)
+          WHERE c.id = ${id} AND c.credentials_generation = ${generation}
+          RETURNING c.id`.pipe(Effect.orDie, Effect.map((rows) => rows.length > 0))
     })
 
     return { create, get, list, summaries, remove, open, replaceCredentials, lock, settle }

@@ -17,6 +17,11 @@ class SessionBusy {
   readonly _tag = "SessionBusy"
 }
 
+/** The connection's credentials were replaced between the claim and the login: the batch runs again with the new ones. */
+class CredentialsReplaced {
+  readonly _tag = "CredentialsReplaced"
+}
+
 /** What a settling transaction leaves the connection as: `ended` once no job of it is open, else `whileOpen`. */
 interface Settled {
   readonly ended: Ended
@@ -32,7 +37,9 @@ const annotated = (job: ClaimedJob) => Effect.annotateLogs({ connectionId: job.c
 /**
  * Runs the jobs of one connection that were claimed together under one upstream login. Every way a
  * job ends (its rows, its coverage, its final state) commits in one transaction with the state of
- * its connection, so no reader ever sees a finished job under a connection that still syncs.
+ * its connection, so no reader ever sees a finished job under a connection that still syncs. A job
+ * whose connection's credentials were replaced after its login keeps what it read (the old
+ * credentials were the connection's when it read) but leaves the connection `pendiente`.
  */
 export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch", {
   effect: Effect.gen(function* () {
@@ -44,10 +51,13 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
     const settings = yield* SyncSettings
 
     const settle = Effect.fn("SyncBatch.settle")(
-      function* (connectionId: string, body: Effect.Effect<Settled>) {
-        yield* connections.lock(connectionId)
+      function* (claimed: ClaimedJob, body: Effect.Effect<Settled>) {
+        yield* connections.lock(claimed.connectionId)
         const { ended, whileOpen } = yield* body
-        yield* connections.settle(connectionId, ended, whileOpen)
+        if (yield* connections.settle(claimed.connectionId, claimed.credentialsGeneration, ended, whileOpen)) return
+        yield* Effect.logInfo("the connection's credentials were replaced after this sync logged in: it stays pendiente").pipe(
+          Effect.annotateLogs({ connectionId: claimed.connectionId, jobState: ended.state })
+        )
       },
       sql.withTransaction,
       Effect.orDie
@@ -61,13 +71,14 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
 
     /** The database failed under these jobs, not their sync: hand them back without spending their attempt. */
     const requeue = Effect.fn("SyncBatch.requeue")(
-      function* (connectionId: string, batch: ReadonlyArray<ClaimedJob>, cause: Cause.Cause<unknown>) {
+      function* (batch: Arr.NonEmptyReadonlyArray<ClaimedJob>, cause: Cause.Cause<unknown>) {
+        const first = Arr.headNonEmpty(batch)
         yield* Effect.logWarning("sync interrupted by a database failure: the jobs will run again without spending an attempt", cause).pipe(
-          Effect.annotateLogs({ connectionId, jobs: batch.length })
+          Effect.annotateLogs({ connectionId: first.connectionId, jobs: batch.length })
         )
         yield* retryTransient(
           settle(
-            connectionId,
+            first,
             Effect.as(Effect.forEach(batch, (job) => jobs.release(job, Duration.millis(250))), stillOpen(null))
           ),
           untilBack
@@ -86,7 +97,7 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
 
     const commit = (job: ClaimedJob, write: Effect.Effect<SyncResult, never, Persist>) =>
       settle(
-        job.connectionId,
+        job,
         Effect.gen(function* () {
           const result = yield* write
           yield* sql`INSERT INTO sync_coverage (connection_id, scope_key, scope, synced_at, completo, job_id)
@@ -119,7 +130,7 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
             message:
               `the upstream refused the stored credentials: replace them with PATCH /api/v1/connections/${job.connectionId}; no login is tried until then`
           }
-          const failed = yield* jobs.failQueued(job.connectionId, refused)
+          const failed = yield* jobs.failQueued(job, refused)
           if (failed > 0) {
             yield* Effect.logInfo("queued sync jobs failed without a login: the credentials were refused").pipe(
               Effect.annotateLogs({ failed })
@@ -140,7 +151,7 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
     const died = (job: ClaimedJob, cause: Cause.Cause<unknown>) =>
       Effect.zipRight(
         Effect.logError("sync job died", cause).pipe(annotated(job)),
-        settle(job.connectionId, fail(job, { reason: "error_interno", message: "the sync failed unexpectedly" }))
+        settle(job, fail(job, { reason: "error_interno", message: "the sync failed unexpectedly" }))
       )
 
     /** Reads one job's scope under the batch's session and commits it; its failure is its own. */
@@ -156,8 +167,8 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
       }))
       if (Exit.isSuccess(exit)) return
       const upstream = Cause.failureOption(exit.cause)
-      if (Option.isSome(upstream)) return yield* settle(job.connectionId, failure(job, upstream.value))
-      if (Option.isSome(transientIn(exit.cause))) return yield* requeue(job.connectionId, [job], exit.cause)
+      if (Option.isSome(upstream)) return yield* settle(job, failure(job, upstream.value))
+      if (Option.isSome(transientIn(exit.cause))) return yield* requeue([job], exit.cause)
       yield* died(job, exit.cause)
     }, (effect, _session, job) => annotated(job)(effect))
 
@@ -167,6 +178,7 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
       const sync = syncs.get(first.connector)
       if (sync === undefined) return yield* Effect.dieMessage(`no sync for connector ${first.connector}`)
       const login = yield* connections.open(first.connectionId)
+      if (login.generation !== first.credentialsGeneration) return yield* Effect.fail(new CredentialsReplaced())
       if (login.refused) {
         return yield* new UpstreamCredentialsInvalid({
           upstream: login.connector,
@@ -189,16 +201,16 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
 
     const onLoginFailure = (
       batch: Arr.NonEmptyReadonlyArray<ClaimedJob>,
-      cause: Cause.Cause<UpstreamError | SessionBusy | SessionLeaseLost>
+      cause: Cause.Cause<UpstreamError | SessionBusy | SessionLeaseLost | CredentialsReplaced>
     ) => {
-      const connectionId = Arr.headNonEmpty(batch).connectionId
+      const first = Arr.headNonEmpty(batch)
       const error = Cause.failureOption(cause)
-      if (Option.isNone(error) && Option.isSome(transientIn(cause))) return requeue(connectionId, batch, cause)
+      if (Option.isNone(error) && Option.isSome(transientIn(cause))) return requeue(batch, cause)
       if (Option.isNone(error)) {
         return Effect.zipRight(
           Effect.logError("sync batch died", cause),
           settle(
-            connectionId,
+            first,
             Effect.map(
               Effect.forEach(batch, (job) => fail(job, { reason: "error_interno", message: "the sync failed unexpectedly" })),
               lastOf
@@ -208,15 +220,13 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
       }
       const failed = error.value
       // Another sync holds this user's upstream session: wait for it without spending an attempt.
-      if (failed._tag === "SessionBusy") {
-        return settle(connectionId, Effect.as(Effect.forEach(batch, (job) => jobs.release(job, Duration.millis(250))), stillOpen(null)))
-      }
       // The database could not confirm the session lease: the session stopped; try again soon without spending an attempt.
-      if (failed._tag === "SessionLeaseLost") {
-        return settle(connectionId, Effect.as(Effect.forEach(batch, (job) => jobs.release(job, Duration.millis(250))), stillOpen(null)))
+      // The credentials were replaced before the login: claimed again, the jobs log in with the new ones.
+      if (failed._tag === "SessionBusy" || failed._tag === "SessionLeaseLost" || failed._tag === "CredentialsReplaced") {
+        return settle(first, Effect.as(Effect.forEach(batch, (job) => jobs.release(job, Duration.millis(250))), stillOpen(null)))
       }
       // One transaction: now() is the same for every job, so jobs retried together are claimed together again.
-      return settle(connectionId, Effect.map(Effect.forEach(batch, (job) => failure(job, failed)), lastOf))
+      return settle(first, Effect.map(Effect.forEach(batch, (job) => failure(job, failed)), lastOf))
     }
 
     const run = Effect.fn("SyncBatch.run")(function* (batch: Arr.NonEmptyReadonlyArray<ClaimedJob>) {
@@ -226,7 +236,7 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
       }
       const [runnable, spent] = Arr.partition(batch, (j) => j.attempts > j.maxAttempts)
       for (const job of spent) {
-        yield* settle(job.connectionId, fail(job, { reason: "intentos_agotados", message: `gave up after ${job.maxAttempts} attempts` }))
+        yield* settle(job, fail(job, { reason: "intentos_agotados", message: `gave up after ${job.maxAttempts} attempts` }))
       }
       if (!Arr.isNonEmptyReadonlyArray(runnable)) return
       const heartbeat = yield* Effect.forEach(runnable, (job) => jobs.renew(job, settings.lease)).pipe(

@@ -31,8 +31,11 @@ const JobRow = Schema.Struct({
 })
 export type JobRow = typeof JobRow.Type
 const decodeJobs = Schema.decodeUnknown(Schema.Array(JobRow))
-const ClaimedRow = Schema.Struct({ ...JobRow.fields, takenOver: Schema.Boolean })
-/** A job this worker now owns; `takenOver` when another worker held it and its lease ran out. */
+const ClaimedRow = Schema.Struct({ ...JobRow.fields, takenOver: Schema.Boolean, credentialsGeneration: Schema.Int })
+/**
+ * A job this worker now owns; `takenOver` when another worker held it and its lease ran out;
+ * `credentialsGeneration`: which of its connection's credentials were stored when it was claimed.
+ */
 export type ClaimedJob = typeof ClaimedRow.Type
 const decodeClaimed = Schema.decodeUnknown(Schema.Array(ClaimedRow))
 const BATCH = 24
@@ -135,7 +138,8 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
     /**
      * Takes the next due job whose lease (if any) has run out (a crashed worker's job comes back here)
      * together with every other due job of its connection, so they run under one upstream login; the
-     * connection says `sincronizando` in the same statement, unless its credentials were refused.
+     * connection says `sincronizando` in the same statement, unless its credentials were refused. Every
+     * job of the batch carries the generation of the credentials the connection held then.
      */
     const claim = Effect.fn("SyncJobs.claim")(function* (lease: Duration.Duration) {
       return yield* sql`WITH first AS (
@@ -148,14 +152,20 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
           ), marked AS (
             UPDATE connections c SET state = 'sincronizando', state_reason = NULL, updated_at = now()
             FROM first f WHERE c.id = f.connection_id AND NOT (c.state = 'error' AND c.state_reason = 'credenciales_invalidas')
+            RETURNING c.credentials_generation
+          ), generation AS (
+            -- the row marked, which may be newer than this statement's snapshot (credentials replaced meanwhile)
+            SELECT coalesce(m.credentials_generation, c.credentials_generation) AS credentials_generation
+            FROM connections c JOIN first f ON c.id = f.connection_id LEFT JOIN marked m ON true
           )
           UPDATE sync_jobs j SET state = 'sincronizando', attempts = j.attempts + 1,
             run_after = now() + ${`${Duration.toMillis(lease)} milliseconds`}::interval,
             started_at = coalesce(j.started_at, now()),
             progress = j.progress || '{"done": 0, "step": "login"}'::jsonb
-          FROM batch b WHERE j.id = b.id
+          FROM batch b, generation g WHERE j.id = b.id
           RETURNING j.id, j.connection_id, j.workspace_id, j.connector, j.scope_key, j.scope, j.state, j.attempts, j.max_attempts,
-                    j.progress, j.counts, j.error_reason, j.error_message, j.error_parts, j.created_at, j.started_at, j.finished_at, b.taken_over`
+                    j.progress, j.counts, j.error_reason, j.error_message, j.error_parts, j.created_at, j.started_at, j.finished_at, b.taken_over,
+                    g.credentials_generation`
         .pipe(
           Effect.flatMap(decodeClaimed),
           Effect.orDie,
@@ -196,10 +206,14 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
       }
     )
 
-    /** Fails the connection's queued jobs that no worker holds: no login is tried for them. */
-    const failQueued = Effect.fn("SyncJobs.failQueued")(function* (connectionId: string, error: JobError) {
+    /**
+     * Fails the connection's queued jobs that no worker holds: no login is tried for them. Only while the
+     * connection still holds the credentials `claim` logged in with: replaced ones are yet to be tried.
+     */
+    const failQueued = Effect.fn("SyncJobs.failQueued")(function* (claim: ClaimedJob, error: JobError) {
       return yield* sql`UPDATE sync_jobs SET state = 'error', finished_at = now(), error_reason = ${error.reason}, error_message = ${error.message}
-          WHERE id IN (SELECT id FROM sync_jobs WHERE connection_id = ${connectionId} AND state = 'en_cola' FOR UPDATE SKIP LOCKED)
+          WHERE id IN (SELECT id FROM sync_jobs WHERE connection_id = ${claim.connectionId} AND state = 'en_cola' FOR UPDATE SKIP LOCKED)
+            AND EXISTS (SELECT 1 FROM connections WHERE id = ${claim.connectionId} AND credentials_generation = ${claim.credentialsGeneration})
           RETURNING id`.pipe(Effect.orDie, Effect.map((rows) => rows.length))
     })
 
