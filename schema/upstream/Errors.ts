@@ -70,7 +70,7 @@ export class UpstreamUnavailable extends Schema.TaggedError<UpstreamUnavailable>
     upstream: UpstreamName,
     retryAfterSeconds: RetryAfterSeconds,
     reason: fixed("upstream_no_disponible"),
-    message: message("the upstream is unavailable (maintenance or outage); retry after retryAfterSeconds")
+    message: message("the upstream is unavailable (maintenance or outage) for the seconds retryAfterSeconds gives")
   },
   HttpApiSchema.annotations({ status: 503 })
 ) {}
@@ -91,7 +91,7 @@ export class UpstreamRateLimited extends Schema.TaggedError<UpstreamRateLimited>
     upstream: UpstreamName,
     retryAfterSeconds: RetryAfterSeconds,
     reason: fixed("limite_de_tasa"),
-    message: message("the upstream refuses more requests for now; retry after retryAfterSeconds")
+    message: message("the upstream refuses more requests for the seconds retryAfterSeconds gives")
   },
   HttpApiSchema.annotations({ status: 429 })
 ) {}

@@ -138,10 +138,12 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
           }
           return yield* fail(job, refused)
         }
-        if (TERMINAL_REASONS.has(reason) || job.attempts >= job.maxAttempts) return yield* fail(job, { reason, message: error.message })
+        // A job's error says the wait the upstream asked for, which the error's own message can only name by its field.
+        const message = "retryAfterSeconds" in error ? `${error.message} (${error.retryAfterSeconds} s)` : error.message
+        if (TERMINAL_REASONS.has(reason) || job.attempts >= job.maxAttempts) return yield* fail(job, { reason, message })
         const retryAfter = "retryAfterSeconds" in error ? error.retryAfterSeconds : 5
         const delay = settings.retryDelay(retryAfter)
-        yield* jobs.retryLater(job, delay, { reason, message: error.message })
+        yield* jobs.retryLater(job, delay, { reason, message })
         yield* Effect.logInfo("sync job will be retried").pipe(
           Effect.annotateLogs({ reason, retryInMs: Duration.toMillis(delay), maxAttempts: job.maxAttempts })
         )

@@ -76,6 +76,9 @@ layer(Live, { excludeTestServices: true })("sync failure modes (SII simulator)",
         assert.deepStrictEqual({ state: result.stored.state, reason: result.stored.reason }, { state: "error", reason })
         assert.deepStrictEqual(result.sessions.map((e) => e.kind), Array(MAX_ATTEMPTS).fill("rejected"), "one login per attempt")
         assert.deepStrictEqual([result.documents, result.coverage, result.history], [0, 0, 0])
+        if (reason !== "sesion_en_uso") {
+          assert.match(result.job?.error?.message ?? "", /retryAfterSeconds gives \(\d+ s\)$/, "the job's error says the wait asked for")
+        }
       }))
   }
 
