@@ -1,15 +1,25 @@
 import { HttpApiSchema } from "@effect/platform"
-import { Effect, Schema } from "effect"
+import { Effect, ParseResult, Schema } from "effect"
 
 const BLANK = "a workspace name must not be blank"
+const MAX_LENGTH = 100
+
+const CONTROL = /[\u0000-\u001f\u007f]/
 
 /** Decoding trims: " acme " names the workspace "acme", in every command and lookup. */
 export const WorkspaceName = Schema.Trim.pipe(
   Schema.filter((name) => name !== "", { message: () => BLANK }),
+  Schema.filter((name) => !CONTROL.test(name), {
+    message: () => "a workspace name must not hold control characters (a tab, a line break)"
+  }),
+  Schema.filter((name) => name.length <= MAX_LENGTH, {
+    message: () => `a workspace name must be at most ${MAX_LENGTH} characters`
+  }),
   Schema.brand("WorkspaceName")
 ).annotations({
   identifier: "WorkspaceName",
-  description: "A workspace's name: any text with at least one visible character, without leading or trailing spaces"
+  description:
+    `A workspace's name: text of 1 to ${MAX_LENGTH} characters with at least one visible character and no control characters, without leading or trailing spaces`
 })
 export type WorkspaceName = typeof WorkspaceName.Type
 
@@ -22,5 +32,12 @@ export class WorkspaceNameInvalid extends Schema.TaggedError<WorkspaceNameInvali
 /** The name as a WorkspaceName, or WorkspaceNameInvalid saying why. */
 export const decodeWorkspaceName = (name: string) =>
   Schema.decodeUnknown(WorkspaceName)(name).pipe(
-    Effect.mapError(() => new WorkspaceNameInvalid({ name, message: `${BLANK} (got ${JSON.stringify(name)})` }))
+    Effect.mapError((error) =>
+      new WorkspaceNameInvalid({
+        name: name.slice(0, MAX_LENGTH),
+        message: `${ParseResult.ArrayFormatter.formatErrorSync(error)[0]?.message ?? BLANK} (got ${
+          name.length > 40 ? `${JSON.stringify(name.slice(0, 20))}…, ${name.length} characters` : JSON.stringify(name)
+        })`
+      })
+    )
   )

@@ -60,14 +60,22 @@ layer(ServicesTest)("Workspaces", (it) => {
       assert.strictEqual((yield* workspaces.inProcess(uniqueName("fresh"))).plan, "free", "a workspace made without a plan is free")
     }))
 
-  it.effect("a blank or whitespace-only workspace name is WorkspaceNameInvalid, and no workspace is made", () =>
+  it.effect("a blank, whitespace-only, control-character or over-long workspace name is WorkspaceNameInvalid saying why, and no workspace is made", () =>
     Effect.gen(function* () {
       const workspaces = yield* Workspaces
       const before = (yield* workspaces.list()).length
-      for (const name of ["", "   ", "\t\n"]) {
+      const cases = [
+        ["", "a workspace name must not be blank"],
+        ["   ", "a workspace name must not be blank"],
+        ["\t\n", "a workspace name must not be blank"],
+        ["a\tb", "a workspace name must not hold control characters"],
+        ["line\nbreak", "a workspace name must not hold control characters"],
+        ["w".repeat(101), "a workspace name must be at most 100 characters (got \"wwwwwwwwwwwwwwwwwwww\"…, 101 characters)"]
+      ] as const
+      for (const [name, says] of cases) {
         const issued = yield* workspaces.issueKey({ workspace: name, plan: Option.none() }).pipe(Effect.flip)
         assert.strictEqual(issued._tag, "WorkspaceNameInvalid")
-        assert.include(issued.message, "a workspace name must not be blank")
+        assert.include(issued.message, says)
         const created = yield* workspaces.create(name, "free").pipe(Effect.flip)
         assert.strictEqual(created._tag, "WorkspaceNameInvalid")
         const ensured = yield* workspaces.inProcess(name).pipe(Effect.flip)
