@@ -11,9 +11,14 @@ export type ConnectorName = typeof ConnectorName.Type
 export const ConnectionState = Schema.Literal("pendiente", "sincronizando", "sincronizada", "error")
 export type ConnectionState = typeof ConnectionState.Type
 
+/** Far above any portal's password, and far below what a body may carry. */
+const CLAVE_MAX = 256
+
 export const Credentials = Schema.Struct({
   rut: Rut.annotations({ description: "RUT of the user, e.g. 77123456-9 (dots allowed)" }),
-  clave: Schema.Redacted(Schema.String.pipe(Schema.minLength(1))).annotations({ description: "Clave (never returned or logged)" })
+  clave: Schema.Redacted(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(CLAVE_MAX))).annotations({
+    description: `Clave, 1 to ${CLAVE_MAX} characters (never returned or logged)`
+  })
 })
 export type Credentials = typeof Credentials.Type
 

@@ -126,6 +126,12 @@ export class Connections extends Effect.Service<Connections>()("brein/connection
           issues: [{ path: "institution", message: "is missing" }]
         })
       }
+      if (input.connector !== "banco" && input.institution !== undefined) {
+        return yield* new InvalidInput({
+          message: `institution: only a banco connection names a bank; leave it out of a ${input.connector} connection`,
+          issues: [{ path: "institution", message: `is not a field of a ${input.connector} connection` }]
+        })
+      }
       const institution = input.connector === "banco" ? input.institution ?? null : null
       const id = yield* newId("conn")
       const sealed = yield* vault.seal(JSON.stringify({ rut: input.credentials.rut, clave: Redacted.value(input.credentials.clave) }))

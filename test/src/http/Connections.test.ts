@@ -139,6 +139,29 @@ layer(HttpConnected, { excludeTestServices: true })("HTTP connections API", (it)
       assert.strictEqual(raw.status, 422)
     }))
 
+  it.effect("an sii connection naming a bank, or a clave over 256 characters, is InvalidInput (422) naming the field; nothing is made", () =>
+    Effect.gen(function* () {
+      const { client, key } = yield* workspace("paid")
+      const error = yield* Effect.flip(
+        client.connections.create({
+          payload: { connector: "sii", institution: "bci", credentials: { rut: rut(76900007), clave: Redacted.make(CLAVE) } }
+        })
+      )
+      assert.strictEqual(error._tag, "InvalidInput")
+      if (error._tag === "InvalidInput") assert.deepStrictEqual(error.issues.map((i) => i.path), ["institution"])
+      const long = "k".repeat(257)
+      const raw = yield* rawRequest(
+        HttpClientRequest.post("/api/v1/connections").pipe(
+          HttpClientRequest.bearerToken(Redacted.value(key)),
+          HttpClientRequest.bodyUnsafeJson({ connector: "sii", credentials: { rut: rut(76900007), clave: long } })
+        )
+      )
+      assert.strictEqual(raw.status, 422)
+      assert.include(raw.text, "credentials.clave")
+      assert.notInclude(raw.text, "kkkkkkkk", "the clave is not echoed")
+      assert.deepStrictEqual((yield* client.connections.list()).connections, [])
+    }))
+
   it.effect("a bad RUT is InvalidInput (422) with a message that says what a RUT looks like, and does not echo the clave", () =>
     Effect.gen(function* () {
       const { key } = yield* workspace("paid")
