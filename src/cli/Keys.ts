@@ -88,7 +88,7 @@ const revoke = Command.make("revoke", {
         }
     )
     const shown = revoked === undefined ? options.prefix.slice(0, KEY_PREFIX_LENGTH) : revoked.prefix
-    yield* Console.error(`revoked ${shown}: every running brein refuses it from now on`)
+    yield* Console.log(`revoked ${shown}: every running brein refuses it from now on`)
   }).pipe(Effect.provide(AdminLive), databaseSettings(options))).pipe(
     Command.withDescription("Revoke an API key; every running process refuses it within a second")
   )

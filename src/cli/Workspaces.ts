@@ -24,7 +24,7 @@ const create = Command.make("create", {
     const created = yield* (yield* Workspaces).create(options.name, Option.getOrElse(options.plan, () => "free" as const)).pipe(
       Effect.mapError((error) => new CommandFailed({ message: error.message, exitCode: 1 }))
     )
-    yield* Console.error(
+    yield* Console.log(
       `created workspace "${created.name}" (plan ${created.plan}); make its key with: brein keys create --workspace ${created.name}`
     )
   }).pipe(Effect.provide(AdminLive), databaseSettings(options))).pipe(Command.withDescription("Create a workspace"))

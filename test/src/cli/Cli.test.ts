@@ -226,7 +226,7 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
 
         const revoked = yield* brein("keys", "revoke", key)
         assert.strictEqual(revoked.exitCode, 0, revoked.stderr)
-        assert.include(revoked.stderr, `revoked ${key.slice(0, 14)}:`)
+        assert.include(revoked.stdout, `revoked ${key.slice(0, 14)}:`, "the answer is on stdout, as every operator command's")
         assert.notInclude(revoked.stdout + revoked.stderr, secret)
         const refused = yield* (yield* Workspaces).authenticate(key).pipe(Effect.flip)
         assert.strictEqual(refused._tag, "Unauthorized")
@@ -266,6 +266,7 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
     Effect.gen(function* () {
       const created = yield* brein("workspaces", "create", "northwind", "--plan", "paid")
       assert.strictEqual(created.exitCode, 0, created.stderr)
+      assert.include(created.stdout, `created workspace "northwind" (plan paid)`, "the answer is on stdout, as every operator command's")
       const listed = yield* brein("workspaces", "list")
       assert.strictEqual(listed.exitCode, 0, listed.stderr)
       assert.match(listed.stdout, /^NAME\s+PLAN\s+KEYS\s+CONNECTIONS\s+CREATED$/m)
