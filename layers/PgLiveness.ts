@@ -9,9 +9,20 @@ const awaitingAnswer = (client: Pg.PoolClient): boolean => "readyForQuery" in cl
  * Whether the database answers a new connection and a `SELECT 1` within `bound`. Any answer counts, an
  * error too (too many connections, starting up): the server is there. Silence, a refusal or a reset do not.
  */
+/**
+ * The probe's own connection. What it learns comes from its promises; the error event pg emits when the
+ * connection is lost after it connected (the database stopped, a reset, the probe closed on a timeout) is
+ * one of those answers again, and would otherwise be thrown out of the process.
+ */
+export const probeClient = (config: Pg.ClientConfig, bound: Duration.Duration): Pg.Client => {
+  const probe = new Pg.Client({ ...config, connectionTimeoutMillis: Duration.toMillis(bound), application_name: "brein liveness" })
+  probe.on("error", () => undefined)
+  return probe
+}
+
 const answers = Effect.fn("PgPool.probe")((config: Pg.ClientConfig, bound: Duration.Duration) =>
   Effect.acquireUseRelease(
-    Effect.sync(() => new Pg.Client({ ...config, connectionTimeoutMillis: Duration.toMillis(bound), application_name: "brein liveness" })),
+    Effect.sync(() => probeClient(config, bound)),
     (probe) =>
       Effect.tryPromise(async () => {
         await probe.connect()
