@@ -1,17 +1,14 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Effect, ParseResult, Schema } from "effect"
+import { oneLine } from "./OneLine.ts"
 
 const BLANK = "a workspace name must not be blank"
 const MAX_LENGTH = 100
 
-const CONTROL = /[\u0000-\u001f\u007f]/
-
 /** Decoding trims: " acme " names the workspace "acme", in every command and lookup. */
 export const WorkspaceName = Schema.Trim.pipe(
   Schema.filter((name) => name !== "", { message: () => BLANK }),
-  Schema.filter((name) => !CONTROL.test(name), {
-    message: () => "a workspace name must not hold control characters (a tab, a line break)"
-  }),
+  oneLine("a workspace name must not hold control characters (a tab, a line break)"),
   Schema.filter((name) => name.length <= MAX_LENGTH, {
     message: () => `a workspace name must be at most ${MAX_LENGTH} characters`
   }),

@@ -1,4 +1,5 @@
 import { Either } from "effect"
+import { hasControlCharacter } from "../OneLine.ts"
 
 /** The variables a topic's pattern may use: what the team knows of a prospect, its company and the sender. */
 export const PATTERN_VARIABLES = [
@@ -33,7 +34,6 @@ const isVariable = (name: string): name is PatternVariable => (PATTERN_VARIABLES
 // Only a name of this shape is ever repeated in an error: anything else is described, never echoed.
 const NAME = /^[a-z_][a-z0-9_]{0,30}$/
 const PLACEHOLDER = /^\{\{ ?([^{}]*?) ?\}\}/
-const CONTROL = /\p{Cc}/u
 
 /**
  * Compiles a pattern: one line of text with `{{variable}}` placeholders (a space inside the braces is
@@ -43,7 +43,7 @@ const CONTROL = /\p{Cc}/u
 export const compilePattern = (pattern: string): Either.Either<CompiledPattern, string> => {
   if (pattern.trim() === "") return Either.left("must not be empty")
   if (pattern.length > PATTERN_MAX) return Either.left(`must be at most ${PATTERN_MAX} characters, got ${pattern.length}`)
-  if (CONTROL.test(pattern)) return Either.left("must be one line of text, without line breaks or control characters")
+  if (hasControlCharacter(pattern)) return Either.left("must be one line of text, without line breaks or control characters")
   const segments: Array<Segment> = []
   let rest = pattern
   let text = ""

@@ -2,6 +2,7 @@ import { Command, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { Console, Effect, Layer, Option, Schema } from "effect"
 import { AdminLive } from "../../layers/Admin.ts"
 import { PROVIDER_DAILY_CAP, PROVIDER_MIN_SPACING, SuppressionReason } from "../../schema/catalog/Sequences.ts"
+import { hasControlCharacter } from "../../schema/OneLine.ts"
 import { Mailboxes } from "../../services/catalog/sequences/Mailboxes.ts"
 import { Suppressions } from "../../services/catalog/sequences/Suppressions.ts"
 import { Workspaces } from "../../services/workspace/Workspaces.ts"
@@ -29,8 +30,6 @@ const bounded = (name: string, min: number, max: number) =>
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 const DISPLAY_NAME_MAX = 100
 
-const CONTROL = /[\u0000-\u001f\u007f]/
-
 const add = Command.make("add", {
   ...database,
   workspace: workspaceOption,
@@ -51,7 +50,7 @@ const add = Command.make("add", {
         ? "must not be blank: recipients see it beside the address"
         : name.length > DISPLAY_NAME_MAX
         ? `must be at most ${DISPLAY_NAME_MAX} characters, not ${name.length}`
-        : CONTROL.test(name)
+        : hasControlCharacter(name)
         ? "must not hold control characters (line breaks, tabs)"
         : undefined
       return wrong === undefined ? Effect.succeed(name) : Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--name ${wrong}`)))

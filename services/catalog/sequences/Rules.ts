@@ -6,6 +6,7 @@ import {
   type SuppressionReason
 } from "../../../schema/catalog/Sequences.ts"
 import type { Finding, RuleId } from "../../../schema/catalog/SequenceTools.ts"
+import { hasControlCharacter } from "../../../schema/OneLine.ts"
 import type { MailboxRow } from "./Mailboxes.ts"
 import { renderMessage, SPIN, VARIABLE, variantsOf } from "./Render.ts"
 import type { RecipientRow } from "./SequenceStore.ts"
@@ -139,7 +140,6 @@ const suppression: Check = ({ recipients }, out) => {
 
 const letters = (text: string) => text.replace(/\{\{[^}]*\}\}/g, "").replace(/[^\p{L}]/gu, "")
 
-const CONTROL = /\p{Cc}/u
 const MAX_SPUN = 256
 
 /** The texts a template's spintax can come to (merge fields as a placeholder), innermost group first, as Render picks; at most MAX_SPUN. */
@@ -163,7 +163,7 @@ const subjectHonesty: Check = ({ definition }, out) => {
   definition.steps.forEach((step, index) => {
     for (const variant of variantsOf(step)) {
       const at = { step_id: step.id, variant: variant.id }
-      if (CONTROL.test(variant.subject)) {
+      if (hasControlCharacter(variant.subject)) {
         out.block("subject_honesty", "the subject must be one line: remove its line breaks and control characters", at)
       }
       if (index === 0 && spun(variant.subject).some((subject) => DECEPTIVE_PREFIX.test(subject))) {
