@@ -1,8 +1,8 @@
 import { Command, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { Console, Effect, Layer, Option, Schema } from "effect"
 import { AdminLive } from "../../layers/Admin.ts"
+import { decodeMailboxName, MAILBOX_NAME_MAX } from "../../schema/catalog/MailboxName.ts"
 import { PROVIDER_DAILY_CAP, PROVIDER_MIN_SPACING, SuppressionReason } from "../../schema/catalog/Sequences.ts"
-import { hasControlCharacter } from "../../schema/OneLine.ts"
 import { Mailboxes } from "../../services/catalog/sequences/Mailboxes.ts"
 import { Suppressions } from "../../services/catalog/sequences/Suppressions.ts"
 import { Workspaces } from "../../services/workspace/Workspaces.ts"
@@ -28,7 +28,6 @@ const bounded = (name: string, min: number, max: number) =>
   )
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
-const DISPLAY_NAME_MAX = 100
 
 const add = Command.make("add", {
   ...database,
@@ -43,18 +42,10 @@ const add = Command.make("add", {
     )
   ),
   name: Options.text("name").pipe(
-    Options.withDescription(`The display name of the sender, as recipients see it (1 to ${DISPLAY_NAME_MAX} characters)`),
-    Options.mapEffect((given) => {
-      const name = given.trim()
-      const wrong = name === ""
-        ? "must not be blank: recipients see it beside the address"
-        : name.length > DISPLAY_NAME_MAX
-        ? `must be at most ${DISPLAY_NAME_MAX} characters, not ${name.length}`
-        : hasControlCharacter(name)
-        ? "must not hold control characters (line breaks, tabs)"
-        : undefined
-      return wrong === undefined ? Effect.succeed(name) : Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--name ${wrong}`)))
-    })
+    Options.withDescription(`The display name of the sender, as recipients see it (1 to ${MAILBOX_NAME_MAX} characters)`),
+    Options.mapEffect((given) =>
+      decodeMailboxName(given).pipe(Effect.mapError((invalid) => ValidationError.invalidValue(HelpDoc.p(`--name ${invalid.reason}`))))
+    )
   ),
   dailyCap: Options.integer("daily-cap").pipe(
     Options.withDescription(`Messages a day at most (1–${PROVIDER_DAILY_CAP}, default ${PROVIDER_DAILY_CAP})`),

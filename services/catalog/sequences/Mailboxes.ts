@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { DateTime, Effect, Option, Schema } from "effect"
+import { decodeMailboxName } from "../../../schema/catalog/MailboxName.ts"
 import { newId } from "../../Ids.ts"
 
 export const MailboxRow = Schema.Struct({
@@ -33,13 +34,15 @@ export class Mailboxes extends Effect.Service<Mailboxes>()("brein/catalog/sequen
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
+    /** Adds the mailbox (its name trimmed), or none when the workspace has one of that address; a bad name is MailboxNameInvalid. */
     const add = Effect.fn("Mailboxes.add")(function* (workspaceId: string, mailbox: NewMailbox) {
+      const displayName = yield* decodeMailboxName(mailbox.displayName)
       const id = yield* newId("mb")
       const grantId = yield* newId("grant")
       const now = DateTime.toDateUtc(yield* DateTime.now)
       const rows = yield* sql`INSERT INTO mailboxes (id, workspace_id, email, display_name, grant_id, spf, dkim, dmarc, daily_cap,
           min_spacing_seconds, created_at)
-        VALUES (${id}, ${workspaceId}, ${mailbox.email.toLowerCase()}, ${mailbox.displayName}, ${grantId}, ${mailbox.spf}, ${mailbox.dkim},
+        VALUES (${id}, ${workspaceId}, ${mailbox.email.toLowerCase()}, ${displayName}, ${grantId}, ${mailbox.spf}, ${mailbox.dkim},
           ${mailbox.dmarc}, ${mailbox.dailyCap}, ${mailbox.minSpacingSeconds}, ${now})
         ON CONFLICT (workspace_id, email) DO NOTHING RETURNING *`.pipe(Effect.flatMap(decodeRows), Effect.orDie)
       return Option.fromNullable(rows[0])

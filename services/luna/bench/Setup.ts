@@ -57,7 +57,7 @@ export const applySetup = Effect.fn("Bench.setup")(function* (who: Owner, sessio
       spf: true,
       dkim: true,
       dmarc: true
-    })
+    }).pipe(Effect.catchTag("MailboxNameInvalid", (invalid) => failed(`mailbox ${i + 1}: ${invalid.message}`)))
     if (Option.isNone(added)) return yield* failed(`mailbox ${i + 1}: ${mailbox.email} is given twice`)
     bindings.set(`m${i + 1}`, { id: added.value.id, email: added.value.email })
   }

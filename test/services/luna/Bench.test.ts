@@ -69,6 +69,22 @@ layer(LunaBenchTest, { timeout: "120 seconds" })("the bench harness", (it) => {
       assert.deepStrictEqual(unused.meters.problems, ["1 recorded replies were not used"])
     }))
 
+  it.effect("a brief whose mailbox has a bad display name fails its setup, saying why", () =>
+    Effect.gen(function* () {
+      const [brief] = yield* briefs("preflight-secuencia")
+      const mailbox = brief?.setup.mailboxes?.[0]
+      if (brief === undefined || mailbox === undefined) return assert.fail("no brief with a mailbox")
+      const run = yield* replayBrief({
+        ...brief,
+        setup: { ...brief.setup, mailboxes: [{ ...mailbox, display_name: "Ventas\nBcc: x@y.example" }] }
+      })
+      assert.isFalse(run.meters.ok)
+      assert.include(
+        run.meters.problems.join("; "),
+        "setup: mailbox 1: a mailbox's display name must not hold control characters (line breaks, tabs)"
+      )
+    }))
+
   it.effect("a limit without a redirect tool misses its brief", () =>
     Effect.gen(function* () {
       const [brief] = yield* briefs("bandeja-gmail")

@@ -79,5 +79,5 @@ layer(MailboxesTest, { excludeTestServices: true, timeout: "90 seconds" })("brei
       const list = yield* brein("suppressions", "list", "--workspace", name)
       assert.match(list.stdout, /@competidor\.example\s+blocked_domain\s+operator/)
       assert.notInclude(list.stdout, "a@b.example")
-    }))
+    }), { timeout: 90_000 })
 })
