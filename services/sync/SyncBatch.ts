@@ -55,7 +55,7 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
         yield* connections.lock(claimed.connectionId)
         const { ended, whileOpen } = yield* body
         if (yield* connections.settle(claimed.connectionId, claimed.credentialsGeneration, ended, whileOpen)) return
-        yield* Effect.logInfo("the connection's credentials were replaced after this sync logged in: it stays pendiente").pipe(
+        yield* Effect.logInfo("the connection's credentials were replaced while this sync ran: it stays pendiente").pipe(
           Effect.annotateLogs({ connectionId: claimed.connectionId, jobState: ended.state })
         )
       },
