@@ -169,6 +169,13 @@ export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaTyp
       }`
     })
   }
+
+  /** A body declared in a character set other than UTF-8, the one every body is read in. */
+  static charset(charset: string) {
+    return new UnsupportedMediaType({
+      message: `the request body must be UTF-8 (charset=utf-8, or no charset), not charset=${JSON.stringify(charset.slice(0, 40))}`
+    })
+  }
 }
 
 export class RouteNotFound extends Schema.TaggedError<RouteNotFound>()(

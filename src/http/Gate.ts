@@ -85,6 +85,15 @@ const MAX_AUTHORIZATION = 512
 const JSON_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i
 const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(;|$)/i
 const MULTIPART_TYPE = /^multipart\/form-data\s*;/i
+/** A `charset` parameter of Content-Type (RFC 9110: a token or a quoted string, any case). */
+const CHARSET = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i
+/** Every body is read as UTF-8 (RFC 8259 for JSON); US-ASCII is UTF-8 too. */
+const READ_AS_UTF8 = new Set(["utf-8", "utf8", "us-ascii"])
+const foreignCharset = (type: string): string | undefined => {
+  const found = CHARSET.exec(type)
+  const charset = found?.[1] ?? found?.[2]
+  return charset === undefined || READ_AS_UTF8.has(charset.toLowerCase()) ? undefined : charset
+}
 
 /** The bodies a route takes, and how a refusal names them. */
 export interface Bodies {
@@ -181,6 +190,9 @@ export class Gate extends Effect.Service<Gate>()("brein/http/Gate", {
       if (hasBody(headers) && (type === undefined || !bodies.types.some((t) => t.test(type)))) {
         return Effect.fail(UnsupportedMediaType.of(type, bodies.said))
       }
+      const charset = type === undefined ? undefined : foreignCharset(type)
+      // Read as UTF-8 anyway, a Latin-1 "Muñoz" would be stored as "Mu\uFFFDoz": refused rather than changed.
+      if (hasBody(headers) && charset !== undefined) return Effect.fail(UnsupportedMediaType.charset(charset))
       return Effect.void
     }
 

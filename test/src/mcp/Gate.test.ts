@@ -96,6 +96,30 @@ layer(GatedTest, { excludeTestServices: true })("one gate for REST and /mcp", (i
       assert.include(String(unauthorized["hint"]), "brein keys create")
     }))
 
+  it.effect("a body declared in another charset than UTF-8 is refused on both, not read as UTF-8; UTF-8 however written passes", () =>
+    Effect.gen(function* () {
+      const key = yield* issueKey("charsets", "free")
+      const headers = (type: string) => ({ ...json, authorization: `Bearer ${key}`, "content-type": type })
+      for (
+        const [type, charset] of [["application/json; charset=latin1", "latin1"], ["application/json;charset=\"ISO-8859-1\"", "ISO-8859-1"]]
+      ) {
+        const rest = yield* raw({ method: "POST", path: REST, headers: headers(type), body: reflect("Muñoz") })
+        const mcp = yield* raw({ method: "POST", path: "/mcp", headers: headers(type), body: rpcReflect("Muñoz") })
+        for (const [surface, answer] of [["REST", rest], ["MCP", mcp]] as const) {
+          assert.strictEqual(answer.status, 415, `${type} on ${surface}`)
+          assert.deepStrictEqual(yield* errorBody(answer), {
+            _tag: "UnsupportedMediaType",
+            message: `the request body must be UTF-8 (charset=utf-8, or no charset), not charset="${charset}"`
+          })
+        }
+      }
+      for (const type of ["application/json; charset=utf-8", "application/json; charset=\"UTF-8\"", "application/json;charset=US-ASCII"]) {
+        const answer = yield* raw({ method: "POST", path: REST, headers: headers(type), body: reflect("Muñoz") })
+        assert.strictEqual(answer.status, 200, `${type}: ${answer.text}`)
+        assert.include(answer.text, "Muñoz", type)
+      }
+    }))
+
   it.effect("/mcp refuses a foreign Origin or Host (403) unless BREIN_ALLOWED_ORIGINS lists it; localhost and no Origin pass", () =>
     Effect.gen(function* () {
       const key = yield* issueKey("origins", "free")
