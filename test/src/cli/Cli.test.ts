@@ -309,6 +309,20 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
       assert.strictEqual((yield* healthOn(port, server)).status, 200)
     }).pipe(Effect.scoped), { timeout: 90_000 })
 
+  it.effect("an operator command logs at Warning, or at the level --log-level asks for", () =>
+    Effect.gen(function* () {
+      const dataDir = yield* tempDataDir
+      const env = { DATABASE_URL: "", BREIN_DATA_DIR: dataDir }
+      const asked = yield* runBrein(env, "workspaces", "list", "--log-level", "debug")
+      assert.strictEqual(asked.exitCode, 0, asked.stderr)
+      assert.include(asked.stderr, "level=DEBUG", "the embedded database's own lines, logged at Debug")
+      if (process.env["LOG_LEVEL"] === undefined) {
+        const quiet = yield* runBrein(env, "workspaces", "list")
+        assert.strictEqual(quiet.exitCode, 0, quiet.stderr)
+        assert.notMatch(quiet.stderr, /level=(DEBUG|INFO)/)
+      }
+    }).pipe(Effect.scoped), { timeout: 90_000 })
+
   it.effect("a port that is not 1 to 65535 ends serve before anything starts: no database, no server", () =>
     Effect.gen(function* () {
       const runs = [
