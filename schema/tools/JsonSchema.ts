@@ -16,8 +16,15 @@ const isAnything = (value: JsonObject) => {
 const isEmpty = (value: unknown) => isObject(value) && Object.keys(value).length === 0
 
 /**
+ * The title Effect gives a built-in filter: its own name (`between(1, 100)`, `maxLength(64)`, `positive`).
+ * Clients show a title as the field's label; the filter's description, kept, says the rule in words.
+ */
+const FILTER_TITLE = /^[a-z][A-Za-z]*(\(.*\))?$/
+
+/**
  * Plain JSON Schema 2020-12 that every client reads: named definitions inlined (none is recursive
- * today; a recursive one keeps its `$defs`), no Effect `$id` markers, no `additionalProperties: {}`.
+ * today; a recursive one keeps its `$defs`), no Effect `$id` markers, no `additionalProperties: {}`,
+ * no filter names as titles.
  */
 export const portable = (schema: JsonObject): JsonObject => {
   const { $schema: _dialect, $defs, ...root } = schema
@@ -43,6 +50,8 @@ export const portable = (schema: JsonObject): JsonObject => {
     const out: JsonObject = {}
     for (const [key, child] of Object.entries(value)) {
       if (key === "$id" && typeof child === "string" && child.startsWith("/schemas/")) continue
+      // a string: a property named `title` is a schema (an object) under `properties`, and stays
+      if (key === "title" && typeof child === "string" && FILTER_TITLE.test(child)) continue
       const next = walk(child, trail)
       if ((key === "additionalProperties" || key === "items") && isEmpty(next)) continue
       out[key] = next
