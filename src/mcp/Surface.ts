@@ -7,7 +7,7 @@ import {
   Server,
   type ServerContext
 } from "@modelcontextprotocol/server"
-import { Cause, Data, Effect, Exit, Option, type Tracer } from "effect"
+import { Cause, Data, Effect, Exit, Option, Schema, type Tracer } from "effect"
 import { ServiceUnavailable, type ToolNotFound } from "../../schema/Errors.ts"
 import { isToolId } from "../../schema/Ids.ts"
 import type { CallContext, Principal } from "../../schema/Principal.ts"
@@ -41,7 +41,16 @@ const progressFor = (ctx: ServerContext): CallContext["onProgress"] => {
     )
 }
 
-const SEVERITY: ReadonlyArray<LoggingLevel> = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
+const SEVERITY = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const satisfies ReadonlyArray<
+  LoggingLevel
+>
+
+/** Ours rather than the SDK's, whose refusal of a level is an internal error (-32603) quoting its schema whole. */
+const SetLevelParams = Schema.standardSchemaV1(Schema.Struct({
+  level: Schema.Literal(...SEVERITY).annotations({
+    message: () => ({ message: `must be one of ${SEVERITY.join(", ")}`, override: true })
+  })
+}))
 const isSync = (toolId: string) => toolId.endsWith(".conexion.sincronizar")
 
 /**
@@ -141,8 +150,8 @@ export const makeMcpSurface = Effect.gen(function* () {
 
   const server = (principal: Principal, parent?: Tracer.AnySpan) => {
     const mcp = new Server(serverInfo, { capabilities: { tools: { listChanged: false }, logging: {} }, instructions: INSTRUCTIONS })
-    mcp.setRequestHandler("logging/setLevel", (request) => {
-      levels.set(keyOf(principal), request.params.level)
+    mcp.setRequestHandler("logging/setLevel", { params: SetLevelParams }, (params) => {
+      levels.set(keyOf(principal), params.level)
       return {}
     })
     mcp.setRequestHandler("tools/list", () => catalog.listing)

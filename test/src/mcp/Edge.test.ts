@@ -9,7 +9,7 @@ import { action } from "../../../services/tools/Tool.ts"
 import { listen, serveOn } from "../../../src/http/Server.ts"
 import { TestDatabase } from "../../support/TestDatabase.ts"
 import { issueKey } from "./McpTestServer.ts"
-import { raw, type RawAnswer } from "./RawHttp.ts"
+import { raw, type RawAnswer, rpcOf } from "./RawHttp.ts"
 
 /** A tool whose input names secrets: what a wrong value of them answers must not contain it. */
 const LockerConnector = connector({
@@ -51,15 +51,6 @@ const ErrorBody = Schema.parseJson(Schema.Struct(
 const errorBody = (answer: RawAnswer) => Schema.decodeUnknown(ErrorBody)(answer.text)
 
 const json = { "content-type": "application/json", accept: "application/json, text/event-stream" }
-
-/** The JSON-RPC message of an /mcp answer, sent as JSON or as one event. */
-export const rpcOf = (answer: RawAnswer) => {
-  const data = answer.text.split("\n").find((line) => line.startsWith("data: "))
-  return JSON.parse(data === undefined ? answer.text : data.slice(6)) as {
-    readonly error?: { readonly code: number; readonly message: string; readonly data?: Record<string, unknown> }
-    readonly result?: { readonly isError?: boolean; readonly content: ReadonlyArray<{ readonly text: string }> }
-  }
-}
 
 export const toolsCall = (key: string, name: string, args: unknown) =>
   raw({

@@ -11,6 +11,7 @@ import { changes } from "../../../src/mcp/SyncLog.ts"
 import { rut, siiConnection, simulatedServices } from "../../support/Connected.ts"
 import { TestDatabase } from "../../support/TestDatabase.ts"
 import { bearer, callTool, connect, ERAS, errorOf, listTools } from "./McpTestServer.ts"
+import { raw, rpcOf } from "./RawHttp.ts"
 
 const job = (patch: Partial<JobRow>): JobRow => ({
   id: "job_1",
@@ -117,5 +118,36 @@ layer(SyncingMcp, { excludeTestServices: true })("MCP logging", (it) => {
         const none = yield* callTool(client, "sii.conexion.sincronizar", { periodo, perspectiva: "ventas" })
         assert.deepInclude(yield* errorOf(none), { _tag: "Forbidden", reason: "connection_required" })
       }
+    }))
+
+  it.effect("logging/setLevel refuses a level it does not know as invalid params (-32602), naming the levels, without echoing it", () =>
+    Effect.gen(function* () {
+      const { key } = yield* paidKey("logging-bad-level")
+      const setLevel = (params: unknown) =>
+        raw({
+          method: "POST",
+          path: "/mcp",
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            authorization: `Bearer ${key}`,
+            "mcp-protocol-version": "2025-06-18"
+          },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "logging/setLevel", params })
+        }).pipe(Effect.map(rpcOf))
+      for (const level of ["loud", 3, "INFO", "x".repeat(10_000)]) {
+        assert.deepStrictEqual((yield* setLevel({ level })).error, {
+          code: -32602,
+          message:
+            "Invalid params for logging/setLevel: level: must be one of debug, info, notice, warning, error, critical, alert, emergency"
+        }, String(level).slice(0, 20))
+      }
+      assert.deepStrictEqual((yield* setLevel({})).error, {
+        code: -32602,
+        message: "Invalid params for logging/setLevel: level: is missing"
+      })
+      const ok = yield* setLevel({ level: "warning" })
+      assert.isUndefined(ok.error, "a level it knows is taken")
+      assert.isDefined(ok.result)
     }))
 })

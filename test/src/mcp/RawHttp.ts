@@ -50,3 +50,12 @@ export const raw = (options: RawRequest) =>
       } else if (body !== undefined) req.write(body)
       req.end()
     }))
+
+/** The JSON-RPC message of an /mcp answer, sent as JSON or as one event. */
+export const rpcOf = (answer: RawAnswer) => {
+  const data = answer.text.split("\n").find((line) => line.startsWith("data: "))
+  return JSON.parse(data === undefined ? answer.text : data.slice(6)) as {
+    readonly error?: { readonly code: number; readonly message: string; readonly data?: Record<string, unknown> }
+    readonly result?: { readonly isError?: boolean; readonly content: ReadonlyArray<{ readonly text: string }> }
+  }
+}
