@@ -207,34 +207,71 @@ const collect = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey>
   }
 }
 
-/** How many leaf issues a tree holds, without formatting any (iterative: a tree may be deep). */
-export const leafCount = (root: ParseResult.ParseIssue): number => {
-  let n = 0
-  const stack: Array<ParseResult.ParseIssue> = [root]
-  for (let issue = stack.pop(); issue !== undefined; issue = stack.pop()) {
+/** The path of every issue a tree holds, in order, without formatting any (iterative: a tree may be deep). */
+function* issuePaths(root: ParseResult.ParseIssue): Generator<ReadonlyArray<PropertyKey>> {
+  const stack: Array<readonly [ParseResult.ParseIssue, ReadonlyArray<PropertyKey>]> = [[root, []]]
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const [issue, path] = top
+    if (hasMessage(issue)) {
+      yield path
+      continue
+    }
     switch (issue._tag) {
       case "Pointer":
+        stack.push([issue.issue, [...path, ...(Array.isArray(issue.path) ? issue.path : [issue.path])]])
+        break
       case "Transformation":
       case "Refinement":
-        stack.push(issue.issue)
+        stack.push([issue.issue, path])
         break
-      case "Composite":
-        if (Array.isArray(issue.issues)) stack.push(...(issue.issues as ReadonlyArray<ParseResult.ParseIssue>))
-        else stack.push(issue.issues as ParseResult.ParseIssue)
+      case "Composite": {
+        const inner = Array.isArray(issue.issues)
+          ? issue.issues as ReadonlyArray<ParseResult.ParseIssue>
+          : [issue.issues as ParseResult.ParseIssue]
+        for (let at = inner.length - 1; at >= 0; at--) {
+          const next = inner[at]
+          if (next !== undefined) stack.push([next, path])
+        }
         break
+      }
       default:
-        n++
+        yield path
     }
+  }
+}
+
+/**
+ * How many issues `readableIssues` makes of issues at these paths: one a run of them at one path (a
+ * field's alternatives, an optional field's "or undefined", are one issue), as many as the runs.
+ */
+const runs = (paths: Iterable<ReadonlyArray<PropertyKey>>): number => {
+  let n = 0
+  let last: string | undefined
+  for (const path of paths) {
+    const key = path.map(String).join("\u0000")
+    if (key !== last) n++
+    last = key
   }
   return n
 }
 
-/** The first issues (formatted, at most MAX_RAW read) and how many the error holds in all. */
+/** `issues`, read from the first MAX_RAW raw issues, and the runs of the rest counted as more. */
+const withTotal = (issues: ReadonlyArray<Issue>, read: ReadonlyArray<RawIssue>, all: () => Iterable<ReadonlyArray<PropertyKey>>) => ({
+  issues,
+  total: read.length < MAX_RAW ? issues.length : issues.length + Math.max(0, runs(all()) - runs(read.map((issue) => issue.path)))
+})
+
+/** The first issues (formatted, at most MAX_RAW read) and how many the error holds in all, as readable issues count. */
 export const issuesOf = (error: ParseResult.ParseError, root: string) => {
   const raw: Array<RawIssue> = []
   collect(error.issue, [], raw)
-  const issues = readableIssues(raw, root)
-  return { issues, total: raw.length < MAX_RAW ? issues.length : Math.max(issues.length, leafCount(error.issue)) }
+  return withTotal(readableIssues(raw, root), raw, () => issuePaths(error.issue))
+}
+
+/** The same of issues already formatted (an HttpApi decoding error's). */
+export const issuesIn = (all: ReadonlyArray<RawIssue>, root: string) => {
+  const read = all.length > MAX_RAW ? all.slice(0, MAX_RAW) : all
+  return withTotal(readableIssues(read, root), read, () => all.map((issue) => issue.path))
 }
 
 /** One line for all issues: the first few, then how many more. */

@@ -5,7 +5,7 @@ import { MAX_DEPTH } from "../../schema/Depth.ts"
 import { BadRequest, InvalidInput, ServiceUnavailable } from "../../schema/Errors.ts"
 import { BreinApi, ToolsGroup, withExecuteBodyHint } from "../../schema/http/Api.ts"
 import { isToolId } from "../../schema/Ids.ts"
-import { readableIssues } from "../../schema/Issues.ts"
+import { issuesIn } from "../../schema/Issues.ts"
 import type { Principal } from "../../schema/Principal.ts"
 import { EXPOSURE_HEADER } from "../../schema/tools/Definition.ts"
 import { Executor } from "../../services/pipeline/Executor.ts"
@@ -100,7 +100,10 @@ const declared = (error: unknown): Effect.Effect<Reply> => {
 const invalid = (error: ParseResult.ParseError) =>
   Effect.flatMap(
     HttpApiError.HttpApiDecodeError.fromParseError(error),
-    (decoded) => Effect.fail(withExecuteBodyHint(InvalidInput.of(readableIssues(decoded.issues, ""), decoded.issues.length)))
+    (decoded) => {
+      const { issues, total } = issuesIn(decoded.issues, "")
+      return Effect.fail(withExecuteBodyHint(InvalidInput.of(issues, total)))
+    }
   )
 
 const parseBody = (body: Buffer | undefined): Effect.Effect<unknown, BadRequest | InvalidInput> => {

@@ -14,7 +14,7 @@ import {
 import { BreinApi, EXECUTE_PATH, withExecuteBodyHint } from "../../schema/http/Api.ts"
 import { HTML, UNSUBSCRIBE_PREFIX } from "../../schema/http/Unsubscribe.ts"
 import { FAILED_PAGE, NOT_CONFIRMED_PAGE, UNAVAILABLE_PAGE, UNKNOWN_LINK_PAGE } from "../../schema/http/UnsubscribePages.ts"
-import { readableIssues } from "../../schema/Issues.ts"
+import { issuesIn } from "../../schema/Issues.ts"
 import { transientIn } from "../../services/Database.ts"
 import { errorAnswer, type GateError, tooLarge } from "./Gate.ts"
 
@@ -114,7 +114,8 @@ const refusal = <E>(method: string, url: string, cause: Cause.Cause<E>) => {
   const refuse = (error: GateError) => refuseAt(url, error)
   const error = Cause.squash(cause)
   if (isDecodeError(error)) {
-    const invalid = InvalidInput.of(readableIssues(error.issues, ""), error.issues.length)
+    const { issues, total } = issuesIn(error.issues, "")
+    const invalid = InvalidInput.of(issues, total)
     return Effect.succeed(refuse(EXECUTE_PATH.test(url.split("?")[0] ?? "") ? withExecuteBodyHint(invalid) : invalid))
   }
   // the API's own encoding would drop the Retry-After and WWW-Authenticate headers

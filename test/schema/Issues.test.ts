@@ -1,7 +1,9 @@
+import { HttpApiError } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, Schema } from "effect"
 import { Esperar } from "../../schema/connectors/Sync.ts"
-import { issuesOf, MAX_ISSUES, summary } from "../../schema/Issues.ts"
+import { InvalidInput } from "../../schema/Errors.ts"
+import { issuesIn, issuesOf, MAX_ISSUES, summary } from "../../schema/Issues.ts"
 import { action } from "../../services/tools/Tool.ts"
 
 const issues = <A, I>(schema: Schema.Schema<A, I>, value: unknown) => {
@@ -127,6 +129,34 @@ describe("readable issues", () => {
       assert.strictEqual(total, 10_001)
     }
   })
+
+  it.effect("count what they list: a field's alternatives and an optional field's \"or undefined\" are one issue, read or not", () =>
+    Effect.gen(function* () {
+      const decode = <A, I>(schema: Schema.Schema<A, I>, value: unknown) =>
+        Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })(value).pipe(Effect.flip)
+      const Four = Schema.Struct({ a: Schema.String, b: Schema.String, c: Schema.String, d: Schema.optional(Schema.String) })
+      const four = yield* decode(Four, { a: 1, b: 1, c: 1, d: 1 })
+      // as an HttpApi route reports it: d's "or undefined" is a fifth issue in its list
+      const formatted = yield* HttpApiError.HttpApiDecodeError.fromParseError(four)
+      assert.lengthOf(formatted.issues, 5)
+      for (const { issues, total } of [issuesIn(formatted.issues, ""), issuesOf(four, "")]) {
+        const refused = InvalidInput.of(issues, total)
+        assert.lengthOf(refused.issues, 4)
+        assert.strictEqual(refused.message, "a must be a string, got 1; b must be a string, got 1; c must be a string, got 1; and 1 more")
+      }
+      // past the issues read (MAX_ISSUES * 4), the rest are counted as they would be listed: one a field
+      const Wide = Schema.Struct(
+        Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`f${i}`, Schema.optional(Schema.Literal("x", "y"))]))
+      )
+      const wide = yield* decode(Wide, Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`f${i}`, 1])))
+      const wideList = yield* HttpApiError.HttpApiDecodeError.fromParseError(wide)
+      assert.isAbove(wideList.issues.length, MAX_ISSUES * 4)
+      for (const { issues, total } of [issuesIn(wideList.issues, "input"), issuesOf(wide, "input")]) {
+        assert.strictEqual(total, 60)
+        assert.deepStrictEqual(issues[0], { path: "input.f0", message: "must be \"x\" or \"y\", got 1" })
+        assert.match(InvalidInput.of(issues, total).message, /; and 57 more$/)
+      }
+    }))
 })
 
 describe("a tool's input with many unknown fields", () => {
