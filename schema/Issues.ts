@@ -178,11 +178,37 @@ const boundMessage = (ast: SchemaAST.Refinement, actual: unknown): string | unde
   return undefined
 }
 
+/** The number an integer check refused below a refinement, when that check is what failed. */
+const refusedInteger = (issue: ParseResult.ParseIssue): number | undefined => {
+  let inner = issue
+  while (inner._tag === "Refinement" && inner.kind === "From") inner = inner.issue
+  if (inner._tag !== "Refinement") return undefined
+  // the number judged, after any transformation below the check (NumberFromString)
+  const judged = inner.issue._tag === "Type" ? inner.issue.actual : inner.actual
+  const declared = Option.getOrUndefined(SchemaAST.getJSONSchemaAnnotation(inner.ast)) as Readonly<Record<string, unknown>> | undefined
+  return declared?.["type"] === "integer" && typeof judged === "number" ? judged : undefined
+}
+
+/**
+ * A number out of the range a schema declares around its integer check is told the range, though the
+ * integer check came first: 1e300 is no safe integer, but what is wrong with it is its size.
+ */
+const outOfRange = (issue: ParseResult.Refinement): ParseResult.ParseIssue | undefined => {
+  if (issue.kind !== "From") return undefined
+  const n = refusedInteger(issue.issue)
+  if (n === undefined) return undefined
+  return Option.getOrUndefined(
+    Option.map(issue.ast.filter(n, {}, issue.ast), (refused) => new ParseResult.Refinement(issue.ast, n, "Predicate", refused))
+  )
+}
+
 const hasMessage = (issue: ParseResult.ParseIssue) => "ast" in issue && Option.isSome(SchemaAST.getMessageAnnotation(issue.ast))
 
 /** Like Effect's ArrayFormatter (whose messages it keeps), with declared bounds said from the value's size. */
 const collect = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey>, out: Array<RawIssue>): void => {
   if (out.length >= MAX_RAW) return
+  const range = issue._tag === "Refinement" ? outOfRange(issue) : undefined
+  if (range !== undefined) return collect(range, path, out)
   if (!hasMessage(issue)) {
     switch (issue._tag) {
       case "Pointer":

@@ -1,7 +1,7 @@
 import { HttpApiError } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, Schema } from "effect"
-import { Esperar } from "../../schema/connectors/Sync.ts"
+import { Esperar, Limit } from "../../schema/connectors/Sync.ts"
 import { InvalidInput } from "../../schema/Errors.ts"
 import { issuesIn, issuesOf, MAX_ISSUES, summary } from "../../schema/Issues.ts"
 import { action } from "../../services/tools/Tool.ts"
@@ -21,6 +21,26 @@ describe("readable issues", () => {
     })
     assert.deepStrictEqual(issues(Input, { esperar: 60 }), [{ path: "input.esperar", message: "must be between 0 and 55 seconds, got 60" }])
     assert.deepStrictEqual(issues(Input, { esperar: 1.5 }), [{ path: "input.esperar", message: "must be an integer, got 1.5" }])
+    // out of the range is said first, though 1e300 is no safe integer either: its size is what is wrong with it
+    assert.deepStrictEqual(issues(Input, { esperar: 1e300 }), [{
+      path: "input.esperar",
+      message: "must be between 0 and 55 seconds, got 1e+300"
+    }])
+    const Page = Schema.Struct({
+      limit: Schema.optional(Limit),
+      count: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 200))),
+      top: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1), Schema.lessThanOrEqualTo(50)))
+    })
+    assert.deepStrictEqual(issues(Page, { limit: 1e300, count: "-1e300", top: 1e300 }), [
+      { path: "input.limit", message: "must be between 1 and 500, got 1e+300" },
+      { path: "input.count", message: "must be between 1 and 200, got -1e+300" },
+      { path: "input.top", message: "must be at most 50, got 1e+300" }
+    ])
+    assert.deepStrictEqual(issues(Page, { limit: 1.5, count: "2.5", top: -1e300 }), [
+      { path: "input.limit", message: "must be an integer, got 1.5" },
+      { path: "input.count", message: "must be an integer, got 2.5" },
+      { path: "input.top", message: "must be at least 1, got -1e+300" }
+    ])
     assert.deepStrictEqual(issues(Input, { perspectiva: "x".repeat(5000) }), [
       { path: "input.perspectiva", message: `must be "ventas" or "compras", got a string of 5,000 characters` }
     ])
