@@ -25,6 +25,8 @@ const CliTest = Layer.unwrapScoped(
 ).pipe(Layer.provideMerge(NodeContext.layer), Layer.provide(withAuditKey))
 
 const PUBLIC_URL = "https://brein.acme.test"
+// Nothing listens on this port: a command that connects fails with a connection error.
+const CLOSED_DATABASE = "postgres://postgres@127.0.0.1:1/postgres"
 
 const brein = (...args: Array<string>) =>
   Effect.gen(function* () {
@@ -112,11 +114,10 @@ layer(CliTest, { excludeTestServices: true })("brein users", (it) => {
     { timeout: 120_000 }
   )
 
-  it.effect("a bad email, an unknown person or workspace: exit 1 with one line saying why", () =>
+  it.effect("an unknown person or workspace: exit 1 with one line saying why", () =>
     Effect.gen(function* () {
       yield* Effect.orDie((yield* Workspaces).create("beta", "free"))
       const cases = [
-        [["users", "create", "--workspace", "beta", "--email", "not-an-email"], "email must be an email address"],
         [["users", "link", "--workspace", "beta", "--email", "nadie@beta.cl"], "no user nadie@beta.cl"],
         [["users", "create", "--workspace", "nowhere", "--email", "ana@acme.cl"], "no workspace named \"nowhere\""]
       ] as const
@@ -127,4 +128,33 @@ layer(CliTest, { excludeTestServices: true })("brein users", (it) => {
         assert.include(run.stderr, why)
       }
     }), { timeout: 90_000 })
+
+  it.effect(
+    "a bad email is a command-line error: exit 2 naming the problem, before any database connection",
+    () =>
+      Effect.gen(function* () {
+        const dataDir = yield* tempDataDir
+        const cases = [
+          ["create", "not-an-email", "--email must be an email address like ana@example.com"],
+          ["link", "ana@", "--email must be an email address like ana@example.com"],
+          ["disable", "", "--email must be an email address like ana@example.com"],
+          ["enable", `${"a".repeat(250)}@acme.cl`, "--email must be at most 254 characters"]
+        ] as const
+        for (const [command, email, why] of cases) {
+          const run = yield* runBrein(
+            { DATABASE_URL: CLOSED_DATABASE, BREIN_DATA_DIR: dataDir },
+            "users",
+            command,
+            "--workspace",
+            "beta",
+            "--email",
+            email
+          )
+          assert.strictEqual(run.exitCode, 2, `${command}: ${run.stderr}`)
+          assert.strictEqual(run.stdout, "")
+          assert.strictEqual(run.stderr.trim(), why)
+        }
+      }).pipe(Effect.scoped),
+    { timeout: 90_000 }
+  )
 })
