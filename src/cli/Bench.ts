@@ -1,5 +1,6 @@
-import { Command, Options } from "@effect/cli"
+import { Command, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { FileSystem, Path } from "@effect/platform"
+import type { PlatformError } from "@effect/platform/Error"
 import { Clock, Console, Duration, Effect, Option } from "effect"
 import { fileURLToPath } from "node:url"
 import { benchWith, RecordingModelLive, ScriptedModelLive } from "../../layers/LunaBench.ts"
@@ -15,8 +16,42 @@ const briefsOption = Options.text("briefs").pipe(
   Options.withDescription("The folder of brief files, NN-id.json (default: the repository's bench/briefs)"),
   Options.optional
 )
+/** What a path holds, or none when nothing is there. */
+const found = (fs: FileSystem.FileSystem, path: string) =>
+  fs.stat(path).pipe(
+    Effect.map(Option.some),
+    Effect.catchIf(
+      (error: PlatformError) => error._tag === "SystemError" && error.reason === "NotFound",
+      () => Effect.succeedNone
+    )
+  )
+
+/**
+ * The --json file, checked before the run (which takes a while) and left untouched: it must be a file
+ * or a new name in a folder that exists, and writable.
+ */
+const writableFile = (file: string) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    if (file.trim() === "") return yield* Effect.fail("must name a file")
+    const folder = path.dirname(path.resolve(file))
+    const parent = yield* found(fs, folder)
+    if (Option.isNone(parent)) return yield* Effect.fail(`${file}: there is no folder ${folder}`)
+    if (parent.value.type !== "Directory") return yield* Effect.fail(`${file}: ${folder} is not a folder`)
+    const target = yield* found(fs, file)
+    if (Option.isSome(target) && target.value.type === "Directory") return yield* Effect.fail(`${file} is a directory, not a file`)
+    yield* fs.access(Option.isSome(target) ? file : folder, { writable: true })
+    return file
+  }).pipe(
+    Effect.mapError((error) =>
+      ValidationError.invalidValue(HelpDoc.p(`--json ${typeof error === "string" ? error : `cannot write ${file}: ${error.message}`}`))
+    )
+  )
+
 const jsonOption = Options.text("json").pipe(
   Options.withDescription("Also write the meters as JSON to this file (sorted keys, no times: two runs give the same bytes)"),
+  Options.mapEffect(writableFile),
   Options.optional
 )
 const recordOption = Options.boolean("record").pipe(

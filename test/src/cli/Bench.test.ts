@@ -53,6 +53,27 @@ layer(NodeContext.layer, { timeout: "120 seconds" })("brein bench", (it) => {
       assert.strictEqual(run.stdout, "")
     }))
 
+  it.scoped("a --json path that cannot be written is a wrong command line (exit 2) before any database is made, and is left as it was", () =>
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped({ prefix: "brein-bench-json-" })
+      yield* fs.writeFileString(`${dir}/file`, "kept")
+      const cases = [
+        [`${dir}/missing/meters.json`, `--json ${dir}/missing/meters.json: there is no folder ${dir}/missing`],
+        [dir, `--json ${dir} is a directory, not a file`],
+        [`${dir}/file/meters.json`, `--json ${dir}/file/meters.json: ${dir}/file is not a folder`],
+        ["", "--json must name a file"]
+      ] as const
+      for (const [json, why] of cases) {
+        const run = yield* runBrein({ DATABASE_URL: "postgres://nobody@127.0.0.1:1/none" }, "bench", "--json", json)
+        assert.strictEqual(run.exitCode, 2, run.stderr)
+        assert.strictEqual(run.stderr.trim(), why)
+        assert.strictEqual(run.stdout, "")
+      }
+      assert.deepStrictEqual((yield* fs.readDirectory(dir)).sort(), ["file"])
+      assert.strictEqual(yield* fs.readFileString(`${dir}/file`), "kept")
+    }))
+
   it.scoped("a folder without briefs, or a file that is not one, is refused with its name", () =>
     Effect.gen(function* () {
       const fs = yield* FileSystem.FileSystem
