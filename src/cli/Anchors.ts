@@ -41,7 +41,10 @@ const check = Command.make("check", {
   )
 }, ({ file }) =>
   Effect.gen(function* () {
-    const text = yield* (yield* FileSystem.FileSystem).readFileString(file).pipe(Effect.mapError(unreadable(file)))
+    const fs = yield* FileSystem.FileSystem
+    const info = yield* fs.stat(file).pipe(Effect.mapError(unreadable(file)))
+    if (info.type === "Directory") return yield* unusable(`cannot read ${file}: it is a directory, not a file`)
+    const text = yield* fs.readFileString(file).pipe(Effect.mapError(unreadable(file)))
     const report = checkAnchors(yield* inputOf(file, text))
     yield* Console.log(JSON.stringify(report, null, 2))
     return report.ok ? 0 : 1

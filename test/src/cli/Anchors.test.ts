@@ -57,4 +57,13 @@ layer(NodeContext.layer, { timeout: "60 seconds" })("brein anchors check", (it) 
       assert.include(shape.run.stderr, "results.0.ref must be a string, got 7")
       for (const run of [missing.run, broken.run, shape.run]) assert.strictEqual(run.stdout, "")
     }))
+
+  it.scoped("exits 2 and says so plainly when the path is a directory", () =>
+    Effect.gen(function* () {
+      const dir = yield* (yield* FileSystem.FileSystem).makeTempDirectoryScoped({ prefix: "brein-anchors-" })
+      const run = yield* runBrein({}, "anchors", "check", dir)
+      assert.strictEqual(run.exitCode, 2)
+      assert.strictEqual(run.stderr.trim(), `brein: cannot read ${dir}: it is a directory, not a file`)
+      assert.strictEqual(run.stdout, "")
+    }))
 })
