@@ -19,6 +19,7 @@ import { seedCommand } from "./cli/Seed.ts"
 import { runServe, serveCommand, serveOptions } from "./cli/Serve.ts"
 import { users } from "./cli/Users.ts"
 import { packageVersion } from "./cli/Version.ts"
+import { WizardTerminal } from "./cli/WizardTerminal.ts"
 import { workspaces } from "./cli/Workspaces.ts"
 
 const brein = Command.make("brein", serveOptions, runServe).pipe(
@@ -43,6 +44,7 @@ const brein = Command.make("brein", serveOptions, runServe).pipe(
 
 Effect.flatMap(packageVersion, (version) => Command.run(brein, { name: "brein", version })(process.argv)).pipe(
   stoppedByHangup,
+  Effect.provide(WizardTerminal),
   Effect.provide(NodeContext.layer),
   // inside the logging: the exporter's own logs go to stderr too
   Effect.provide(TracingLive),

@@ -7,6 +7,7 @@ import { KEY_PREFIX, Workspaces } from "../../services/workspace/Workspaces.ts"
 import { serveMcpStdio } from "../mcp/Stdio.ts"
 import { exitWith } from "./Failure.ts"
 import { database, withSettings } from "./Settings.ts"
+import { stdinEnded } from "./StdinEnded.ts"
 
 class McpKeyRejected extends Data.TaggedError("McpKeyRejected")<{ readonly message: string }> {}
 
@@ -24,14 +25,6 @@ export class StdioApiKey extends Context.Tag("brein/cli/StdioApiKey")<StdioApiKe
   )
 }
 
-// The stdio transport ends the connection when stdin ends; the process follows it.
-const stdinClosed = Effect.async<void>((resume) => {
-  const done = () => resume(Effect.void)
-  if (process.stdin.readableEnded || process.stdin.destroyed) return done()
-  process.stdin.once("end", done).once("close", done)
-  return Effect.sync(() => void process.stdin.off("end", done).off("close", done))
-})
-
 const serveOverStdio = Effect.gen(function* () {
   const key = yield* StdioApiKey
   const principal = yield* (yield* Workspaces).authenticate(Redacted.value(key)).pipe(
@@ -39,7 +32,8 @@ const serveOverStdio = Effect.gen(function* () {
   )
   yield* serveMcpStdio(principal)
   yield* Effect.logInfo("serving MCP over stdio").pipe(Effect.annotateLogs({ workspace: principal.workspaceName }))
-  yield* stdinClosed
+  // the stdio transport ends the connection when stdin ends; the process follows it
+  yield* stdinEnded
 }).pipe(Effect.scoped)
 
 /** `brein mcp`: MCP over stdio for the workspace of BREIN_API_KEY. stdout is the wire; logs go to stderr. */

@@ -13,16 +13,21 @@ export interface Run {
   readonly exitCode: number
 }
 
-/** `brein ARGS` as a user runs it: its own process, the environment given over the test's own. */
-export const runBrein = (env: Readonly<Record<string, string>>, ...args: Array<string>) =>
+const run = (command: Command.Command) =>
   Effect.gen(function* () {
-    const command = breinCommand(...args).pipe(Command.env(env))
     const child = yield* Command.start(command)
     const [stdout, stderr, exitCode] = yield* Effect.all([collect(child.stdout), collect(child.stderr), child.exitCode], {
       concurrency: "unbounded"
     })
     return { stdout, stderr, exitCode: Number(exitCode) } satisfies Run
   }).pipe(Effect.scoped)
+
+/** `brein ARGS` as a user runs it: its own process, the environment given over the test's own. */
+export const runBrein = (env: Readonly<Record<string, string>>, ...args: Array<string>) => run(breinCommand(...args).pipe(Command.env(env)))
+
+/** `brein ARGS` reading `input` on stdin, which then ends (as `</dev/null` or a finished pipe does). */
+export const runBreinWithInput = (env: Readonly<Record<string, string>>, input: string, ...args: Array<string>) =>
+  run(breinCommand(...args).pipe(Command.env(env), Command.feed(input)))
 
 /** A data folder of its own for one run; an embedded database it made on a shelf (as root) goes with it. */
 export const tempDataDir = Effect.gen(function* () {
