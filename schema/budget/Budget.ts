@@ -74,6 +74,11 @@ export type SpentCost = typeof SpentCost.Type
 
 export const LedgerKind = Schema.Literal("opening", "grant", "charge")
 
+/** Decoding trims: the ledger keeps the words, not the spaces around them. */
+export const GrantReason = Schema.Trim.pipe(
+  Schema.filter((reason) => reason !== "", { message: () => "must not be blank: the ledger says it as why the credits were added" })
+).annotations({ identifier: "GrantReason", description: "Why credits were added, as the ledger says it: text with a visible character" })
+
 export const LedgerEntry = Schema.Struct({
   id: Schema.Int,
   at: Schema.String,

@@ -110,6 +110,23 @@ layer(CreditsTest, { excludeTestServices: true, timeout: "90 seconds" })("brein 
       assert.strictEqual(usage.credits.balance, 160)
     }), { timeout: 90_000 })
 
+  it.effect("a blank --reason exits 2 and grants nothing; a padded one is kept without its spaces", () =>
+    Effect.gen(function* () {
+      const { client, name } = yield* workspace("paid")
+      for (const reason of ["", "   ", "\t\n"]) {
+        const run = yield* brein("credits", "grant", "--workspace", name, "--reason", reason, "10")
+        assert.strictEqual(run.exitCode, 2, run.stderr)
+        assert.strictEqual(run.stdout, "")
+        assert.strictEqual(run.stderr.trim(), "--reason must not be blank: the ledger says it as why the credits were added")
+      }
+      const before = yield* client.account.usage({ urlParams: {} })
+      assert.deepStrictEqual(before.credits.recent.map((e) => e.kind), ["opening"])
+
+      const padded = yield* brein("credits", "grant", "--workspace", name, "--reason", "  pilot bonus ", "10")
+      assert.strictEqual(padded.exitCode, 0, padded.stderr)
+      assert.strictEqual((yield* client.account.usage({ urlParams: { recent: 1 } })).credits.recent[0]?.reason, "pilot bonus")
+    }), { timeout: 90_000 })
+
   it.effect("an N out of range is a command-line error: exit 2 before any database connection", () =>
     Effect.gen(function* () {
       const dataDir = yield* tempDataDir
