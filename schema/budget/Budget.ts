@@ -74,10 +74,15 @@ export type SpentCost = typeof SpentCost.Type
 
 export const LedgerKind = Schema.Literal("opening", "grant", "charge")
 
-/** Decoding trims: the ledger keeps the words, not the spaces around them. */
+/**
+ * Decoding trims: the ledger keeps the words, not the spaces around them. Branded: `Credits.grant` takes
+ * only a reason that went through this check (`GrantReason.make` for a constant one).
+ */
 export const GrantReason = Schema.Trim.pipe(
-  Schema.filter((reason) => reason !== "", { message: () => "must not be blank: the ledger says it as why the credits were added" })
+  Schema.filter((reason) => reason !== "", { message: () => "must not be blank: the ledger says it as why the credits were added" }),
+  Schema.brand("GrantReason")
 ).annotations({ identifier: "GrantReason", description: "Why credits were added, as the ledger says it: text with a visible character" })
+export type GrantReason = typeof GrantReason.Type
 
 export const LedgerEntry = Schema.Struct({
   id: Schema.Int,

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Config, Effect, Option, Schema } from "effect"
-import type { QuoteItem } from "../../schema/budget/Budget.ts"
+import type { GrantReason, QuoteItem } from "../../schema/budget/Budget.ts"
 import { LedgerKind, SpentCost } from "../../schema/budget/Budget.ts"
 import { IdempotencyConflict, InsufficientCredits, QuoteRefused } from "../../schema/Errors.ts"
 import type { Principal } from "../../schema/Principal.ts"
@@ -104,7 +104,7 @@ export class Credits extends Effect.Service<Credits>()("brein/budget/Credits", {
     })
 
     /** Adds credits with a ledger row that says why; answers the new balance. */
-    const grant = Effect.fn("Credits.grant")(function* (workspaceId: string, plan: Plan, amount: number, reason: string) {
+    const grant = Effect.fn("Credits.grant")(function* (workspaceId: string, plan: Plan, amount: number, reason: GrantReason) {
       yield* open(workspaceId, plan)
       const at = yield* now
       const [row] = yield* sql`WITH added AS (

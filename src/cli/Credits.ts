@@ -26,7 +26,7 @@ const grant = Command.make("grant", {
         Effect.mapError((error) => ValidationError.invalidValue(HelpDoc.p(summary(issuesOf(error, "--reason").issues))))
       )
     ),
-    Options.withDefault("granted by an operator")
+    Options.withDefault(GrantReason.make("granted by an operator"))
   ),
   amount: Args.integer({ name: "N" }).pipe(
     Args.withDescription("How many credits to add (1 to 1,000,000)"),

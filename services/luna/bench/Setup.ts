@@ -1,4 +1,5 @@
 import { Data, Effect, Either, Option, Redacted, Schema } from "effect"
+import { GrantReason } from "../../../schema/budget/Budget.ts"
 import { BoardItem } from "../../../schema/catalog/Session.ts"
 import type { BriefSetup } from "../../../schema/luna/Brief.ts"
 import type { Plan } from "../../../schema/tools/Definition.ts"
@@ -46,7 +47,9 @@ const filledAs = <A, I>(schema: Schema.Schema<A, I>, value: unknown, bindings: B
 export const applySetup = Effect.fn("Bench.setup")(function* (who: Owner, sessionId: string, setup: BriefSetup) {
   const bindings = new Map<string, unknown>()
   const { principal } = who
-  if (setup.credits !== undefined) yield* (yield* Credits).grant(principal.workspaceId, principal.plan, setup.credits, "bench setup")
+  if (setup.credits !== undefined) {
+    yield* (yield* Credits).grant(principal.workspaceId, principal.plan, setup.credits, GrantReason.make("bench setup"))
+  }
   const mailboxes = yield* Mailboxes
   for (const [i, mailbox] of (setup.mailboxes ?? []).entries()) {
     const added = yield* mailboxes.add(principal.workspaceId, {

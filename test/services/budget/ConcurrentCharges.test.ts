@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Either, TestClock } from "effect"
+import { GrantReason } from "../../../schema/budget/Budget.ts"
 import type { WorkspaceId } from "../../../schema/Ids.ts"
 import { Credits } from "../../../services/budget/Credits.ts"
 import { SUITE_NOW } from "../../support/SuiteClock.ts"
@@ -69,7 +70,12 @@ layer(BudgetServices)("credits calls at the same time", (it) => {
       const credits = yield* Credits
       const { principal } = yield* issuePrincipal("free")
       const affordable = 7
-      yield* credits.grant(principal.workspaceId, principal.plan, affordable * UNIT_PRICE, "test: enough for seven contacts")
+      yield* credits.grant(
+        principal.workspaceId,
+        principal.plan,
+        affordable * UNIT_PRICE,
+        GrantReason.make("test: enough for seven contacts")
+      )
       const people = Array.from({ length: 30 }, (_, i) => `per_${String(i).padStart(2, "0")}`)
       const quotes = yield* Effect.forEach(people, (id) => Effect.map(quoteOf(principal, [id]), (quote) => ({ id, quote })))
       assert.isTrue(quotes.every(({ quote }) => quote.affordable), "each alone is affordable")

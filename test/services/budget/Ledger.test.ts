@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, TestClock } from "effect"
+import { GrantReason } from "../../../schema/budget/Budget.ts"
 import { Credits } from "../../../services/budget/Credits.ts"
 import { SUITE_NOW } from "../../support/SuiteClock.ts"
 import { issuePrincipal } from "../../support/TestLayers.ts"
@@ -41,8 +42,8 @@ layer(BudgetServices)("the credits ledger", (it) => {
       yield* TestClock.setTime(SUITE_NOW)
       const credits = yield* Credits
       const { principal } = yield* issuePrincipal("free")
-      assert.strictEqual(yield* credits.grant(principal.workspaceId, principal.plan, 25, "pilot: first month"), 25)
-      assert.strictEqual(yield* credits.grant(principal.workspaceId, principal.plan, 5, "support: apology"), 30)
+      assert.strictEqual(yield* credits.grant(principal.workspaceId, principal.plan, 25, GrantReason.make("pilot: first month")), 25)
+      assert.strictEqual(yield* credits.grant(principal.workspaceId, principal.plan, 5, GrantReason.make("support: apology")), 30)
       const quote = yield* quoteOf(principal, ["per_ana"])
       yield* confirm(principal, ["per_ana"], quote.quote_token, "ledger-0001")
 
@@ -77,7 +78,9 @@ layer(BudgetServices)("the credits ledger", (it) => {
       const [next] = yield* sql<{ readonly next: string }>`SELECT nextval(pg_get_serial_sequence('credit_ledger', 'id'))::text AS next`
       const crossing = 10n ** BigInt((next?.next ?? "1").length) - 2n
       yield* sql`SELECT setval(pg_get_serial_sequence('credit_ledger', 'id'), ${crossing.toString()}::bigint)`
-      for (const amount of [1, 2, 3, 4]) yield* credits.grant(principal.workspaceId, principal.plan, amount, `grant ${amount}`)
+      for (const amount of [1, 2, 3, 4]) {
+        yield* credits.grant(principal.workspaceId, principal.plan, amount, GrantReason.make(`grant ${amount}`))
+      }
       const usage = yield* credits.usage(principal, 3)
       assert.deepStrictEqual(usage.recent.map((r) => [r.delta, r.balance_after]), [[4, 10], [3, 6], [2, 3]])
     }))
@@ -87,7 +90,7 @@ layer(BudgetServices)("the credits ledger", (it) => {
       const sql = yield* SqlClient.SqlClient
       const credits = yield* Credits
       const { principal } = yield* issuePrincipal("paid")
-      yield* credits.grant(principal.workspaceId, principal.plan, 10, "before the attempts")
+      yield* credits.grant(principal.workspaceId, principal.plan, 10, GrantReason.make("before the attempts"))
       const before = yield* ledgerOf(principal.workspaceId)
       assert.strictEqual(before.length, 2)
       for (

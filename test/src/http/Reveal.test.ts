@@ -2,7 +2,7 @@ import { HttpClientRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Option, Redacted, Schema } from "effect"
-import { Quote } from "../../../schema/budget/Budget.ts"
+import { GrantReason, Quote } from "../../../schema/budget/Budget.ts"
 import { EnrichOutput, RevealOutput } from "../../../schema/catalog/Reveal.ts"
 import type { Plan } from "../../../schema/tools/Definition.ts"
 import { Credits } from "../../../services/budget/Credits.ts"
@@ -216,7 +216,7 @@ layer(HttpTest, { excludeTestServices: true })("people_reveal and company_enrich
 
       // nothing was used up: with credits granted, the same quote and key execute
       const sql = yield* SqlClient.SqlClient
-      yield* Effect.flatMap(Credits, (credits) => credits.grant(mine.principal.workspaceId, "paid", 10, "top up")).pipe(
+      yield* Effect.flatMap(Credits, (credits) => credits.grant(mine.principal.workspaceId, "paid", 10, GrantReason.make("top up"))).pipe(
         Effect.provide(Credits.Default)
       )
       const paid = yield* mine.execute("people_reveal", confirm)
