@@ -49,6 +49,36 @@ const writableFile = (file: string) =>
     )
   )
 
+/**
+ * The --out folder of --record, checked before the run (which spends the model's calls): a folder, or a
+ * new one (made at the end, with its parents) under the nearest folder that exists, which is writable.
+ */
+const writableFolder = (dir: string) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    if (dir.trim() === "") return yield* Effect.fail("must name a folder")
+    // a name under a file is no more there than a missing one (ENOTDIR): the walk goes up to that file
+    const there = (at: string) =>
+      found(fs, at).pipe(
+        Effect.catchIf((error) => error._tag === "SystemError" && error.reason === "BadResource", () => Effect.succeedNone)
+      )
+    let at = path.resolve(dir)
+    let existing = yield* there(at)
+    if (Option.isSome(existing) && existing.value.type !== "Directory") return yield* Effect.fail(`${dir} is a file, not a folder`)
+    while (Option.isNone(existing) && path.dirname(at) !== at) {
+      at = path.dirname(at)
+      existing = yield* there(at)
+    }
+    if (Option.isSome(existing) && existing.value.type !== "Directory") return yield* Effect.fail(`${dir}: ${at} is not a folder`)
+    yield* fs.access(at, { writable: true })
+    return dir
+  }).pipe(
+    Effect.mapError((error) =>
+      ValidationError.invalidValue(HelpDoc.p(`--out ${typeof error === "string" ? error : `cannot write in ${dir}: ${error.message}`}`))
+    )
+  )
+
 const jsonOption = Options.text("json").pipe(
   Options.withDescription("Also write the meters as JSON to this file (sorted keys, no times: two runs give the same bytes)"),
   Options.mapEffect(writableFile),
@@ -59,6 +89,7 @@ const recordOption = Options.boolean("record").pipe(
 )
 const outOption = Options.text("out").pipe(
   Options.withDescription("Where --record writes its replay files (default: a new folder bench/recorded/<time>)"),
+  Options.mapEffect(writableFolder),
   Options.optional
 )
 

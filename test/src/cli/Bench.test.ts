@@ -74,6 +74,43 @@ layer(NodeContext.layer, { timeout: "120 seconds" })("brein bench", (it) => {
       assert.strictEqual(yield* fs.readFileString(`${dir}/file`), "kept")
     }))
 
+  it.scoped("an --out folder --record cannot write in is a wrong command line (exit 2) before the model is called, and is left as it was", () =>
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped({ prefix: "brein-bench-out-" })
+      yield* fs.writeFileString(`${dir}/file`, "kept")
+      const cases = [
+        [`${dir}/file`, `--out ${dir}/file is a file, not a folder`],
+        [`${dir}/file/replays/new`, `--out ${dir}/file/replays/new: ${dir}/file is not a folder`],
+        [" ", "--out must name a folder"]
+      ] as const
+      for (const [out, why] of cases) {
+        // a model that is there: the refusal comes before --record would call it
+        const run = yield* runBrein(
+          { DATABASE_URL: "postgres://nobody@127.0.0.1:1/none", LUNA_MODEL_BASE_URL: "http://127.0.0.1:1/v1", LUNA_MODEL_API_KEY: "k" },
+          "bench",
+          "--record",
+          "--out",
+          out
+        )
+        assert.strictEqual(run.exitCode, 2, run.stderr)
+        assert.strictEqual(run.stderr.trim(), why)
+        assert.strictEqual(run.stdout, "")
+      }
+      // a new folder under one that exists passes the check: the run goes on to the model (not there: exit 1)
+      const fresh = yield* runBrein(
+        { DATABASE_URL: "postgres://nobody@127.0.0.1:1/none", LUNA_MODEL_BASE_URL: "http://127.0.0.1:1/v1", LUNA_MODEL_API_KEY: "k" },
+        "bench",
+        "--record",
+        "--out",
+        `${dir}/replays/new`
+      )
+      assert.strictEqual(fresh.exitCode, 1, fresh.stderr)
+      assert.notInclude(fresh.stderr, "--out")
+      assert.deepStrictEqual((yield* fs.readDirectory(dir)).sort(), ["file"])
+      assert.strictEqual(yield* fs.readFileString(`${dir}/file`), "kept")
+    }))
+
   it.scoped("a folder without briefs, or a file that is not one, is refused with its name", () =>
     Effect.gen(function* () {
       const fs = yield* FileSystem.FileSystem
