@@ -6,6 +6,7 @@ import { TracingLive } from "../layers/Tracing.ts"
 import { anchors } from "./cli/Anchors.ts"
 import { audit } from "./cli/Audit.ts"
 import { benchCommand } from "./cli/Bench.ts"
+import { stoppedByBrokenPipe } from "./cli/BrokenPipe.ts"
 import { connections } from "./cli/Connections.ts"
 import { credits } from "./cli/Credits.ts"
 import { db } from "./cli/Db.ts"
@@ -44,6 +45,7 @@ const brein = Command.make("brein", serveOptions, runServe).pipe(
 
 Effect.flatMap(packageVersion, (version) => Command.run(brein, { name: "brein", version })(process.argv)).pipe(
   stoppedByHangup,
+  stoppedByBrokenPipe,
   Effect.provide(WizardTerminal),
   Effect.provide(NodeContext.layer),
   // inside the logging: the exporter's own logs go to stderr too
