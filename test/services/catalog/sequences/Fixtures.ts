@@ -29,7 +29,8 @@ export const failure = (principal: Principal, toolId: string, input: unknown) =>
     message: error.message
   }))
 
-const authenticated: NewMailbox = {
+/** A sender mailbox that passes every domain check (SPF, DKIM, DMARC). */
+export const authenticated: NewMailbox = {
   email: "ventas@acme.example",
   displayName: "Ventas Acme",
   dailyCap: 400,

@@ -1,17 +1,10 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { Mailboxes, type NewMailbox } from "../../../../services/catalog/sequences/Mailboxes.ts"
+import { Mailboxes } from "../../../../services/catalog/sequences/Mailboxes.ts"
 import { issuePrincipal, ServicesTest } from "../../../support/TestLayers.ts"
+import { authenticated } from "./Fixtures.ts"
 
-const mailbox: NewMailbox = {
-  email: "ventas@acme.example",
-  displayName: "Ventas Acme",
-  dailyCap: 400,
-  minSpacingSeconds: 30,
-  spf: true,
-  dkim: true,
-  dmarc: true
-}
+const mailbox = authenticated
 
 const BLANK = "a mailbox's display name must not be blank: recipients see it beside the address"
 const CONTROL = "a mailbox's display name must not hold control characters (line breaks, tabs)"
