@@ -4,6 +4,9 @@ import { Schema } from "effect"
 export const TOOL_ID_PATTERN = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$/
 export const TOOL_ID_MAX = 128
 
+/** The longest id any route's path holds (a tool id's): the router matches no longer segment. */
+export const MAX_PATH_PARAM = TOOL_ID_MAX
+
 export const ToolId = Schema.String.pipe(
   Schema.maxLength(TOOL_ID_MAX),
   Schema.pattern(TOOL_ID_PATTERN, { message: () => "must be a tool id like core.timestamp.now" }),

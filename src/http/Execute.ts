@@ -4,7 +4,7 @@ import type { IncomingMessage } from "node:http"
 import { MAX_DEPTH } from "../../schema/Depth.ts"
 import { BadRequest, InvalidInput, ServiceUnavailable } from "../../schema/Errors.ts"
 import { BreinApi, ToolsGroup, withExecuteBodyHint } from "../../schema/http/Api.ts"
-import { isToolId } from "../../schema/Ids.ts"
+import { isToolId, MAX_PATH_PARAM } from "../../schema/Ids.ts"
 import { issuesIn } from "../../schema/Issues.ts"
 import type { Principal } from "../../schema/Principal.ts"
 import { EXPOSURE_HEADER } from "../../schema/tools/Definition.ts"
@@ -116,8 +116,8 @@ const parseBody = (body: Buffer | undefined): Effect.Effect<unknown, BadRequest 
     : Effect.fail(new BadRequest({ message: "the request body is not valid JSON" }))
 }
 
-// the router's own limit: a longer segment is no route there, and the HttpApi app answers it
-const EXECUTE = /^\/api\/v1\/tools\/([^/%]{1,100})\/execute$/
+// the router's own limit (./Server.ts): a longer segment is no route there, and the HttpApi app answers it
+const EXECUTE = new RegExp(`^/api/v1/tools/([^/%]{1,${MAX_PATH_PARAM}})/execute$`)
 
 /**
  * `POST /api/v1/tools/{id}/execute` on the bridge, answering as the HttpApi endpoint does: same schemas,

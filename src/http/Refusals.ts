@@ -78,7 +78,7 @@ const noRoute = (method: string, url: string) => {
   const path = url.split("?")[0] ?? url
   const refuse = (error: GateError) => refuseAt(path, error)
   const allowed = [...new Set(routes.filter((route) => route.pattern.test(path)).map((route) => route.method))]
-  // the router matches no parameter over 100 characters (no id is that long) nor one it cannot decode: nothing is there
+  // the router matches no parameter longer than any id (MAX_PATH_PARAM) nor one it cannot decode: nothing is there
   if (allowed.includes(method)) {
     const why = decodes(path)
       ? "no id is that long"

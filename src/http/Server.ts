@@ -1,9 +1,18 @@
-import { HttpApiBuilder, HttpApiScalar, HttpApp, HttpServer, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
+import {
+  HttpApiBuilder,
+  HttpApiScalar,
+  HttpApp,
+  HttpRouter,
+  HttpServer,
+  HttpServerRequest,
+  type HttpServerResponse
+} from "@effect/platform"
 import { NodeHttpServer, NodeHttpServerRequest } from "@effect/platform-node"
 import { Effect, Either, Layer, Option } from "effect"
 import { createServer } from "node:http"
 import { BreinApi } from "../../schema/http/Api.ts"
 import { UNSUBSCRIBE_PREFIX } from "../../schema/http/Unsubscribe.ts"
+import { MAX_PATH_PARAM } from "../../schema/Ids.ts"
 import { PortConfig } from "../../schema/Port.ts"
 import { DispatchStore } from "../../services/sequences/DispatchStore.ts"
 import { makeMcpRoute } from "../mcp/Http.ts"
@@ -108,6 +117,8 @@ const drainOnShutdown = Layer.scopedDiscard(Effect.gen(function* () {
 export const serveOn = <A, E, R>(server: Layer.Layer<A, E, R>) =>
   HttpApiBuilder.serve(gateway).pipe(
     Layer.provide(HttpAppLive),
+    // find-my-way's default (100) is below the longest tool id: every id a path may hold reaches its route
+    Layer.provide(HttpRouter.setRouterConfig({ maxParamLength: MAX_PATH_PARAM })),
     Layer.provideMerge(server),
     Layer.provideMerge(Gate.Default)
   )

@@ -1,5 +1,6 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { MAX_PATH_PARAM } from "../../../schema/Ids.ts"
 import { issueKey, McpTest } from "../mcp/McpTestServer.ts"
 import { raw, type RawRequest } from "../mcp/RawHttp.ts"
 import expected from "./ExecuteRefusals.json" with { type: "json" }
@@ -51,7 +52,7 @@ const cases = (key: string) => {
     missingKeyMalformedJson: { method: "POST", path: EXECUTE, headers: json, body: "{\"input\":" },
     badId: { method: "POST", path: "/api/v1/tools/Not-A-Tool!/execute", headers: auth, body: "{}" },
     unknownId: { method: "POST", path: "/api/v1/tools/core.nothing.here/execute", headers: auth, body: "{}" },
-    longId: { method: "POST", path: `/api/v1/tools/${"a".repeat(120)}/execute`, headers: auth, body: "{}" },
+    longId: { method: "POST", path: `/api/v1/tools/${"a".repeat(MAX_PATH_PARAM + 1)}/execute`, headers: auth, body: "{}" },
     deepInput: { method: "POST", path: EXECUTE, headers: auth, body: `{"input":{"a":${deep(100)}}}` },
     badInput: { method: "POST", path: EXECUTE, headers: auth, body: "{\"input\":{\"timezone\":42}}" },
     misspeltInput: { method: "POST", path: EXECUTE, headers: auth, body: "{\"inptu\":{\"timezone\":\"UTC\"}}" },

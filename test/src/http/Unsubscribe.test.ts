@@ -3,6 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Stream, TestClock } from "effect"
 import { mailSimulated } from "../../../layers/Mail.ts"
+import { MAX_PATH_PARAM } from "../../../schema/Ids.ts"
 import { UnsubscribeLinks } from "../../../services/catalog/sequences/UnsubscribeLinks.ts"
 import { Dispatcher } from "../../../services/sequences/Dispatcher.ts"
 import { DAY, driveUntil, sentMessages, START, TestDispatchSettings } from "../../services/sequences/DispatchHarness.ts"
@@ -134,7 +135,7 @@ layer(HttpTest)("unsubscribe links", (it) => {
         [
           "a link with a part too long for any id",
           404,
-          yield* rawRequest(HttpClientRequest.get(`/u/${sequence}/${person}/${"0".repeat(120)}`))
+          yield* rawRequest(HttpClientRequest.get(`/u/${sequence}/${person}/${"0".repeat(MAX_PATH_PARAM + 1)}`))
         ],
         ["a method no link takes", 405, put],
         [

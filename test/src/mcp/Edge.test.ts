@@ -3,6 +3,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
 import { servicesWith } from "../../../layers/App.ts"
 import { MAX_DEPTH } from "../../../schema/Depth.ts"
+import { MAX_PATH_PARAM, TOOL_ID_MAX } from "../../../schema/Ids.ts"
 import { CoreConnector, EchoConnector } from "../../../services/connectors/Core.ts"
 import { connector } from "../../../services/tools/Source.ts"
 import { action } from "../../../services/tools/Tool.ts"
@@ -76,16 +77,18 @@ layer(EdgeTest, { excludeTestServices: true })("the edge refuses malformed ids a
       const before = yield* auditRows
       // Node itself answers 431 to a URL past its header limit (16 KiB): the longest path id is below it
       const huge = "a".repeat(900_000)
-      for (const id of ["x%00", "x%0Ay", "Core.Timestamp.Now", "core..now", encodeURIComponent("é"), "a".repeat(10_000)]) {
+      const tooLong = "a".repeat(MAX_PATH_PARAM + 1)
+      for (const id of ["x%00", "x%0Ay", "Core.Timestamp.Now", "core..now", encodeURIComponent("é"), tooLong, "a".repeat(10_000)]) {
         const answer = yield* execute(key, id, `{"input":{}}`)
         assert.strictEqual(answer.status, 404, id.slice(0, 20))
         const body = yield* errorBody(answer)
-        // past 100 characters the router itself finds no route
-        assert.strictEqual(body._tag, id.length > 100 ? "RouteNotFound" : "ToolNotFound")
+        // past the longest id a path may hold, the router itself finds no route
+        assert.strictEqual(body._tag, id.length > MAX_PATH_PARAM ? "RouteNotFound" : "ToolNotFound", id.slice(0, 20))
         assert.isBelow(answer.text.length, 600, "a bounded message")
         assert.notInclude(answer.text, "\u0000")
         const got = yield* raw({ method: "GET", path: `/api/v1/tools/${id}`, headers: { authorization: `Bearer ${key}` } })
         assert.strictEqual(got.status, 404)
+        assert.strictEqual((yield* errorBody(got))._tag, id.length > MAX_PATH_PARAM ? "RouteNotFound" : "ToolNotFound")
       }
       for (const name of ["x\u0000", "x\ny", huge, "core.timestamp.now\u0000"]) {
         const rpc = rpcOf(yield* toolsCall(key, name, {}))
@@ -96,14 +99,26 @@ layer(EdgeTest, { excludeTestServices: true })("the edge refuses malformed ids a
       assert.strictEqual(rpcOf(yield* toolsCall(key, "core.timestamp.now", {})).result?.isError, undefined, "a well-formed id still runs")
     }))
 
+  it.effect("an id as long as a tool id may be reaches the tool's routes, which answer it as an unknown tool", () =>
+    Effect.gen(function* () {
+      const key = yield* issueKey("edge-longest", "free")
+      const longest = "a".repeat(TOOL_ID_MAX)
+      const answer = yield* execute(key, longest, `{"input":{}}`)
+      assert.strictEqual(answer.status, 404)
+      assert.strictEqual((yield* errorBody(answer))._tag, "ToolNotFound", answer.text)
+      const got = yield* raw({ method: "GET", path: `/api/v1/tools/${longest}`, headers: { authorization: `Bearer ${key}` } })
+      assert.strictEqual(got.status, 404)
+      assert.strictEqual((yield* errorBody(got))._tag, "ToolNotFound", got.text)
+    }))
+
   it.effect("a connection id in a path that is not one is a typed 404, never an empty 500", () =>
     Effect.gen(function* () {
       const key = yield* issueKey("edge-conns", "paid")
       for (const method of ["GET", "DELETE"]) {
-        for (const id of ["conn_x%00", "conn_x%0A", `conn_${"a".repeat(10_000)}`, "nope"]) {
+        for (const id of ["conn_x%00", "conn_x%0A", `conn_${"a".repeat(10_000)}`, "nope", `conn_${"a".repeat(MAX_PATH_PARAM - 5)}`]) {
           const answer = yield* raw({ method, path: `/api/v1/connections/${id}`, headers: { authorization: `Bearer ${key}` } })
           assert.strictEqual(answer.status, 404, `${method} ${id.slice(0, 20)}`)
-          assert.strictEqual((yield* errorBody(answer))._tag, id.length > 100 ? "RouteNotFound" : "ConnectionNotFound")
+          assert.strictEqual((yield* errorBody(answer))._tag, id.length > MAX_PATH_PARAM ? "RouteNotFound" : "ConnectionNotFound")
           assert.isBelow(answer.text.length, 600)
         }
       }
