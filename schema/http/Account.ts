@@ -1,10 +1,11 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Usage } from "../budget/Budget.ts"
+import { QueryInteger } from "./QueryInteger.ts"
 import { Authentication } from "./Security.ts"
 
 export const UsageParams = Schema.Struct({
-  recent: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(0, 50))).annotations({
+  recent: Schema.optional(QueryInteger(0, 50)).annotations({
     description: "How many of the latest ledger entries to include (0–50, default 10)"
   })
 })

@@ -3,6 +3,7 @@ import { Schema } from "effect"
 import { ConnectionNotFound, ConnectionView, CreateConnection, UpdateCredentials } from "../connections/Connection.ts"
 import { SyncJobView } from "../connections/SyncJob.ts"
 import { AuditUnavailable, Forbidden, InvalidInput } from "../Errors.ts"
+import { QueryInteger } from "./QueryInteger.ts"
 import { Authentication } from "./Security.ts"
 
 const IdParam = Schema.Struct({ id: Schema.String })
@@ -55,7 +56,7 @@ export class ConnectionsGroup extends HttpApiGroup.make("connections")
   .add(
     HttpApiEndpoint.get("jobs", "/api/v1/connections/:id/jobs")
       .setPath(IdParam)
-      .setUrlParams(Schema.Struct({ limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 200))) }))
+      .setUrlParams(Schema.Struct({ limit: Schema.optional(QueryInteger(1, 200)) }))
       .addSuccess(Schema.Struct({ jobs: Schema.Array(SyncJobView) }))
       .addError(ConnectionNotFound)
       .annotate(OpenApi.Summary, "Sync jobs of a connection, newest first: state, attempts, progress, counts, error")

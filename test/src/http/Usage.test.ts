@@ -139,10 +139,18 @@ layer(HttpTest, { excludeTestServices: true })("usage, account_get and GET /api/
       const mine = yield* workspace("paid")
       assert.strictEqual((yield* usagePath("", Option.none())).status, 401)
       assert.strictEqual((yield* usagePath("", Option.some(mine.key))).status, 200)
-      for (const query of ["?recent=99", "?recent=abc", "?recent=-1", "?recent=2.5"]) {
+      const refusals = [
+        ["?recent=99", "recent must be a number between 0 and 50, got 99"],
+        ["?recent=abc", "recent must be a number, got \"abc\""],
+        ["?recent=-1", "recent must be a number between 0 and 50, got -1"],
+        ["?recent=2.5", "recent must be an integer, got 2.5"],
+        // no safe integer, but what is wrong with it is its size
+        ["?recent=1e300", "recent must be a number between 0 and 50, got 1e+300"]
+      ] as const
+      for (const [query, message] of refusals) {
         const response = yield* usagePath(query, Option.some(mine.key))
         assert.strictEqual(response.status, 422, query)
-        assert.strictEqual((yield* Schema.decodeUnknown(ErrorBody)(response.text))._tag, "InvalidInput", query)
+        assert.deepInclude(yield* Schema.decodeUnknown(ErrorBody)(response.text), { _tag: "InvalidInput", message }, query)
       }
       for (const [id, input] of [["usage", { recent: 51 }], ["usage", { recent: "3" }], ["account_get", { extra: 1 }]] as const) {
         const refused = yield* Effect.flip(mine.execute(id, input))
