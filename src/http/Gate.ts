@@ -186,14 +186,12 @@ export class Gate extends Effect.Service<Gate>()("brein/http/Gate", {
 
     const admit = (headers: RequestHeaders, bodies: Bodies = JSON_BODIES): Effect.Effect<void, PayloadTooLarge | UnsupportedMediaType> => {
       if (Number(header(headers, "content-length") ?? "0") > MAX_BODY_BYTES) return Effect.fail(tooLarge)
+      if (!hasBody(headers)) return Effect.void
       const type = header(headers, "content-type")
-      if (hasBody(headers) && (type === undefined || !bodies.types.some((t) => t.test(type)))) {
-        return Effect.fail(UnsupportedMediaType.of(type, bodies.said))
-      }
-      const charset = type === undefined ? undefined : foreignCharset(type)
+      if (type === undefined || !bodies.types.some((t) => t.test(type))) return Effect.fail(UnsupportedMediaType.of(type, bodies.said))
+      const charset = foreignCharset(type)
       // Read as UTF-8 anyway, a Latin-1 "Muñoz" would be stored as "Mu\uFFFDoz": refused rather than changed.
-      if (hasBody(headers) && charset !== undefined) return Effect.fail(UnsupportedMediaType.charset(charset))
-      return Effect.void
+      return charset === undefined ? Effect.void : Effect.fail(UnsupportedMediaType.charset(charset))
     }
 
     // DNS rebinding: a page on a foreign site must not reach a server that listens on this machine.
