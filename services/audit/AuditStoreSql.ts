@@ -106,8 +106,10 @@ export const AuditStoreSql = Layer.effect(
     })
 
     const heads = Effect.fn("AuditStore.heads")(function* (chains: ReadonlyArray<string>) {
+      // the chains as one array parameter: a checkpoint's chains (every workspace that wrote since the last
+      // one, and more after one fails) are not bounded by the 65,535 parameters a statement may carry
       const rows = yield* sql`SELECT DISTINCT ON (chain) chain, seq::text AS seq, digest FROM audit_log
-          WHERE chain IN ${sql.in(chains)} ORDER BY chain, audit_log.seq DESC`.pipe(Effect.flatMap(decodeHeads), Effect.mapError(fail))
+          WHERE chain = ANY(${chains}::text[]) ORDER BY chain, audit_log.seq DESC`.pipe(Effect.flatMap(decodeHeads), Effect.mapError(fail))
       return new Map<string, ChainHead>(rows.map((r) => [r.chain, { seq: r.seq, digest: r.digest }]))
     })
 

@@ -71,6 +71,17 @@ describe("audit checkpoints", () => {
       assert.strictEqual(report.rows, 2)
     }).pipe(Effect.provide(AuditServices)))
 
+  it.effect("the heads of more chains than a statement may carry parameters (65,535) are read in one statement", () =>
+    Effect.gen(function* () {
+      const store = yield* AuditStore
+      yield* recordMany("ws_a", 2)
+      yield* recordMany("ws_b", 1)
+      // a checkpoint's chains: every workspace that wrote since the last one, and more after one failed
+      const chains = ["ws_a", ...Array.from({ length: 70_000 }, (_, i) => `ws_quiet${i}`), "ws_b"]
+      const heads = yield* store.heads(chains)
+      assert.deepStrictEqual([...heads].map(([chain, head]) => [chain, head.seq]).sort(), [["ws_a", 2], ["ws_b", 1]])
+    }).pipe(Effect.provide(AuditServices)))
+
   it.effect("rewriting a row and re-chaining everything after it is named rechained", () =>
     Effect.gen(function* () {
       const store = yield* AuditStore
