@@ -25,6 +25,7 @@ import sequenceNamesIgnoreCase from "./0024_sequence_names_ignore_case.ts"
 import workspaceNamesTrimmed from "./0025_workspace_names_trimmed.ts"
 import serviceRoles from "./0026_service_roles.ts"
 import credentialsGeneration from "./0027_credentials_generation.ts"
+import syncJobOrder from "./0028_sync_job_order.ts"
 
 export const migrations = {
   "0001_foundation": foundation,
@@ -53,5 +54,6 @@ export const migrations = {
   "0024_sequence_names_ignore_case": sequenceNamesIgnoreCase,
   "0025_workspace_names_trimmed": workspaceNamesTrimmed,
   "0026_service_roles": serviceRoles,
-  "0027_credentials_generation": credentialsGeneration
+  "0027_credentials_generation": credentialsGeneration,
+  "0028_sync_job_order": syncJobOrder
 }

@@ -37,7 +37,7 @@ export const latestStatusJoins = (sql: SqlClient.SqlClient, connectionId: string
                          ORDER BY synced_at DESC LIMIT 1) c ON true
     LEFT JOIN LATERAL (SELECT id, state, progress FROM sync_jobs
                        WHERE connection_id = ${connectionId} AND state IN ('en_cola', 'sincronizando')
-                       ORDER BY created_at, id LIMIT 1) j ON true`
+                       ORDER BY created_at, seq LIMIT 1) j ON true`
 
 /** A timestamptz column as the ISO text `Date#toISOString` writes (UTC, milliseconds). */
 export const isoText = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`

@@ -59,8 +59,6 @@ export const toView = (row: JobRow): SyncJobView => ({
   finishedAt: row.finishedAt?.toISOString() ?? null
 })
 
-const byCreation = (a: JobRow, b: JobRow) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
-
 export interface Claim {
   readonly id: string
   readonly attempts: number
@@ -92,7 +90,8 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
     ) {
       const keys = scopes.map(scopeKeyOf)
       const fresh = yield* Effect.forEach(scopes, () => newId("job"))
-      // One statement for every scope: a worker sees all of them at once and runs them under one login.
+      // One statement for every scope: a worker sees all of them at once and runs them under one login, in
+      // the order of `seq`, which the rows draw in the order of the scopes (ORDER BY u.n).
       yield* sql.unsafe(
         `INSERT INTO sync_jobs (id, connection_id, workspace_id, connector, scope_key, scope, state, max_attempts, progress, created_at)
          SELECT u.id, $1, $2, $3, u.scope_key, u.scope::jsonb, 'en_cola', $4, $5::jsonb, clock_timestamp()
@@ -114,7 +113,7 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
       )
       const latest = yield* sql`SELECT DISTINCT ON (scope_key) scope_key AS key, id FROM sync_jobs
                                 WHERE connection_id = ${target.connectionId} AND scope_key IN ${sql.in(keys)}
-                                ORDER BY scope_key, (state IN ('en_cola', 'sincronizando')) DESC, created_at DESC`.pipe(
+                                ORDER BY scope_key, (state IN ('en_cola', 'sincronizando')) DESC, created_at DESC, seq DESC`.pipe(
         Effect.flatMap(decodeLatest)
       )
       const ids = keys.flatMap((key) => latest.filter((row) => row.key === key).map((row) => row.id))
@@ -131,7 +130,7 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
 
     const list = Effect.fn("SyncJobs.list")(function* (connectionId: string, limit: number) {
       return yield* query(
-        sql`SELECT ${COLUMNS} FROM sync_jobs WHERE connection_id = ${connectionId} ORDER BY created_at DESC, id LIMIT ${limit}`
+        sql`SELECT ${COLUMNS} FROM sync_jobs WHERE connection_id = ${connectionId} ORDER BY created_at DESC, seq DESC LIMIT ${limit}`
       )
     })
 
@@ -139,7 +138,8 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
      * Takes the next due job whose lease (if any) has run out (a crashed worker's job comes back here)
      * together with every other due job of its connection, so they run under one upstream login; the
      * connection says `sincronizando` in the same statement, unless its credentials were refused. Every
-     * job of the batch carries the generation of the credentials the connection held then.
+     * job of the batch carries the generation of the credentials the connection held then. The batch comes
+     * in the order its jobs were queued (`seq` orders the jobs of one instant), the order they run in.
      */
     const claim = Effect.fn("SyncJobs.claim")(function* (lease: Duration.Duration) {
       return yield* sql`WITH first AS (
@@ -148,7 +148,7 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
           ), batch AS (
             SELECT j.id, j.state = 'sincronizando' AS taken_over FROM sync_jobs j JOIN first f ON j.connection_id = f.connection_id
             WHERE j.state IN ('en_cola', 'sincronizando') AND j.run_after <= now()
-            ORDER BY j.created_at, j.id LIMIT ${BATCH} FOR UPDATE OF j SKIP LOCKED
+            ORDER BY j.created_at, j.seq LIMIT ${BATCH} FOR UPDATE OF j SKIP LOCKED
           ), marked AS (
             UPDATE connections c SET state = 'sincronizando', state_reason = NULL, updated_at = now()
             FROM first f WHERE c.id = f.connection_id AND NOT (c.state = 'error' AND c.state_reason = 'credenciales_invalidas')
@@ -157,22 +157,19 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
             -- the row marked, which may be newer than this statement's snapshot (credentials replaced meanwhile)
             SELECT coalesce(m.credentials_generation, c.credentials_generation) AS credentials_generation
             FROM connections c JOIN first f ON c.id = f.connection_id LEFT JOIN marked m ON true
+          ), claimed AS (
+            UPDATE sync_jobs j SET state = 'sincronizando', attempts = j.attempts + 1,
+              run_after = now() + ${`${Duration.toMillis(lease)} milliseconds`}::interval,
+              started_at = coalesce(j.started_at, now()),
+              progress = j.progress || '{"done": 0, "step": "login"}'::jsonb
+            FROM batch b, generation g WHERE j.id = b.id
+            RETURNING j.*, b.taken_over, g.credentials_generation
           )
-          UPDATE sync_jobs j SET state = 'sincronizando', attempts = j.attempts + 1,
-            run_after = now() + ${`${Duration.toMillis(lease)} milliseconds`}::interval,
-            started_at = coalesce(j.started_at, now()),
-            progress = j.progress || '{"done": 0, "step": "login"}'::jsonb
-          FROM batch b, generation g WHERE j.id = b.id
-          RETURNING j.id, j.connection_id, j.workspace_id, j.connector, j.scope_key, j.scope, j.state, j.attempts, j.max_attempts,
-                    j.progress, j.counts, j.error_reason, j.error_message, j.error_parts, j.created_at, j.started_at, j.finished_at, b.taken_over,
-                    g.credentials_generation`
+          SELECT ${COLUMNS}, taken_over, credentials_generation FROM claimed ORDER BY created_at, seq`
         .pipe(
           Effect.flatMap(decodeClaimed),
           Effect.orDie,
-          Effect.map((rows) => {
-            const sorted = [...rows].sort(byCreation)
-            return Arr.isNonEmptyReadonlyArray(sorted) ? Option.some(sorted) : Option.none()
-          })
+          Effect.map((rows) => Arr.isNonEmptyReadonlyArray(rows) ? Option.some(rows) : Option.none())
         )
     })
 

@@ -100,9 +100,9 @@ export class BancoCache extends Effect.Service<BancoCache>()("brein/connectors/b
           LEFT JOIN LATERAL (SELECT array_agg(scope ->> 'periodo') AS periodos, min(synced_at) AS oldest, bool_and(completo) AS completo
                              FROM sync_coverage WHERE connection_id = ${f.connectionId} AND ${ofMonths}) c ON true
           LEFT JOIN LATERAL (SELECT id, state, progress, periodos FROM (
-                               SELECT id, state, progress, created_at, array_agg(scope ->> 'periodo') OVER () AS periodos FROM sync_jobs
+                               SELECT id, state, progress, created_at, seq, array_agg(scope ->> 'periodo') OVER () AS periodos FROM sync_jobs
                                WHERE connection_id = ${f.connectionId} AND state IN ('en_cola', 'sincronizando') AND ${ofMonths}) open
-                             ORDER BY created_at, id LIMIT 1) j ON true
+                             ORDER BY created_at, seq LIMIT 1) j ON true
           LEFT JOIN LATERAL (
             SELECT id::float8 AS row_id, movement_id, account_id, periodo, to_char(post_date, 'YYYY-MM-DD') AS post_date,
                    to_char(transaction_date, 'YYYY-MM-DD') AS transaction_date, amount::float8 AS amount, balance::float8 AS balance,

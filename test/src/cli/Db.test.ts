@@ -114,12 +114,12 @@ describe("brein db migrate", () => {
           Effect.scoped(Effect.flatMap(client(database.ownerUrl), (sql) => sql.unsafe(statement))).pipe(Effect.orDie)
         // the database as the version before the record left it, and an upgrade that adds a table
         yield* owner(
-          `DROP TABLE service_roles; ALTER TABLE connections DROP COLUMN credentials_generation;
+          `DROP TABLE service_roles; ALTER TABLE connections DROP COLUMN credentials_generation; ALTER TABLE sync_jobs DROP COLUMN seq;
            DELETE FROM effect_sql_migrations WHERE migration_id >= 26; CREATE TABLE brein_added (id bigserial PRIMARY KEY)`
         )
         const upgraded = yield* brein(database.ownerUrl, "db", "migrate")
         assert.strictEqual(upgraded.exitCode, 0, upgraded.stderr)
-        assert.include(upgraded.stdout, "applied 2 migrations: 0026_service_roles, 0027_credentials_generation")
+        assert.include(upgraded.stdout, "applied 3 migrations: 0026_service_roles, 0027_credentials_generation, 0028_sync_job_order")
         assert.include(upgraded.stdout, `granted "${database.service.name}" again (recorded by an earlier --service-role)`)
         assert.strictEqual((yield* brein(database.serviceUrl, "workspaces", "list")).exitCode, 0)
 
