@@ -1,12 +1,11 @@
-import { Args, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
-import { Console, Effect, Layer, Schema } from "effect"
+import { Args, Command, HelpDoc, Options } from "@effect/cli"
+import { Console, Effect, Layer } from "effect"
 import { AdminLive } from "../../layers/Admin.ts"
 import { GrantReason } from "../../schema/budget/Budget.ts"
-import { issuesOf, summary } from "../../schema/Issues.ts"
 import { Credits } from "../../services/budget/Credits.ts"
 import { Workspaces } from "../../services/workspace/Workspaces.ts"
 import { CommandFailed } from "./Failure.ts"
-import { database, databaseSettings, workspaceOption } from "./Settings.ts"
+import { database, databaseSettings, decodedFlag, workspaceOption } from "./Settings.ts"
 
 const CreditsLive = Credits.Default.pipe(Layer.provideMerge(AdminLive))
 
@@ -21,11 +20,7 @@ const grant = Command.make("grant", {
   workspace: workspaceOption("The workspace's name"),
   reason: Options.text("reason").pipe(
     Options.withDescription("Why, as the ledger will say it (not blank)"),
-    Options.mapEffect((value) =>
-      Schema.decodeUnknown(GrantReason)(value).pipe(
-        Effect.mapError((error) => ValidationError.invalidValue(HelpDoc.p(summary(issuesOf(error, "--reason").issues))))
-      )
-    ),
+    Options.mapEffect(decodedFlag("--reason", GrantReason)),
     Options.withDefault(GrantReason.make("granted by an operator"))
   ),
   amount: Args.integer({ name: "N" }).pipe(

@@ -1,6 +1,7 @@
 import { Args, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { ConfigProvider, Effect, Option, Schema } from "effect"
 import { OperatorLogging } from "../../layers/Logging.ts"
+import { issuesOf, summary } from "../../schema/Issues.ts"
 import { notAPort, Port } from "../../schema/Port.ts"
 import { Plan } from "../../schema/tools/Definition.ts"
 import { decodeWorkspaceName } from "../../schema/WorkspaceName.ts"
@@ -19,6 +20,15 @@ export const port = Options.integer("port").pipe(
   ),
   Options.optional
 )
+
+/**
+ * A flag's value decoded by `schema`: one that does not decode is a wrong command line (exit 2), said
+ * with the schema's own issues, before any database is opened.
+ */
+export const decodedFlag = <A, I>(flag: string, schema: Schema.Schema<A, I>) => (value: I) =>
+  Schema.decodeUnknown(schema)(value).pipe(
+    Effect.mapError((error) => ValidationError.invalidValue(HelpDoc.p(summary(issuesOf(error, flag).issues))))
+  )
 
 /** A workspace name from the command line, refused before any database is opened when it is blank. */
 const workspaceNameOf = (flag: string) => (value: string) =>

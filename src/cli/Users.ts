@@ -1,12 +1,11 @@
-import { Command, HelpDoc, Options, ValidationError } from "@effect/cli"
-import { Console, Effect, Schema } from "effect"
+import { Command, Options } from "@effect/cli"
+import { Console, Effect } from "effect"
 import { AdminLive } from "../../layers/Admin.ts"
 import { Email, type User } from "../../schema/humans/Human.ts"
-import { issuesOf, summary } from "../../schema/Issues.ts"
 import { ChangeAudit } from "../../services/audit/ChangeAudit.ts"
 import { Users } from "../../services/humans/Users.ts"
 import { CommandFailed } from "./Failure.ts"
-import { database, databaseSettings, workspaceOption } from "./Settings.ts"
+import { database, databaseSettings, decodedFlag, workspaceOption } from "./Settings.ts"
 import { table, when } from "./Table.ts"
 
 const failed = (error: { readonly message: string }) => new CommandFailed({ message: error.message, exitCode: 1 })
@@ -15,11 +14,7 @@ const workspace = workspaceOption("The user's workspace (it must exist)")
 const email = Options.text("email").pipe(
   Options.withDescription("The person's email address"),
   // refused with the command line's other mistakes (exit 2), before any database is opened
-  Options.mapEffect((value) =>
-    Schema.decodeUnknown(Email)(value).pipe(
-      Effect.mapError((error) => ValidationError.invalidValue(HelpDoc.p(summary(issuesOf(error, "--email").issues))))
-    )
-  )
+  Options.mapEffect(decodedFlag("--email", Email))
 )
 
 /** Who changed people from the command line: the operator, with the database's rights. */
