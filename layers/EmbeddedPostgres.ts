@@ -87,7 +87,8 @@ const pickPort = (preferred: number) =>
     Effect.mapError((cause) => new EmbeddedPostgresFailed({ message: "no free port for PostgreSQL", cause }))
   )
 
-const launch = Effect.fn("EmbeddedPostgres.launch")(function* (placement: Placement, options: EmbeddedPostgresOptions) {
+/** `asked`: the data folder as configured (resolved), which the placement may keep elsewhere (root). */
+const launch = Effect.fn("EmbeddedPostgres.launch")(function* (placement: Placement, options: EmbeddedPostgresOptions, asked: string) {
   const { directory } = placement
   const fs = yield* FileSystem.FileSystem
   const output = yield* Queue.unbounded<string>()
@@ -99,7 +100,11 @@ const launch = Effect.fn("EmbeddedPostgres.launch")(function* (placement: Placem
   )
   if (!initialised) {
     const [took] = yield* Effect.timed(initdb({ ...placement, user, password }))
-    yield* Effect.log("embedded PostgreSQL initialised").pipe(Effect.annotateLogs({ directory, ms: Duration.toMillis(took) }))
+    // A warning, so that an operator command (which logs only warnings) shows it too: a mistyped folder
+    // otherwise gives a new, empty database in silence, whose keys and workspaces are not the service's.
+    yield* Effect.logWarning(
+      `embedded PostgreSQL initialised: there was no database in ${asked}, so a new, empty one was made (if one was expected there, check BREIN_DATA_DIR or --data-dir)`
+    ).pipe(Effect.annotateLogs({ ...(asked === directory ? {} : { directory }), ms: Duration.toMillis(took) }))
   }
   const [took] = yield* startPostgres({
     ...placement,
@@ -120,7 +125,8 @@ const launch = Effect.fn("EmbeddedPostgres.launch")(function* (placement: Placem
 
 export const startEmbeddedPostgres = Effect.fn("EmbeddedPostgres.start")(function* (options: EmbeddedPostgresOptions) {
   const path = yield* Path.Path
-  const placement = yield* place(options.binaries ?? (yield* shippedBinaries), path.resolve(options.directory))
+  const asked = path.resolve(options.directory)
+  const placement = yield* place(options.binaries ?? (yield* shippedBinaries), asked)
   const directory = placement.directory
   const reuse = (port: number) =>
     Effect.log("reusing running embedded PostgreSQL").pipe(
@@ -129,7 +135,7 @@ export const startEmbeddedPostgres = Effect.fn("EmbeddedPostgres.start")(functio
     )
   const running = yield* runningPort(directory)
   if (Option.isSome(running)) return yield* reuse(running.value)
-  return yield* launch(placement, options).pipe(
+  return yield* launch(placement, options, asked).pipe(
     // another process may have started this cluster between our check and our start
     Effect.catchTag("EmbeddedPostgresFailed", (error) =>
       runningPort(directory).pipe(

@@ -309,19 +309,30 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
       assert.strictEqual((yield* healthOn(port, server)).status, 200)
     }).pipe(Effect.scoped), { timeout: 90_000 })
 
-  it.effect("an operator command logs at Warning, or at the level --log-level asks for", () =>
-    Effect.gen(function* () {
-      const dataDir = yield* tempDataDir
-      const env = { DATABASE_URL: "", BREIN_DATA_DIR: dataDir }
-      const asked = yield* runBrein(env, "workspaces", "list", "--log-level", "debug")
-      assert.strictEqual(asked.exitCode, 0, asked.stderr)
-      assert.include(asked.stderr, "level=DEBUG", "the embedded database's own lines, logged at Debug")
-      if (process.env["LOG_LEVEL"] === undefined) {
-        const quiet = yield* runBrein(env, "workspaces", "list")
-        assert.strictEqual(quiet.exitCode, 0, quiet.stderr)
-        assert.notMatch(quiet.stderr, /level=(DEBUG|INFO)/)
-      }
-    }).pipe(Effect.scoped), { timeout: 90_000 })
+  it.effect(
+    "an operator command logs at Warning, or at the level --log-level asks for; a database it had to make is said at Warning",
+    () =>
+      Effect.gen(function* () {
+        const dataDir = yield* tempDataDir
+        const env = { DATABASE_URL: "", BREIN_DATA_DIR: dataDir }
+        const made =
+          `there was no database in ${dataDir}/pg, so a new, empty one was made (if one was expected there, check BREIN_DATA_DIR or --data-dir)`
+        const asked = yield* runBrein(env, "workspaces", "list", "--log-level", "debug")
+        assert.strictEqual(asked.exitCode, 0, asked.stderr)
+        assert.include(asked.stderr, "level=DEBUG", "the embedded database's own lines, logged at Debug")
+        assert.include(asked.stderr, made)
+        // a mistyped folder shows even where only warnings are logged; an existing database is not announced
+        const first = yield* runBrein({ DATABASE_URL: "", BREIN_DATA_DIR: yield* tempDataDir, LOG_LEVEL: "Warning" }, "workspaces", "list")
+        assert.strictEqual(first.exitCode, 0, first.stderr)
+        assert.include(first.stderr, "level=WARN")
+        assert.include(first.stderr, "so a new, empty one was made")
+        const again = yield* runBrein(env, "workspaces", "list")
+        assert.strictEqual(again.exitCode, 0, again.stderr)
+        assert.notInclude(again.stderr, "a new, empty one")
+        if (process.env["LOG_LEVEL"] === undefined) assert.notMatch(again.stderr, /level=(DEBUG|INFO)/)
+      }).pipe(Effect.scoped),
+    { timeout: 90_000 }
+  )
 
   it.effect("a port that is not 1 to 65535 ends serve before anything starts: no database, no server", () =>
     Effect.gen(function* () {
