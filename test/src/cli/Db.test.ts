@@ -8,6 +8,7 @@ import { databaseFromUrl } from "../../../layers/Database.ts"
 import { known, migrationName } from "../../../layers/Migrations.ts"
 import { sqlState } from "../../../services/Database.ts"
 import { allFinished, countRows, execute, rut, siiConnection, simulatedServices, waitForJobs } from "../../support/Connected.ts"
+import { migratedBefore } from "../../support/MigrateTo.ts"
 import { monthsAgo } from "../../support/Periods.ts"
 import { freshRole, ownedDatabase } from "../../support/TestDatabase.ts"
 import { issuePrincipal } from "../../support/TestLayers.ts"
@@ -29,6 +30,9 @@ const attempt = (url: Redacted.Redacted<string>, statement: string) =>
   )
 
 const LATEST = migrationName(known[known.length - 1] ?? [0, "none"])
+
+/** The migration that began the record of service roles (`service_roles`): a database before it holds none. */
+const RECORDED_FROM = "0026_service_roles"
 
 describe("brein db migrate", () => {
   it.scopedLive("as the owner, --service-role lets that role run the service and nothing more", () =>
@@ -108,18 +112,28 @@ describe("brein db migrate", () => {
     () =>
       Effect.gen(function* () {
         const database = yield* ownedDatabase
-        const granted = yield* brein(database.ownerUrl, "db", "migrate", "--service-role", database.service.name)
-        assert.strictEqual(granted.exitCode, 0, granted.stderr)
         const owner = (statement: string) =>
           Effect.scoped(Effect.flatMap(client(database.ownerUrl), (sql) => sql.unsafe(statement))).pipe(Effect.orDie)
-        // the database as the version before the record left it, and an upgrade that adds a table
-        yield* owner(
-          `DROP TABLE service_roles; ALTER TABLE connections DROP COLUMN credentials_generation; ALTER TABLE sync_jobs DROP COLUMN seq;
-           DELETE FROM effect_sql_migrations WHERE migration_id >= 26; CREATE TABLE brein_added (id bigserial PRIMARY KEY)`
-        )
+        // the database as the version before the record left it: migrated by its owner up to the record
+        yield* Effect.scoped(migratedBefore(database.ownerUrl, RECORDED_FROM)).pipe(Effect.provide(Reactivity.layer), Effect.orDie)
+        // and its --service-role, which recorded nothing. That version's grant is history and no longer
+        // changes, so it is written out here, not asked of layers/ServiceRole.ts (today's grant, which records
+        // the role): CONNECT, the schema, the rows of every table and the use of every sequence (named one by
+        // one there; here the schema holds brein's relations only), the record of migrations read only, and
+        // what the append-only triggers of those migrations refuse. Then an upgrade that adds a table.
+        const role = database.service.name
+        yield* owner(`GRANT CONNECT ON DATABASE ${database.name} TO ${role}; GRANT USAGE ON SCHEMA public TO ${role};
+          GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${role};
+          GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ${role};
+          REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON effect_sql_migrations FROM ${role};
+          REVOKE UPDATE, DELETE, TRUNCATE ON audit_log, audit_checkpoint, credit_ledger, sequence_authorizations, work_session_events
+            FROM ${role};
+          REVOKE UPDATE ON topic_versions FROM ${role};
+          CREATE TABLE brein_added (id bigserial PRIMARY KEY)`)
         const upgraded = yield* brein(database.ownerUrl, "db", "migrate")
         assert.strictEqual(upgraded.exitCode, 0, upgraded.stderr)
-        assert.include(upgraded.stdout, "applied 3 migrations: 0026_service_roles, 0027_credentials_generation, 0028_sync_job_order")
+        const upgrade = known.map(migrationName).filter((name) => name >= RECORDED_FROM)
+        assert.include(upgraded.stdout, `applied ${upgrade.length} migrations: ${upgrade.join(", ")}`)
         assert.include(upgraded.stdout, `granted "${database.service.name}" again (recorded by an earlier --service-role)`)
         assert.strictEqual((yield* brein(database.serviceUrl, "workspaces", "list")).exitCode, 0)
 
