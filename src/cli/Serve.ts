@@ -8,6 +8,7 @@ import { type Port, PortConfig } from "../../schema/Port.ts"
 import { rateLimitSettings } from "../../services/limits/RateLimits.ts"
 import { SyncWorker } from "../../services/sync/SyncWorker.ts"
 import { DEMO_WORKSPACE, Workspaces } from "../../services/workspace/Workspaces.ts"
+import { portFree } from "../http/PortUnavailable.ts"
 import { HttpServerLive } from "../http/Server.ts"
 import { dataDir, port, withSettings } from "./Settings.ts"
 
@@ -75,12 +76,13 @@ export const serve = Layer.mergeAll(HttpServerLive, Layer.effectDiscard(Effect.f
 const options = { port, dataDir }
 
 /**
- * Runs the server until interrupted (Ctrl-C, SIGTERM, SIGHUP); a PORT that is no port, or a rate limit
- * that is none, stops it before anything starts (the database's settings are read before the database).
+ * Runs the server until interrupted (Ctrl-C, SIGTERM, SIGHUP); a PORT that is no port, a rate limit
+ * that is none, or a port in use stops it before anything starts (the database's settings are read before the database).
  */
 export const runServe = (flags: { readonly port: Option.Option<Port>; readonly dataDir: Option.Option<string> }) =>
   PortConfig.pipe(
-    Effect.zipRight(rateLimitSettings),
+    Effect.zipLeft(rateLimitSettings),
+    Effect.flatMap(portFree),
     Effect.zipRight(Layer.launch(serve.pipe(Layer.provide(AppLive)))),
     withSettings({ PORT: flags.port, BREIN_DATA_DIR: flags.dataDir })
   )

@@ -27,6 +27,7 @@ import { HumansLive, SequenceAuthorizationsLive } from "./Humans.ts"
 import { ChatPrincipalLive, HumanSessionLive, KeyOrSessionLive } from "./HumanSession.ts"
 import { makeNodeBridge } from "./NodeBridge.ts"
 import { OpenApiLive } from "./OpenApi.ts"
+import { portUnavailable } from "./PortUnavailable.ts"
 import { RefusalsLive, refuseAt, withRetryAfter } from "./Refusals.ts"
 import { SessionsLive } from "./Sessions.ts"
 import { ToolsLive } from "./Tools.ts"
@@ -99,7 +100,9 @@ export const listen = (port: number) =>
     const routes = [yield* makeMcpRoute(bridge), yield* makeExecuteRoute(bridge)]
     const server = createServer()
     const drain = yield* drainable(server)
-    const httpServer = yield* bridge.httpServer(server, routes, { port })
+    const httpServer = yield* bridge.httpServer(server, routes, { port }).pipe(
+      Effect.catchTag("ServeError", (error) => Effect.fail(portUnavailable(port, error.cause)))
+    )
     return Layer.mergeAll(Layer.succeed(HttpServer.HttpServer, httpServer), NodeHttpServer.layerContext, Layer.succeed(HttpDrain, drain))
   }))
 

@@ -10,6 +10,7 @@ import { ServicesLive } from "../../../layers/App.ts"
 import { databaseFromUrl } from "../../../layers/Database.ts"
 import { Executor } from "../../../services/pipeline/Executor.ts"
 import { Workspaces } from "../../../services/workspace/Workspaces.ts"
+import { heldPort } from "../../support/HeldPort.ts"
 import { freshDatabase } from "../../support/TestDatabase.ts"
 import { databaseEnv, freePort, type Run, runBrein, tempDataDir } from "./Brein.ts"
 
@@ -351,6 +352,26 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
         assert.deepStrictEqual(yield* (yield* FileSystem.FileSystem).readDirectory(dataDir), [], "no database was made")
       }
     }).pipe(Effect.scoped), { timeout: 90_000 })
+
+  it.scoped(
+    "a port another program listens on ends serve before anything starts, naming the port: no database, no server",
+    () =>
+      Effect.gen(function* () {
+        const taken = yield* heldPort
+        for (const { args, env } of [{ args: ["serve", "--port", String(taken)], env: {} }, { args: [], env: { PORT: String(taken) } }]) {
+          const dataDir = yield* tempDataDir
+          const run = yield* runBrein({ DATABASE_URL: "", BREIN_DATA_DIR: dataDir, LOG_LEVEL: "Info", ...env }, ...args)
+          assert.strictEqual(run.exitCode, 1, run.stderr)
+          assert.include(
+            run.stderr,
+            `brein: port ${taken} is in use (another brein, or another program, listens on it): stop that one, or serve on another port with --port or PORT`
+          )
+          assert.notMatch(run.stderr, /postgres|listening|migrat/i)
+          assert.deepStrictEqual(yield* (yield* FileSystem.FileSystem).readDirectory(dataDir), [], "no database was made")
+        }
+      }),
+    { timeout: 90_000 }
+  )
 
   it.effect(
     "a database or rate-limit setting that is not what it must be ends serve (or db migrate) before the embedded database is made",
