@@ -4,16 +4,12 @@ import { AdminLive } from "../../layers/Admin.ts"
 import { GrantReason } from "../../schema/budget/Budget.ts"
 import { Credits } from "../../services/budget/Credits.ts"
 import { Workspaces } from "../../services/workspace/Workspaces.ts"
-import { CommandFailed } from "./Failure.ts"
+import { namedWorkspace } from "./Failure.ts"
 import { database, databaseSettings, decodedFlag, workspaceOption } from "./Settings.ts"
 
 const CreditsLive = Credits.Default.pipe(Layer.provideMerge(AdminLive))
 
-const workspace = (name: string) =>
-  Effect.flatMap(Workspaces, (workspaces) => workspaces.principalFor(name)).pipe(
-    Effect.catchTag("WorkspaceNotFound", () =>
-      new CommandFailed({ message: `no workspace named "${name}" (brein workspaces list shows them)`, exitCode: 1 }))
-  )
+const workspace = (name: string) => namedWorkspace(Effect.flatMap(Workspaces, (workspaces) => workspaces.principalFor(name)))
 
 const grant = Command.make("grant", {
   ...database,

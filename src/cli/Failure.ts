@@ -1,8 +1,23 @@
 import { ValidationError } from "@effect/cli"
 import { Cause, ConfigError, Console, Data, Effect, Option } from "effect"
+import type { WorkspaceNotFound } from "../../services/workspace/Workspaces.ts"
 
 /** A command that ran and did not succeed: its message is for a person, its code for a script. */
 export class CommandFailed extends Data.TaggedError("CommandFailed")<{ readonly message: string; readonly exitCode: number }> {}
+
+/** An error of a service, ending the command with its own message (exit 1). */
+export const failed = (error: { readonly message: string }) => new CommandFailed({ message: error.message, exitCode: 1 })
+
+const isWorkspaceNotFound = <E extends { readonly _tag: string }>(error: E): error is Extract<E, WorkspaceNotFound> =>
+  error._tag === "WorkspaceNotFound"
+
+/** A workspace named on the command line that does not exist: said with where to see the names (exit 1), by every command alike. */
+export const namedWorkspace = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.catchIf(
+    effect,
+    isWorkspaceNotFound,
+    (error) => new CommandFailed({ message: `${error.message} (brein workspaces list shows them)`, exitCode: 1 })
+  )
 
 const setExitCode = (code: number) => Effect.sync(() => void (process.exitCode = code))
 

@@ -6,7 +6,7 @@ import { PROVIDER_DAILY_CAP, PROVIDER_MIN_SPACING, SuppressionReason } from "../
 import { Mailboxes } from "../../services/catalog/sequences/Mailboxes.ts"
 import { Suppressions } from "../../services/catalog/sequences/Suppressions.ts"
 import { Workspaces } from "../../services/workspace/Workspaces.ts"
-import { CommandFailed } from "./Failure.ts"
+import { CommandFailed, namedWorkspace } from "./Failure.ts"
 import { database, databaseSettings, workspaceOption as workspaceNameOption } from "./Settings.ts"
 import { table, when } from "./Table.ts"
 
@@ -14,11 +14,7 @@ const SequencesAdminLive = Layer.mergeAll(Mailboxes.Default, Suppressions.Defaul
 
 const workspaceOption = workspaceNameOption("The workspace's name")
 
-const workspace = (name: string) =>
-  Effect.flatMap(Workspaces, (workspaces) => workspaces.principalFor(name)).pipe(
-    Effect.catchTag("WorkspaceNotFound", () =>
-      new CommandFailed({ message: `no workspace named "${name}" (brein workspaces list shows them)`, exitCode: 1 }))
-  )
+const workspace = (name: string) => namedWorkspace(Effect.flatMap(Workspaces, (workspaces) => workspaces.principalFor(name)))
 
 const bounded = (name: string, min: number, max: number) =>
   Options.mapEffect((n: number) =>

@@ -290,7 +290,7 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
       assert.notInclude(run.stdout, "sealed-secret-bytes")
       const unknown = yield* brein("connections", "list", "--workspace", "nobody-here")
       assert.strictEqual(unknown.exitCode, 1, unknown.stderr)
-      assert.include(unknown.stderr, `no workspace named "nobody-here"`)
+      assert.include(unknown.stderr, `no workspace named "nobody-here" (brein workspaces list shows them)`)
     }), { timeout: 60_000 })
 
   const healthOn = (port: number, server: Fiber.RuntimeFiber<Run, unknown>) =>

@@ -92,10 +92,10 @@ layer(CreditsTest, { excludeTestServices: true, timeout: "90 seconds" })("brein 
     Effect.gen(function* () {
       const unknown = yield* brein("credits", "grant", "--workspace", "no-such-workspace", "10")
       assert.strictEqual(unknown.exitCode, 1)
-      assert.include(unknown.stderr, `no workspace named "no-such-workspace"`)
+      assert.include(unknown.stderr, `no workspace named "no-such-workspace" (brein workspaces list shows them)`)
       const unknownBalance = yield* brein("credits", "balance", "--workspace", "no-such-workspace")
       assert.strictEqual(unknownBalance.exitCode, 1)
-      assert.include(unknownBalance.stderr, `no workspace named "no-such-workspace"`)
+      assert.include(unknownBalance.stderr, `no workspace named "no-such-workspace" (brein workspaces list shows them)`)
 
       const { client, name } = yield* workspace("paid")
       const zero = yield* brein("credits", "grant", "--workspace", name, "0")

@@ -119,7 +119,13 @@ layer(CliTest, { excludeTestServices: true })("brein users", (it) => {
       yield* Effect.orDie((yield* Workspaces).create("beta", "free"))
       const cases = [
         [["users", "link", "--workspace", "beta", "--email", "nadie@beta.cl"], "no user nadie@beta.cl"],
-        [["users", "create", "--workspace", "nowhere", "--email", "ana@acme.cl"], "no workspace named \"nowhere\""]
+        [
+          ["users", "create", "--workspace", "nowhere", "--email", "ana@acme.cl"],
+          "no workspace named \"nowhere\" (brein workspaces list shows them)"
+        ],
+        // every command that names a workspace says so alike
+        [["users", "list", "--workspace", "nowhere"], "brein: no workspace named \"nowhere\" (brein workspaces list shows them)"],
+        [["keys", "list", "--workspace", "nowhere"], "brein: no workspace named \"nowhere\" (brein workspaces list shows them)"]
       ] as const
       for (const [args, why] of cases) {
         const run = yield* brein(...args)
