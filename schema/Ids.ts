@@ -20,7 +20,18 @@ export const isToolId = (raw: unknown): raw is ToolId => typeof raw === "string"
 export const WorkspaceId = Schema.String.pipe(Schema.pattern(/^ws_[A-Za-z0-9]+$/), Schema.brand("WorkspaceId"))
 export type WorkspaceId = typeof WorkspaceId.Type
 
-export const CONNECTION_ID_MAX = 64
+/** The longest id brein makes (a prefix, `_` and letters and digits). */
+const ID_MAX = 64
+
+/**
+ * Whether `raw` has the shape of an id brein makes with `prefix` (`conn`, `ses`, `sq`…): any other text
+ * names nothing, and is answered as not found without a query (a NUL byte, which PostgreSQL cannot
+ * hold in text, would fail one).
+ */
+export const hasIdShape = (prefix: string, raw: string) =>
+  raw.length <= ID_MAX && raw.startsWith(`${prefix}_`) && /^[A-Za-z0-9]+$/.test(raw.slice(prefix.length + 1))
+
+export const CONNECTION_ID_MAX = ID_MAX
 
 export const ConnectionId = Schema.String.pipe(
   Schema.maxLength(CONNECTION_ID_MAX),
@@ -29,9 +40,7 @@ export const ConnectionId = Schema.String.pipe(
 )
 export type ConnectionId = typeof ConnectionId.Type
 
-const CONNECTION_ID_PATTERN = /^conn_[A-Za-z0-9]+$/
-export const isConnectionId = (raw: unknown): raw is ConnectionId =>
-  typeof raw === "string" && raw.length <= CONNECTION_ID_MAX && CONNECTION_ID_PATTERN.test(raw)
+export const isConnectionId = (raw: unknown): raw is ConnectionId => typeof raw === "string" && hasIdShape("conn", raw)
 
 export const ApiKeyId = Schema.String.pipe(Schema.pattern(/^key_[A-Za-z0-9]+$/), Schema.brand("ApiKeyId"))
 export type ApiKeyId = typeof ApiKeyId.Type

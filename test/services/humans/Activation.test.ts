@@ -183,7 +183,7 @@ layer(HumansTest, { excludeTestServices: true })("Activation", (it) => {
       const theirs = yield* insertSequence(other.workspace.id)
       yield* insertPreflight(other.workspace.id, theirs)
       assert.deepInclude(yield* refusal(human, theirs.id, theirs.version), { _tag: "SequenceNotFound" })
-      assert.deepInclude(yield* refusal(human, "seq_nope", 1), { _tag: "SequenceNotFound" })
+      assert.deepInclude(yield* refusal(human, "sq_nope", 1), { _tag: "SequenceNotFound" })
       yield* activateAs(other.human, theirs.id, theirs.version)
       const listed = yield* Effect.flip(Effect.flatMap(Activation, (a) => a.authorizations(theirs.id, human.principal.workspaceId)))
       assert.strictEqual(listed._tag, "SequenceNotFound")

@@ -19,7 +19,7 @@ export interface SequenceFixture {
 export const insertSequence = (workspaceId: string, options: { readonly version?: number } = {}) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const id = `seq_${suffix()}`
+    const id = `sq_${suffix()}`
     const mailbox = `mbx_${suffix()}`
     const at = new Date("2026-11-16T15:00:00Z")
     const fixture: SequenceFixture = {

@@ -244,6 +244,16 @@ layer(HttpTest, { excludeTestServices: true })("people over HTTP: sign-in, sessi
       const t = yield* activate(theirs.id, theirs.version)
       assert.strictEqual(t.status, 404)
       assert.deepInclude(t.body, { _tag: "SequenceNotFound" })
+      // an id that is none of brein's (a NUL byte, text) names no sequence: 404 on every route, never a query that fails
+      for (const odd of ["%00", `${blocked.id}%00`, "secuencia"]) {
+        const answers = [
+          yield* activate(odd, 1),
+          yield* post(`/api/v1/sequences/${odd}/pause`, {}, credentials),
+          yield* post(`/api/v1/sequences/${odd}/resume`, {}, credentials),
+          yield* get(`/api/v1/sequences/${odd}/authorizations`, credentials)
+        ]
+        assert.deepStrictEqual(answers.map((a) => [a.status, a.body["_tag"]]), Array(4).fill([404, "SequenceNotFound"]), odd)
+      }
       for (
         const [body, said] of [
           [{ version: 0 }, "version must be a positive integer"],

@@ -166,6 +166,19 @@ layer(SessionsHttpTest, { excludeTestServices: true, timeout: "120 seconds" })("
         assert.strictEqual(message.status, 404)
         assert.strictEqual((yield* get(`/api/v1/sessions/${id}/events`, { key })).status, 404)
       }
+      // an id that is none of brein's (a NUL byte, text, one too long) names no session: 404, never a query that fails
+      for (const odd of ["%00", "a%00b", `${id}%00`, "ses_", "sesion", `ses_${"a".repeat(61)}`]) {
+        const views = [
+          yield* get(`/api/v1/sessions/${odd}`, { key: ana.key }),
+          yield* get(`/api/v1/sessions/${odd}/events`, { key: ana.key }),
+          yield* post(`/api/v1/sessions/${odd}/messages`, { text: "hola" }, { key: ana.key })
+        ]
+        assert.deepStrictEqual(
+          views.map((v) => [v.status, json(v)["_tag"]]),
+          [[404, "WorkSessionNotFound"], [404, "WorkSessionNotFound"], [404, "WorkSessionNotFound"]],
+          odd
+        )
+      }
       const anonymous = yield* get(`/api/v1/sessions/${id}`, {})
       assert.strictEqual(anonymous.status, 401)
       assert.strictEqual(json(anonymous)["_tag"], "Unauthorized")
