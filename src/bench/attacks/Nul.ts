@@ -1,9 +1,21 @@
 import { Effect, Ref } from "effect"
 import { type Attack, range, report } from "./Attack.ts"
-import { auditStatus, execute, tally } from "./Http.ts"
+import { auditStatus, execute, request, tally } from "./Http.ts"
 import { stage } from "./Stage.ts"
 
-/** Workspace A sends tool ids with a NUL byte while workspace B calls core.timestamp.now steadily. */
+/** Every route that takes an id in its path, with a NUL byte for the id (the tool's, a connection's, a session's, a sequence's). */
+const paths = [
+  { method: "POST", path: "/api/v1/tools/x%00/execute", body: "{\"input\":{}}" },
+  { method: "GET", path: "/api/v1/tools/x%00" },
+  { method: "GET", path: "/api/v1/connections/conn_%00" },
+  { method: "GET", path: "/api/v1/connections/%00/jobs" },
+  { method: "GET", path: "/api/v1/sessions/ses_%00" },
+  { method: "GET", path: "/api/v1/sessions/%00/events" },
+  { method: "POST", path: "/api/v1/sessions/%00/messages", body: "{\"text\":\"hola\"}" },
+  { method: "GET", path: "/api/v1/sequences/sq_%00/authorizations" }
+] as const
+
+/** Workspace A sends ids with a NUL byte, on every route that takes one, while workspace B calls core.timestamp.now steadily. */
 export const nul: Attack = {
   name: "nul",
   run: (settings) =>
@@ -28,8 +40,15 @@ export const nul: Attack = {
       const workers = yield* Effect.fork(Effect.forEach(range(4), () => steady, { concurrency: "unbounded", discard: true }))
       const statuses = yield* Effect.forEach(
         range(attempts),
-        () =>
-          execute(service.origin, keys.free, "x%00", {}).pipe(
+        (i) =>
+          Effect.suspend(() => {
+            const { method, path, ...rest } = paths[i % paths.length]!
+            return request(`${service.origin}${path}`, {
+              method,
+              headers: { "content-type": "application/json", authorization: `Bearer ${keys.free}` },
+              ...("body" in rest ? { body: rest.body } : {})
+            })
+          }).pipe(
             Effect.map((a) => a.status),
             Effect.catchTag("RequestFailed", (e) => Effect.succeed(e.code)),
             Effect.zipLeft(Effect.sleep("20 millis"))
@@ -42,7 +61,7 @@ export const nul: Attack = {
       yield* workers.await
       const o = yield* Ref.get(other)
       yield* report(
-        "NUL tool id",
+        "NUL ids in paths",
         attempts,
         `${o.affected.toLocaleString("en")} of ${o.calls.toLocaleString("en")} other-workspace calls affected${
           o.affected > 0 ? ` (${tally(o.outcomes)})` : ""
