@@ -22,6 +22,7 @@ export type WorkspaceId = typeof WorkspaceId.Type
 
 /** The longest id brein makes (a prefix, `_` and letters and digits). */
 const ID_MAX = 64
+const ID_BODY = /^[A-Za-z0-9]+$/
 
 /**
  * Whether `raw` has the shape of an id brein makes with `prefix` (`conn`, `ses`, `sq`…): any other text
@@ -29,7 +30,7 @@ const ID_MAX = 64
  * hold in text, would fail one).
  */
 export const hasIdShape = (prefix: string, raw: string) =>
-  raw.length <= ID_MAX && raw.startsWith(`${prefix}_`) && /^[A-Za-z0-9]+$/.test(raw.slice(prefix.length + 1))
+  raw.length <= ID_MAX && raw.startsWith(`${prefix}_`) && ID_BODY.test(raw.slice(prefix.length + 1))
 
 export const CONNECTION_ID_MAX = ID_MAX
 

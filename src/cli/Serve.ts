@@ -77,7 +77,8 @@ const options = { port, dataDir }
 
 /**
  * Runs the server until interrupted (Ctrl-C, SIGTERM, SIGHUP); a PORT that is no port, a rate limit
- * that is none, or a port in use stops it before anything starts (the database's settings are read before the database).
+ * that is none, or a port in use stops it before anything starts (the database's settings are read
+ * before the database).
  */
 export const runServe = (flags: { readonly port: Option.Option<Port>; readonly dataDir: Option.Option<string> }) =>
   PortConfig.pipe(

@@ -30,7 +30,7 @@ export const portUnavailable = (port: number, error: unknown) => {
  * `serve` before its database is made or loaded. Another program may still take the port in between:
  * the server's own listen then fails with the same error.
  */
-export const portFree = Effect.fn("Serve.portFree")(function* (port: number) {
+export const portFree = Effect.fn("PortUnavailable.portFree")(function* (port: number) {
   yield* Effect.async<void, PortUnavailable>((resume) => {
     const probe = createServer()
     probe.once("error", (error) => resume(Effect.fail(portUnavailable(port, error))))

@@ -29,7 +29,7 @@ describe("a port the service cannot listen on", () => {
         `port ${taken} is in use (another brein, or another program, listens on it): stop that one, or serve on another port with --port or PORT`
       )
 
-      const free = yield* Effect.scoped(Effect.map(heldPort, (port) => port))
+      const free = yield* Effect.scoped(heldPort)
       yield* portFree(free)
       assert.isTrue(yield* canListen(free), "the look closed what it opened")
     }))
