@@ -11,13 +11,16 @@ export const failed = (error: { readonly message: string }) => new CommandFailed
 const isWorkspaceNotFound = <E extends { readonly _tag: string }>(error: E): error is Extract<E, WorkspaceNotFound> =>
   error._tag === "WorkspaceNotFound"
 
+const noSuchWorkspace = (error: { readonly message: string }) =>
+  new CommandFailed({ message: `${error.message} (brein workspaces list shows them)`, exitCode: 1 })
+
 /** A workspace named on the command line that does not exist: said with where to see the names (exit 1), by every command alike. */
 export const namedWorkspace = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.catchIf(
-    effect,
-    isWorkspaceNotFound,
-    (error) => new CommandFailed({ message: `${error.message} (brein workspaces list shows them)`, exitCode: 1 })
-  )
+  Effect.catchIf(effect, isWorkspaceNotFound, (error) => noSuchWorkspace(error))
+
+/** Any error of a service as the command's failure, in its own words (exit 1); a missing workspace as `namedWorkspace` says it. */
+export const failedCommand = <A, E extends { readonly _tag: string; readonly message: string }, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.mapError(effect, (error) => isWorkspaceNotFound(error) ? noSuchWorkspace(error) : failed(error))
 
 const setExitCode = (code: number) => Effect.sync(() => void (process.exitCode = code))
 

@@ -3,7 +3,7 @@ import { Console, Effect, Option, Redacted } from "effect"
 import { AdminLive } from "../../layers/Admin.ts"
 import { ChangeAudit } from "../../services/audit/ChangeAudit.ts"
 import { DEMO_WORKSPACE, isWholeKey, KEY_PREFIX_LENGTH, Workspaces } from "../../services/workspace/Workspaces.ts"
-import { failed, namedWorkspace } from "./Failure.ts"
+import { failed, failedCommand } from "./Failure.ts"
 import { database, databaseSettings, plan, workspaceFilter, workspaceOption } from "./Settings.ts"
 import { table, when } from "./Table.ts"
 
@@ -52,7 +52,7 @@ const create = Command.make("create", {
 
 const list = Command.make("list", { ...database, workspace: workspaceFilter }, (options) =>
   Effect.gen(function* () {
-    const keys = yield* (yield* Workspaces).listKeys(options.workspace).pipe(namedWorkspace, Effect.mapError(failed))
+    const keys = yield* (yield* Workspaces).listKeys(options.workspace).pipe(failedCommand)
     yield* Console.log(table(
       ["PREFIX", "WORKSPACE", "PLAN", "CREATED", "LAST USED"],
       keys.map((k) => [k.prefix, k.workspace, k.plan, when(k.createdAt), when(k.lastUsedAt)])

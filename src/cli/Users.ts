@@ -4,7 +4,7 @@ import { AdminLive } from "../../layers/Admin.ts"
 import { Email, type User } from "../../schema/humans/Human.ts"
 import { ChangeAudit } from "../../services/audit/ChangeAudit.ts"
 import { Users } from "../../services/humans/Users.ts"
-import { CommandFailed, failed, namedWorkspace } from "./Failure.ts"
+import { CommandFailed, failedCommand } from "./Failure.ts"
 import { database, databaseSettings, decodedFlag, workspaceOption } from "./Settings.ts"
 import { table, when } from "./Table.ts"
 
@@ -50,7 +50,7 @@ const create = Command.make("create", { ...database, workspace, email }, (option
   Effect.gen(function* () {
     const users = yield* Users
     const { created, user } = yield* (yield* ChangeAudit).audited(
-      users.create(options.workspace, options.email).pipe(namedWorkspace, Effect.mapError(failed)),
+      users.create(options.workspace, options.email).pipe(failedCommand),
       (made) =>
         made.created
           ? {
@@ -73,7 +73,7 @@ const create = Command.make("create", { ...database, workspace, email }, (option
 const link = Command.make("link", { ...database, workspace, email }, (options) =>
   Effect.gen(function* () {
     const users = yield* Users
-    const user = yield* users.find(options.workspace, options.email).pipe(namedWorkspace, Effect.mapError(failed))
+    const user = yield* users.find(options.workspace, options.email).pipe(failedCommand)
     yield* printLink(users, user, options.workspace)
   }).pipe(Effect.provide(AdminLive), databaseSettings(options))).pipe(
     Command.withDescription("Print a new one-time sign-in link for a person (valid 15 minutes)")
@@ -81,7 +81,7 @@ const link = Command.make("link", { ...database, workspace, email }, (options) =
 
 const list = Command.make("list", { ...database, workspace }, (options) =>
   Effect.gen(function* () {
-    const all = yield* (yield* Users).list(options.workspace).pipe(namedWorkspace, Effect.mapError(failed))
+    const all = yield* (yield* Users).list(options.workspace).pipe(failedCommand)
     yield* Console.log(table(
       ["EMAIL", "CREATED", "ACTIVE SESSIONS", "LAST SIGN-IN", "DISABLED"],
       all.map((u) => [u.email, when(u.createdAt), String(u.activeSessions), when(u.lastSignInAt), when(u.disabledAt)])
@@ -91,7 +91,7 @@ const list = Command.make("list", { ...database, workspace }, (options) =>
 const disable = Command.make("disable", { ...database, workspace, email }, (options) =>
   Effect.gen(function* () {
     const users = yield* Users
-    const user = yield* users.find(options.workspace, options.email).pipe(namedWorkspace, Effect.mapError(failed))
+    const user = yield* users.find(options.workspace, options.email).pipe(failedCommand)
     const done = yield* (yield* ChangeAudit).audited(
       users.disable(user),
       (result) => result.disabled ? personChange(user, "users.disable", { sessions_ended: result.sessionsEnded }) : null
@@ -108,7 +108,7 @@ const disable = Command.make("disable", { ...database, workspace, email }, (opti
 const enable = Command.make("enable", { ...database, workspace, email }, (options) =>
   Effect.gen(function* () {
     const users = yield* Users
-    const user = yield* users.find(options.workspace, options.email).pipe(namedWorkspace, Effect.mapError(failed))
+    const user = yield* users.find(options.workspace, options.email).pipe(failedCommand)
     const done = yield* (yield* ChangeAudit).audited(
       users.enable(user),
       (result) => result.enabled ? personChange(user, "users.enable", { enabled: true }) : null
