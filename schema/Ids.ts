@@ -17,34 +17,45 @@ export type ToolId = typeof ToolId.Type
 /** The edge's check, without a Schema decode on the hot path: the length first, so a huge name costs nothing. */
 export const isToolId = (raw: unknown): raw is ToolId => typeof raw === "string" && raw.length <= TOOL_ID_MAX && TOOL_ID_PATTERN.test(raw)
 
-export const WorkspaceId = Schema.String.pipe(Schema.pattern(/^ws_[A-Za-z0-9]+$/), Schema.brand("WorkspaceId"))
-export type WorkspaceId = typeof WorkspaceId.Type
-
-/** The longest id brein makes (a prefix, `_` and letters and digits). */
+/** The longest id brein makes. */
 const ID_MAX = 64
-const ID_BODY = /^[A-Za-z0-9]+$/
 
 /**
- * Whether `raw` has the shape of an id brein makes with `prefix` (`conn`, `ses`, `sq`…): any other text
- * names nothing, and is answered as not found without a query (a NUL byte, which PostgreSQL cannot
- * hold in text, would fail one).
+ * The shape of every id brein makes with `prefix` (`ws`, `conn`, `ses`, `sq`…): the prefix, `_`, then
+ * letters and digits, at most 64 characters in all. Any other text names nothing, and is answered as
+ * not found without a query (a NUL byte, which PostgreSQL cannot hold in text, would fail one).
  */
-export const hasIdShape = (prefix: string, raw: string) =>
-  raw.length <= ID_MAX && raw.startsWith(`${prefix}_`) && ID_BODY.test(raw.slice(prefix.length + 1))
+const idShape = (prefix: string) => {
+  const pattern = new RegExp(`^${prefix}_[A-Za-z0-9]+$`)
+  return {
+    pattern,
+    is: (raw: unknown): raw is string => typeof raw === "string" && raw.length <= ID_MAX && pattern.test(raw)
+  }
+}
 
-export const CONNECTION_ID_MAX = ID_MAX
+/** The same shape as a schema (its pattern shows in the OpenAPI document). */
+const idSchema = (shape: ReturnType<typeof idShape>, message?: string) =>
+  Schema.String.pipe(
+    Schema.maxLength(ID_MAX),
+    Schema.pattern(shape.pattern, message === undefined ? undefined : { message: () => message })
+  )
 
-export const ConnectionId = Schema.String.pipe(
-  Schema.maxLength(CONNECTION_ID_MAX),
-  Schema.pattern(/^conn_[A-Za-z0-9]+$/, { message: () => "must be a connection id (conn_…)" }),
-  Schema.brand("ConnectionId")
-)
+const workspaceShape = idShape("ws")
+export const WorkspaceId = idSchema(workspaceShape).pipe(Schema.brand("WorkspaceId"))
+export type WorkspaceId = typeof WorkspaceId.Type
+
+const connectionShape = idShape("conn")
+export const ConnectionId = idSchema(connectionShape, "must be a connection id (conn_…)").pipe(Schema.brand("ConnectionId"))
 export type ConnectionId = typeof ConnectionId.Type
+export const isConnectionId = (raw: unknown): raw is ConnectionId => connectionShape.is(raw)
 
-export const isConnectionId = (raw: unknown): raw is ConnectionId => typeof raw === "string" && hasIdShape("conn", raw)
-
-export const ApiKeyId = Schema.String.pipe(Schema.pattern(/^key_[A-Za-z0-9]+$/), Schema.brand("ApiKeyId"))
+export const ApiKeyId = idSchema(idShape("key")).pipe(Schema.brand("ApiKeyId"))
 export type ApiKeyId = typeof ApiKeyId.Type
 
-export const RequestId = Schema.String.pipe(Schema.pattern(/^req_[A-Za-z0-9]+$/), Schema.brand("RequestId"))
+export const RequestId = idSchema(idShape("req")).pipe(Schema.brand("RequestId"))
 export type RequestId = typeof RequestId.Type
+
+/** A Luna session's id (`ses_…`), by the same rule. */
+export const isSessionId = idShape("ses").is
+/** A sequence's id (`sq_…`), by the same rule. */
+export const isSequenceId = idShape("sq").is

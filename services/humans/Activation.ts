@@ -4,7 +4,7 @@ import { SequenceConflict, SequenceNotFound } from "../../schema/catalog/Sequenc
 import { ActivationRefused } from "../../schema/Errors.ts"
 import type { SequenceAuthorization } from "../../schema/humans/Authorization.ts"
 import { CurrentHuman, type Human } from "../../schema/humans/Human.ts"
-import { hasIdShape, type WorkspaceId } from "../../schema/Ids.ts"
+import { isSequenceId, type WorkspaceId } from "../../schema/Ids.ts"
 import { ChangeAudit } from "../audit/ChangeAudit.ts"
 import { Preflights } from "../catalog/sequences/Preflights.ts"
 import { newId } from "../Ids.ts"
@@ -56,7 +56,7 @@ export class Activation extends Effect.Service<Activation>()("brein/humans/Activ
     const preflights = yield* Preflights
 
     const lockSequence = Effect.fn("Activation.lockSequence")(function* (sequenceId: string, workspaceId: WorkspaceId) {
-      if (!hasIdShape("sq", sequenceId)) return yield* SequenceNotFound.of(sequenceId)
+      if (!isSequenceId(sequenceId)) return yield* SequenceNotFound.of(sequenceId)
       const rows = yield* sql`SELECT workspace_id, status, version, content_digest, recipients_digest
                               FROM sequences WHERE id = ${sequenceId} FOR UPDATE`.pipe(Effect.flatMap(decodeSequences), Effect.orDie)
       const found = Arr.head(rows).pipe(Option.filter((row) => row.workspaceId === workspaceId))
@@ -186,7 +186,7 @@ export class Activation extends Effect.Service<Activation>()("brein/humans/Activ
 
     /** The ledger rows of a sequence of the workspace, oldest first. */
     const authorizations = Effect.fn("Activation.authorizations")(function* (sequenceId: string, workspaceId: WorkspaceId) {
-      if (!hasIdShape("sq", sequenceId)) return yield* SequenceNotFound.of(sequenceId)
+      if (!isSequenceId(sequenceId)) return yield* SequenceNotFound.of(sequenceId)
       const rows = yield* sql`SELECT * FROM sequence_authorizations WHERE sequence_id = ${sequenceId} AND workspace_id = ${workspaceId}
                               ORDER BY decided_at, id`.pipe(Effect.flatMap(decodeLedger), Effect.orDie)
       if (rows.length === 0) {

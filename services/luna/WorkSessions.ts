@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option, PubSub, Queue, Schema, Stream } from "effect"
-import { hasIdShape } from "../../schema/Ids.ts"
+import { isSessionId } from "../../schema/Ids.ts"
 import { type EventBody, isTurnEnd, LunaEvent } from "../../schema/luna/Events.ts"
 import { type WorkSession, WorkSessionNotFound } from "../../schema/luna/Session.ts"
 import type { Principal } from "../../schema/Principal.ts"
@@ -81,7 +81,7 @@ export class WorkSessions extends Effect.Service<WorkSessions>()("brein/luna/Wor
 
     /** The session, when it belongs to this owner in this workspace; any other is not found. */
     const get = Effect.fn("WorkSessions.get")(function* (who: Owner, sessionId: string) {
-      if (!hasIdShape("ses", sessionId)) return yield* WorkSessionNotFound.of(sessionId)
+      if (!isSessionId(sessionId)) return yield* WorkSessionNotFound.of(sessionId)
       const rows = yield* sql`SELECT id, workspace_id, owner, title, stage, created_at FROM work_sessions
         WHERE id = ${sessionId} AND workspace_id = ${who.principal.workspaceId} AND owner = ${who.owner}`
         .pipe(Effect.flatMap(decodeSessions), Effect.orDie)
