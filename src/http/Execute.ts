@@ -110,7 +110,9 @@ const parseBody = (body: Buffer | undefined): Effect.Effect<unknown, BadRequest 
   const text = body === undefined ? "" : body.toString("utf8")
   if (text === "") return Effect.succeed(null)
   const parsed = Either.try({ try: (): unknown => JSON.parse(text), catch: (error) => error })
-  if (Either.isRight(parsed)) return Effect.succeed(parsed.right)
+  // An array is no payload, whatever it holds ("body must be a JSON object, got an array"); its decoding is
+  // handed an empty one, since the message Schema builds would print the array whole, nested past any depth.
+  if (Either.isRight(parsed)) return Effect.succeed(Array.isArray(parsed.right) ? [] : parsed.right)
   return parsed.left instanceof RangeError
     ? Effect.fail(InvalidInput.of([{ path: "body", message: `nests deeper than ${MAX_DEPTH} levels (objects and arrays)` }]))
     : Effect.fail(new BadRequest({ message: "the request body is not valid JSON" }))

@@ -105,6 +105,20 @@ layer(McpTest, { excludeTestServices: true })("bad input at POST /api/v1/tools/{
       assert.deepStrictEqual(answer.body, expected.unexpectedField.body)
     }))
 
+  it.effect("a body that is an array, however deep, is refused as no object, as a shallow one is, not answered 500", () =>
+    Effect.gen(function* () {
+      const key = yield* issueKey("bridge-deep-array", "free")
+      for (const depth of [65, 3_000, 10_000]) {
+        const answer = yield* seen({
+          method: "POST",
+          path: EXECUTE,
+          headers: { ...json, authorization: `Bearer ${key}` },
+          body: deep(depth)
+        })
+        assert.deepStrictEqual<unknown>(answer, expected.notAnObject, String(depth))
+      }
+    }))
+
   it.effect("a body with the tool's fields beside input is told where they go, on the bridge and on the HttpApi route alike", () =>
     Effect.gen(function* () {
       const key = yield* issueKey("bridge-arguments", "free")
