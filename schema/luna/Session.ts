@@ -1,7 +1,7 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { closed } from "../Body.ts"
-import { withoutNul } from "../Depth.ts"
+import { storable } from "../Depth.ts"
 import { Guidance } from "../Errors.ts"
 import { Stage } from "../tools/Definition.ts"
 
@@ -22,7 +22,7 @@ export const WorkSession = Schema.Struct({
 export type WorkSession = typeof WorkSession.Type
 
 export const CreateSessionBody = closed(Schema.Struct({
-  title: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200), withoutNul), { exact: true }),
+  title: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200), storable), { exact: true }),
   stage: Schema.optionalWith(Stage, { exact: true }).annotations({ description: "Where the session starts (buscando by default)" })
 }))
 
@@ -34,7 +34,7 @@ export const MessageBody = closed(Schema.Struct({
       Schema.String.pipe(
         Schema.minLength(1, { message: () => "must not be blank" }),
         Schema.maxLength(MESSAGE_MAX, { message: () => `must be at most ${MESSAGE_MAX} characters` }),
-        withoutNul
+        storable
       )
     )
   )

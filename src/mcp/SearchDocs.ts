@@ -1,5 +1,6 @@
 import { Effect, Schema } from "effect"
-import type { ToolNotFound } from "../../schema/Errors.ts"
+import { inputIssue } from "../../schema/Depth.ts"
+import { InvalidInput, type ToolNotFound } from "../../schema/Errors.ts"
 import { ToolId } from "../../schema/Ids.ts"
 import { ToolDocument } from "../../schema/tools/Definition.ts"
 import { invalidInput } from "../../services/tools/Tool.ts"
@@ -49,6 +50,9 @@ export const makeSearchDocs = (documents: ReadonlyArray<ToolDocument>, notFound:
   }
 
   return Effect.fn("Mcp.searchDocs")(function* (raw: unknown) {
+    // the same refusal as a tool's input: no text is looked for that no tool's input could hold
+    const unreadable = inputIssue(raw, "input")
+    if (unreadable !== undefined) return yield* InvalidInput.of([unreadable])
     const input = yield* decode(raw ?? {}).pipe(Effect.mapError(invalidInput))
     if (input.tool !== undefined) {
       const doc = byId.get(input.tool)

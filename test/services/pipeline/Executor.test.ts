@@ -74,22 +74,31 @@ layer(Services)("Executor", (it) => {
     }))
 
   // PostgreSQL's text cannot hold it: a tool that stored the string failed with a 500 (an in-process call is checked too)
-  it.effect("the NUL character in a string or a field's name is refused as an input error, and the refusal is audited", () =>
+  // A lone surrogate, likewise: UTF-8 cannot encode it, and the database stored U+FFFD, not the text sent and digested.
+  it.effect("the NUL character or a lone surrogate in a string or a field's name is refused as an input error, and the refusal is audited", () =>
     Effect.gen(function* () {
       const executor = yield* Executor
       const { principal } = yield* issuePrincipal("free")
-      for (
-        const [raw, path] of [[{ message: "a\u0000b" }, "input.message"], [{ message: "ok", ["x\u0000"]: 1 }, "input.x\\u0000"]] as const
-      ) {
+      const nul = "must not contain the NUL character (\\u0000), which cannot be stored"
+      const lone = "must not contain a lone surrogate (\\ud800 to \\udfff without its pair), which is no Unicode text"
+      const refused = [
+        [{ message: "a\u0000b" }, "input.message", nul],
+        [{ message: "ok", ["x\u0000"]: 1 }, "input.x\\u0000", nul],
+        [{ message: "a\ud800b" }, "input.message", lone],
+        [{ message: "\udc00" }, "input.message", lone],
+        [{ message: "ok", ["x\udbff"]: 1 }, "input.x\\udbff", lone]
+      ] as const
+      for (const [raw, path, message] of refused) {
         const requestId = newRequestId()
         const error = yield* Effect.flip(executor.call("echo.message.reflect", raw, { ...callContext(principal), requestId }))
         assert.strictEqual(error._tag, "InvalidInput")
-        if (error._tag === "InvalidInput") {
-          assert.deepStrictEqual(error.issues, [{ path, message: "must not contain the NUL character (\\u0000), which cannot be stored" }])
-        }
+        if (error._tag === "InvalidInput") assert.deepStrictEqual(error.issues, [{ path, message }])
         const [row] = yield* auditRows(requestId)
         assert.deepStrictEqual([row?.outcome, row?.errorTag], ["error", "InvalidInput"])
       }
+      // a pair (an emoji) is text like any other
+      const paired = yield* executor.call("echo.message.reflect", { message: "hola \ud83d\ude00" }, callContext(principal))
+      assert.deepStrictEqual(paired.data, { message: "hola \ud83d\ude00" })
     }))
 
   it.effect("an unknown tool is ToolNotFound", () =>

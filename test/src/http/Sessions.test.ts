@@ -183,13 +183,22 @@ layer(SessionsHttpTest, { excludeTestServices: true, timeout: "120 seconds" })("
       assert.strictEqual(anonymous.status, 401)
       assert.strictEqual(json(anonymous)["_tag"], "Unauthorized")
       assert.include(String(json(anonymous)["message"]), "Authorization: Bearer")
-      for (const body of [{ stage: "vendiendo" }, { title: "" }, { title: "x".repeat(201) }, { title: "a\u0000b" }, { titel: "Q4" }]) {
+      for (
+        const body of [{ stage: "vendiendo" }, { title: "" }, { title: "x".repeat(201) }, { title: "a\u0000b" }, { title: "a\ud800" }, {
+          titel: "Q4"
+        }]
+      ) {
         const refused = yield* post("/api/v1/sessions", body, { key: ana.key })
         assert.strictEqual(refused.status, 422, JSON.stringify(body))
         assert.strictEqual(json(refused)["_tag"], "InvalidInput")
       }
       const said: Array<unknown> = []
-      for (const body of [{ text: "   " }, {}, { text: "x".repeat(8001) }, { text: "a\u0000b" }, { text: "hola", stage: "x" }]) {
+      for (
+        const body of [{ text: "   " }, {}, { text: "x".repeat(8001) }, { text: "a\u0000b" }, { text: "a\udfffb" }, {
+          text: "hola",
+          stage: "x"
+        }]
+      ) {
         const refused = yield* post(`/api/v1/sessions/${id}/messages`, body, { key: ana.key })
         assert.strictEqual(refused.status, 422, JSON.stringify(body))
         said.push(json(refused)["message"])
@@ -200,6 +209,7 @@ layer(SessionsHttpTest, { excludeTestServices: true, timeout: "120 seconds" })("
         "text is missing",
         "text must be at most 8000 characters",
         "text must not contain the NUL character (\\u0000), which cannot be stored",
+        "text must not contain a lone surrogate (\\ud800 to \\udfff without its pair), which is no Unicode text",
         "stage is not a field this input accepts"
       ])
       const view = json(yield* get(`/api/v1/sessions/${id}`, { key: ana.key }))

@@ -249,6 +249,13 @@ layer(McpTest, { excludeTestServices: true })("MCP over Streamable HTTP", (it) =
         })
         const bad = yield* errorOf(yield* callTool(client, "search_docs", { tool: 42 }))
         assert.strictEqual(bad["_tag"], "InvalidInput")
+        // refused as any tool's input is, not looked for
+        for (const [args, said] of [[{ query: "time\u0000" }, "NUL character"], [{ tool: "core\ud800" }, "lone surrogate"]] as const) {
+          const refused = yield* errorOf(yield* callTool(client, "search_docs", args))
+          assert.strictEqual(refused["_tag"], "InvalidInput", said)
+          assert.include(String(refused["message"]), `input.${Object.keys(args)[0]} must not contain `, said)
+          assert.include(String(refused["message"]), said)
+        }
       }))
 
     it.scoped(`${era}: a connector tool takes its connection from X-Connect-Connection or a connection argument`, () =>
