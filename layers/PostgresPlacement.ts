@@ -63,7 +63,24 @@ const unreadableMarker = (marker: string, cause: unknown) =>
     cause
   })
 
-/** The database's folder as this data folder's marker records it, if it has one. */
+/** A database folder brein makes on a shelf: `<shelf>/data-<digest>[-<token>]/pg`, written as made. */
+const SHELVED = /^data-[0-9a-f]{16}(-[0-9a-f]+)?$/
+const isShelved = (relocated: string) =>
+  Path.isAbsolute(relocated) && Path.normalize(relocated) === relocated && Path.basename(relocated) === "pg" &&
+  SHELVED.test(Path.basename(Path.dirname(relocated))) && shelves.includes(Path.dirname(Path.dirname(relocated)))
+
+/**
+ * A marker that names any other folder was not written by brein: as root brein would hand that folder to the
+ * postgres user and make a database in it, so a marker planted in a data folder could take any directory.
+ */
+const foreignMarker = (marker: string, relocated: string) =>
+  new EmbeddedPostgresFailed({
+    message: `${marker} names ${JSON.stringify(relocated)}, which is no database folder brein makes (only ${
+      shelves.map((shelf) => `${shelf}/data-…/pg`).join(" or ")
+    }): nothing was done with it; restore the marker brein wrote, or remove it to start with a new database`
+  })
+
+/** The database's folder as this data folder's marker records it, if it has one: only ever one on a shelf. */
 const recorded = Effect.fn("PostgresPlacement.recorded")(function* (directory: string) {
   const marker = Path.join(directory, MARKER)
   const text = yield* Effect.tryPromise(() => Fs.readFile(marker, "utf8")).pipe(
@@ -76,6 +93,7 @@ const recorded = Effect.fn("PostgresPlacement.recorded")(function* (directory: s
   )
   if (Option.isNone(text)) return Option.none<string>()
   const relocation = yield* decodeRelocation(text.value).pipe(Effect.mapError((cause) => unreadableMarker(marker, cause)))
+  if (!isShelved(relocation.directory)) return yield* foreignMarker(marker, relocation.directory)
   return Option.some(relocation.directory)
 })
 

@@ -206,6 +206,36 @@ describe.skipIf(!isRoot)("EmbeddedPostgres as root, which runs it as the postgre
       assert.include(failed.message, "remove it to start with a new database")
     }).pipe(Effect.provide(NodeContext.layer)))
 
+  // as root a marker's folder is handed to the postgres user: one planted in a data folder could otherwise take /etc
+  it.scopedLive("a marker that names a folder brein does not make on its shelf stops the start, and nothing is done with that folder", () =>
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const asked = yield* privateDataFolder
+      yield* fs.makeDirectory(asked, { recursive: true })
+      const victim = yield* fs.makeTempDirectoryScoped({ prefix: "brein-victim-" })
+      const before = yield* fs.stat(victim)
+      const [shelf] = shelves
+      for (
+        const named of [
+          victim,
+          Path.join(victim, "pg"),
+          `${shelf}/data-0123456789abcdef/../../..${victim}/pg`,
+          `${shelf}/not-a-database/pg`,
+          `${shelf}/data-0123456789abcdef/pgx`,
+          "pg"
+        ]
+      ) {
+        yield* fs.writeFileString(Path.join(asked, "relocated.json"), JSON.stringify({ directory: named }))
+        const failed = yield* Effect.flip(place(yield* shippedBinaries, asked))
+        assert.strictEqual(failed._tag, "EmbeddedPostgresFailed", named)
+        assert.include(failed.message, `names ${JSON.stringify(named)}, which is no database folder brein makes`, named)
+        assert.include(failed.message, "remove it to start with a new database", named)
+      }
+      const after = yield* fs.stat(victim)
+      assert.deepStrictEqual([after.uid, after.gid, after.mode], [before.uid, before.gid, before.mode], "the folder is left as it was")
+      assert.deepStrictEqual(yield* fs.readDirectory(victim), [], "nothing was made in it")
+    }).pipe(Effect.provide(NodeContext.layer)))
+
   it.scopedLive("a database in the data folder that the postgres user cannot reach stops the start, not hidden by a new one", () =>
     Effect.gen(function* () {
       const fs = yield* FileSystem.FileSystem
