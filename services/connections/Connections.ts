@@ -108,11 +108,13 @@ export class Connections extends Effect.Service<Connections>()("brein/connection
       } satisfies ConnectionView
     })
 
+    const notFound = (id: string) => new ConnectionNotFound({ connectionId: id, message: `no connection ${id} in this workspace` })
+
     const find = Effect.fn("Connections.find")(function* (principal: Principal, id: string) {
       const rows = yield* sql`SELECT id, connector, institution, state, state_reason, created_at FROM connections
           WHERE id = ${id} AND workspace_id = ${principal.workspaceId}`.pipe(Effect.flatMap(decodeRows), Effect.orDie)
       const row = Arr.head(rows)
-      if (Option.isNone(row)) return yield* new ConnectionNotFound({ connectionId: id, message: `no connection ${id} in this workspace` })
+      if (Option.isNone(row)) return yield* notFound(id)
       return row.value
     })
 
@@ -169,10 +171,16 @@ export class Connections extends Effect.Service<Connections>()("brein/connection
                         WHERE ${filter} ORDER BY w.name, c.created_at`.pipe(Effect.flatMap(decodeSummaries), Effect.orDie)
     })
 
-    const remove = Effect.fn("Connections.remove")(function* (principal: Principal, id: string) {
-      yield* find(principal, id)
-      yield* sql`DELETE FROM connections WHERE id = ${id}`.pipe(Effect.zipRight(lookup.forget(id)), sql.withTransaction, Effect.orDie)
-    })
+    /** Deletes a connection; the DELETE is the lookup, so of two at once the one that finds the row gone is refused. */
+    const remove = Effect.fn("Connections.remove")(
+      function* (principal: Principal, id: string) {
+        const deleted = yield* sql`DELETE FROM connections WHERE id = ${id} AND workspace_id = ${principal.workspaceId} RETURNING id`
+        if (deleted.length === 0) return yield* notFound(id)
+        yield* lookup.forget(id)
+      },
+      sql.withTransaction,
+      Effect.catchTag("SqlError", Effect.die)
+    )
 
     const open = Effect.fn("Connections.open")(function* (id: string) {
       const row = yield* sql`SELECT connector, institution, credentials, state, state_reason, credentials_generation
@@ -196,15 +204,18 @@ export class Connections extends Effect.Service<Connections>()("brein/connection
     /**
      * Replaces a connection's credentials: sealed again, and the connection starts over as `pendiente`,
      * its credentials' generation one more, so no job that logged in with the old ones settles it.
+     * The update is the lookup: a connection deleted meanwhile is not found, not half replaced.
      */
     const replaceCredentials = Effect.fn("Connections.replaceCredentials")(
       function* (principal: Principal, id: string, credentials: Credentials) {
-        yield* find(principal, id)
         const sealed = yield* vault.seal(JSON.stringify({ rut: credentials.rut, clave: Redacted.value(credentials.clave) }))
-        yield* sql`UPDATE connections SET credentials = ${sealed}, credentials_generation = credentials_generation + 1,
+        const rows = yield* sql`UPDATE connections SET credentials = ${sealed}, credentials_generation = credentials_generation + 1,
                    state = 'pendiente', state_reason = NULL, updated_at = now()
-                 WHERE id = ${id} AND workspace_id = ${principal.workspaceId}`.pipe(Effect.orDie)
-        return yield* Effect.flatMap(Effect.orDie(find(principal, id)), view)
+                 WHERE id = ${id} AND workspace_id = ${principal.workspaceId}
+                 RETURNING id, connector, institution, state, state_reason, created_at`.pipe(Effect.flatMap(decodeRows), Effect.orDie)
+        const row = Arr.head(rows)
+        if (Option.isNone(row)) return yield* notFound(id)
+        return yield* view(row.value)
       }
     )
 

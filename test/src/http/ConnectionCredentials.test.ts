@@ -6,13 +6,15 @@ import { Effect, Layer, Option, Redacted, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import { SyncOutput } from "../../../schema/connectors/Sync.ts"
 import { digestOf } from "../../../services/audit/Chain.ts"
+import { Connections } from "../../../services/connections/Connections.ts"
 import { Vault, VaultKey } from "../../../services/connections/Vault.ts"
 import { SiiSimulator } from "../../../services/upstream/SiiSimulator.ts"
 import { serveOn } from "../../../src/http/Server.ts"
 import { rut, SECRET_KEY, simulatedServices } from "../../support/Connected.ts"
+import { commitFirst } from "../../support/Interleave.ts"
 import { monthsAgo } from "../../support/Periods.ts"
 import { TestDatabase } from "../../support/TestDatabase.ts"
-import { uniqueName } from "../../support/TestLayers.ts"
+import { issuePrincipal, uniqueName } from "../../support/TestLayers.ts"
 import { apiClient, issueKey, rawRequest } from "./TestServer.ts"
 
 const HttpConnected = serveOn(NodeHttpServer.layerTest).pipe(
@@ -120,5 +122,36 @@ layer(HttpConnected, { excludeTestServices: true })("PATCH /api/v1/connections/{
         { n: number }
       >`SELECT count(*)::int AS n FROM audit_log WHERE connection_id = ${theirs.id} AND tool_id = 'connections.credentials.update'`
       assert.strictEqual(audited?.n, 0)
+    }))
+
+  it.effect("a PATCH that loses the race with a DELETE of its connection is 404 ConnectionNotFound, and writes nothing", () =>
+    Effect.gen(function* () {
+      const { key, principal } = yield* issuePrincipal("paid")
+      const client = yield* apiClient(Option.some(key))
+      const created = yield* client.connections.create({
+        payload: { connector: "sii", credentials: { rut: rut(76700003), clave: Redacted.make("clave-1") } }
+      })
+      // The DELETE holds the row (deleted, not yet committed) while the PATCH waits to update it.
+      const patched = yield* commitFirst({
+        first: Effect.flatMap(Connections, (connections) => connections.remove(principal, created.id)),
+        waitsAt: "UPDATE connections SET credentials",
+        what: "the PATCH waiting for the row the DELETE holds"
+      })(
+        rawRequest(
+          HttpClientRequest.patch(`/api/v1/connections/${created.id}`).pipe(
+            HttpClientRequest.bearerToken(Redacted.value(key)),
+            HttpClientRequest.bodyUnsafeJson({ credentials: { rut: rut(76700003), clave: NEW_CLAVE } })
+          )
+        )
+      )
+      assert.strictEqual(patched.status, 404, patched.text)
+      assert.strictEqual((JSON.parse(patched.text) as { readonly _tag: string })._tag, "ConnectionNotFound")
+      const sql = yield* SqlClient.SqlClient
+      const [left] = yield* sql<{ connections: number; audited: number }>`
+        SELECT (SELECT count(*)::int FROM connections WHERE id = ${created.id}) AS connections,
+               (SELECT count(*)::int FROM audit_log WHERE connection_id = ${created.id} AND tool_id = 'connections.credentials.update') AS audited`
+      assert.deepStrictEqual(left, { connections: 0, audited: 0 }, "deleted, and no replacement audited")
+      const gone = yield* Effect.flip(client.connections.get({ path: { id: created.id } }))
+      assert.strictEqual(gone._tag, "ConnectionNotFound")
     }))
 })

@@ -5,11 +5,13 @@ import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Option, Redacted, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import { SyncOutput } from "../../../schema/connectors/Sync.ts"
+import { Connections } from "../../../services/connections/Connections.ts"
 import { serveOn } from "../../../src/http/Server.ts"
 import { rut, simulatedServices } from "../../support/Connected.ts"
 import { withFailingInserts } from "../../support/Faults.ts"
+import { commitFirst } from "../../support/Interleave.ts"
 import { TestDatabase } from "../../support/TestDatabase.ts"
-import { uniqueName } from "../../support/TestLayers.ts"
+import { issuePrincipal, uniqueName } from "../../support/TestLayers.ts"
 import { apiClient, issueKey, rawRequest } from "./TestServer.ts"
 
 const HttpConnected = serveOn(NodeHttpServer.layerTest).pipe(
@@ -109,6 +111,27 @@ layer(HttpConnected, { excludeTestServices: true })("HTTP connections API", (it)
       const gone = yield* Effect.flip(client.connections.get({ path: { id: created.id } }))
       assert.strictEqual(gone._tag, "ConnectionNotFound")
       assert.deepStrictEqual((yield* client.connections.list()).connections.map((c) => c.id), [second.id])
+    }))
+
+  it.effect("of two DELETEs of a connection at the same moment, one deletes it and the other is 404 ConnectionNotFound", () =>
+    Effect.gen(function* () {
+      const { key, principal } = yield* issuePrincipal("paid")
+      const client = yield* apiClient(Option.some(key))
+      const created = yield* client.connections.create({
+        payload: { connector: "sii", credentials: { rut: rut(76900006), clave: Redacted.make(CLAVE) } }
+      })
+      const removed = yield* commitFirst({
+        first: Effect.flatMap(Connections, (connections) => connections.remove(principal, created.id)),
+        waitsAt: "DELETE FROM connections",
+        what: "the second DELETE waiting for the row the first holds"
+      })(rawRequest(HttpClientRequest.del(`/api/v1/connections/${created.id}`).pipe(HttpClientRequest.bearerToken(Redacted.value(key)))))
+      assert.strictEqual(removed.status, 404, removed.text)
+      assert.strictEqual((JSON.parse(removed.text) as { readonly _tag: string })._tag, "ConnectionNotFound")
+      const sql = yield* SqlClient.SqlClient
+      const [audited] = yield* sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM audit_log WHERE connection_id = ${created.id} AND tool_id = 'connections.delete'`
+      assert.strictEqual(audited?.n, 0, "the DELETE that found nothing to delete audits no deletion")
+      assert.deepStrictEqual(yield* rowsOf(created.id), { documents: 0, coverage: 0, jobs: 0, history: 0, connections: 0 })
     }))
 
   it.effect("a free workspace cannot connect: 403 plan_required", () =>
