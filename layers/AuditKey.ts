@@ -1,6 +1,7 @@
 import { FileSystem, Path } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { Cause, Config, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { DataDirConfig } from "../schema/DataDir.ts"
 import { AuditKey, type Witness } from "../services/audit/AuditKey.ts"
 import { base64Key, randomToken } from "../services/Crypto.ts"
 
@@ -82,7 +83,7 @@ const fromConfig = (signs: boolean) =>
   Layer.unwrapEffect(
     Effect.gen(function* () {
       const configured = yield* Config.option(Config.redacted("BREIN_AUDIT_KEY"))
-      const dir = yield* Config.string("BREIN_DATA_DIR").pipe(Config.withDefault(".brein"))
+      const dir = yield* DataDirConfig
       return auditKeyIn(configured, dir, signs)
     }).pipe(Effect.orDie)
   )

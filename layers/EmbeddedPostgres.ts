@@ -2,6 +2,7 @@ import { FileSystem, Path } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { Config, Context, Data, Duration, Effect, Layer, Option, Queue, Redacted, Schedule } from "effect"
 import * as Net from "node:net"
+import { DataDirConfig } from "../schema/DataDir.ts"
 import { place, type Placement } from "./PostgresPlacement.ts"
 import { type Binaries, EmbeddedPostgresFailed, hasCode, initdb, shippedBinaries, startPostgres } from "./PostgresProcess.ts"
 
@@ -145,7 +146,7 @@ export const startEmbeddedPostgres = Effect.fn("EmbeddedPostgres.start")(functio
 })
 
 export const EmbeddedPostgresConfig = Config.all({
-  dataDir: Config.string("BREIN_DATA_DIR").pipe(Config.withDefault(".brein")),
+  dataDir: DataDirConfig,
   port: Config.integer("BREIN_PG_PORT").pipe(Config.withDefault(54329))
 })
 

@@ -2,6 +2,7 @@ import { FileSystem, Path } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
+import { DataDirConfig } from "../schema/DataDir.ts"
 import { VaultKey } from "../services/connections/Vault.ts"
 
 const decodeKey = (text: string) =>
@@ -19,7 +20,7 @@ export const VaultKeyLive = Layer.effect(
     if (Option.isSome(configured)) return Redacted.make(yield* decodeKey(Redacted.value(configured.value)))
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
-    const dir = yield* Config.string("BREIN_DATA_DIR").pipe(Config.withDefault(".brein"))
+    const dir = yield* DataDirConfig
     const file = path.join(dir, "secret.key")
     if (!(yield* fs.exists(file))) {
       yield* fs.makeDirectory(dir, { recursive: true })

@@ -1,6 +1,7 @@
 import { Args, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { ConfigProvider, Effect, Option, Schema } from "effect"
 import { OperatorLogging } from "../../layers/Logging.ts"
+import { namesAFolder, noDataDir } from "../../schema/DataDir.ts"
 import { issuesOf, summary } from "../../schema/Issues.ts"
 import { notAPort, Port } from "../../schema/Port.ts"
 import { Plan } from "../../schema/tools/Definition.ts"
@@ -8,6 +9,9 @@ import { decodeWorkspaceName } from "../../schema/WorkspaceName.ts"
 
 export const dataDir = Options.text("data-dir").pipe(
   Options.withDescription("Folder for the embedded PostgreSQL and the credentials key (env BREIN_DATA_DIR, default .brein)"),
+  Options.mapEffect((value) =>
+    namesAFolder(value) ? Effect.succeed(value) : Effect.fail(ValidationError.invalidValue(HelpDoc.p(noDataDir("--data-dir"))))
+  ),
   Options.optional
 )
 

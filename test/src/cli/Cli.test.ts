@@ -427,6 +427,28 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
       }
     }).pipe(Effect.scoped), { timeout: 90_000 })
 
+  // an empty path started PostgreSQL in /pg, at the filesystem's root, whatever the current folder
+  it.effect(
+    "an empty data folder is refused before anything starts: --data-dir as a wrong command line, BREIN_DATA_DIR as a setting",
+    () =>
+      Effect.gen(function* () {
+        const fs = yield* FileSystem.FileSystem
+        const rootPgBefore = yield* fs.exists("/pg")
+        for (const dataDir of ["", "  "]) {
+          const flag = yield* runBrein({ DATABASE_URL: "", BREIN_DATA_DIR: yield* tempDataDir }, "keys", "list", "--data-dir", dataDir)
+          assert.strictEqual(flag.exitCode, 2, flag.stderr)
+          assert.strictEqual(flag.stderr.trim(), "--data-dir must name a folder, not be empty (unset, it is .brein)")
+          for (const command of [["keys", "list"], ["serve"]]) {
+            const env = yield* runBrein({ DATABASE_URL: "", BREIN_DATA_DIR: dataDir, PORT: String(yield* freePort) }, ...command)
+            assert.strictEqual(env.exitCode, 1, env.stderr)
+            assert.strictEqual(env.stderr.trim(), "brein: BREIN_DATA_DIR must name a folder, not be empty (unset, it is .brein)")
+          }
+        }
+        assert.strictEqual(yield* fs.exists("/pg"), rootPgBefore, "nothing made at the filesystem's root")
+      }).pipe(Effect.scoped),
+    { timeout: 90_000 }
+  )
+
   it.effect("no command at all serves, on the environment's PORT", () =>
     Effect.gen(function* () {
       const url = yield* CliDatabaseUrl
