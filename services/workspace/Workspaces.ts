@@ -222,7 +222,10 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
             ? `no active key has the prefix "${shown}": a prefix is the key's first ${KEY_PREFIX_LENGTH} characters, as \`brein keys list\` shows them ("${
               prefix.slice(0, KEY_PREFIX_LENGTH)
             }"); give that, or the whole key`
-            : `no active key starts with "${shown}" (see \`brein keys list\`)`
+            : prefix.length < KEY_PREFIX_LENGTH
+            // A shorter one is no prefix: it would name every key it starts, and "no key starts with it" would be untrue.
+            ? `"${shown}" is no key's prefix: a prefix is the key's first ${KEY_PREFIX_LENGTH} characters, as \`brein keys list\` shows them; give all of them, or the whole key`
+            : `no active key has the prefix "${shown}" (see \`brein keys list\`)`
         })
       }
       const [revoked] = yield* revokeWhere(sql`prefix = ${prefix}`)

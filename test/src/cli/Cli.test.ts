@@ -211,7 +211,14 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
 
         const again = yield* brein("keys", "revoke", prefix)
         assert.strictEqual(again.exitCode, 1)
-        assert.include(again.stderr, `no active key starts with "${prefix}"`)
+        assert.include(again.stderr, `no active key has the prefix "${prefix}"`)
+
+        // fewer characters name no key, rather than "no key starts with" what every key starts with
+        for (const shorter of [prefix.slice(0, 1), ""]) {
+          const refused = yield* brein("keys", "revoke", shorter)
+          assert.strictEqual(refused.exitCode, 1, shorter)
+          assert.include(refused.stderr, `"${shorter}" is no key's prefix: a prefix is the key's first 14 characters`, shorter)
+        }
       }),
     { timeout: 120_000 }
   )
