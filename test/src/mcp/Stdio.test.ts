@@ -4,12 +4,13 @@ import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/client"
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio"
-import { Context, Effect, Layer, Option, Redacted, Schema, Stream } from "effect"
+import { Context, Deferred, Effect, Layer, Option, Redacted, Schema, Stream } from "effect"
 import { fileURLToPath } from "node:url"
 import { ServicesLive } from "../../../layers/App.ts"
 import { databaseFromUrl } from "../../../layers/Database.ts"
 import { ToolResponse } from "../../../schema/tools/Response.ts"
 import { Workspaces } from "../../../services/workspace/Workspaces.ts"
+import { MAX_LINE_BYTES } from "../../../src/mcp/Stdio.ts"
 import { breinBin } from "../../support/Bin.ts"
 import { freshDatabase } from "../../support/TestDatabase.ts"
 import { connectInProcess } from "./McpTestServer.ts"
@@ -30,9 +31,12 @@ const mcpArgs = [breinBin, "mcp"]
 
 const decodeResponse = Schema.decodeUnknown(ToolResponse)
 
-const issueKey = Effect.flatMap(Workspaces, (w) => w.issueKey({ workspace: "stdio", plan: Option.some("free") })).pipe(
-  Effect.map((issued) => Redacted.value(issued.key))
-)
+const issueKeyIn = (workspace: string) =>
+  Effect.flatMap(Workspaces, (w) => w.issueKey({ workspace, plan: Option.some("free") })).pipe(
+    Effect.map((issued) => Redacted.value(issued.key))
+  )
+
+const issueKey = issueKeyIn("stdio")
 
 /** `brein mcp` as an MCP host starts it: a child process whose stdout is the wire. */
 const spawnClient = (env: Record<string, string>) =>
@@ -58,17 +62,35 @@ const spawnClient = (env: Record<string, string>) =>
 
 const text = (stream: Stream.Stream<Uint8Array, unknown>) => stream.pipe(Stream.decodeText(), Stream.mkString)
 
-/** Runs `brein mcp` with stdin closed at once: the exit code and both outputs. */
-const runToExit = (env: Record<string, string>) =>
+/** Runs `brein mcp` with `stdin` (closed at once by default) until it exits: the exit code and both outputs. */
+const runToExit = (env: Record<string, string>, stdin: Stream.Stream<Uint8Array> = Stream.empty) =>
   Effect.gen(function* () {
     const child = yield* Command.start(
-      Command.make(process.execPath, ...mcpArgs).pipe(Command.workingDirectory(root), Command.env(env))
+      Command.make(process.execPath, ...mcpArgs).pipe(Command.workingDirectory(root), Command.env(env), Command.stdin(stdin))
     )
     const [stdout, stderr, exitCode] = yield* Effect.all([text(child.stdout), text(child.stderr), child.exitCode], {
       concurrency: "unbounded"
     })
     return { stdout, stderr, exitCode }
   }).pipe(Effect.scoped)
+
+const bytes = (line: string) => new TextEncoder().encode(line)
+const overlong = bytes(`{"jsonrpc":"2.0","id":7,"method":"ping","params":{"pad":"${"x".repeat(MAX_LINE_BYTES)}"}}\n`)
+const initialize = bytes(`${
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } }
+  })
+}\n`)
+
+const WireMessage = Schema.parseJson(Schema.Struct({
+  id: Schema.optional(Schema.Number),
+  result: Schema.optional(Schema.Struct({ serverInfo: Schema.Struct({ name: Schema.String }) })),
+  error: Schema.optional(Schema.Struct({ code: Schema.Number, message: Schema.String }))
+}))
+const decodeWire = Schema.decodeUnknown(WireMessage)
 
 layer(StdioTest, { excludeTestServices: true, timeout: 60_000 })("brein mcp (stdio)", (it) => {
   it.scoped("lists and calls tools for the key's workspace; only JSON-RPC on stdout, logs on stderr", () =>
@@ -119,10 +141,73 @@ layer(StdioTest, { excludeTestServices: true, timeout: 60_000 })("brein mcp (std
         runToExit({ DATABASE_URL: databaseUrl, BREIN_API_KEY: "brein_sk_unknown" })
       ], { concurrency: 2 })
       assert.strictEqual(missing.exitCode, 1)
-      assert.include(missing.stderr, "BREIN_API_KEY is not set")
+      assert.include(missing.stderr, "brein: BREIN_API_KEY is not set")
       assert.strictEqual(missing.stdout, "")
       assert.strictEqual(unknown.exitCode, 1)
-      assert.include(unknown.stderr, "BREIN_API_KEY was not accepted")
+      assert.include(unknown.stderr, "brein: BREIN_API_KEY was not accepted")
       assert.strictEqual(unknown.stdout, "")
+    }))
+
+  it.effect("a revoked BREIN_API_KEY is refused as every command fails: one brein: line, exit code 1", () =>
+    Effect.gen(function* () {
+      const databaseUrl = yield* DatabaseUrl
+      const key = yield* issueKeyIn("stdio-revoked")
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`UPDATE api_keys SET revoked_at = now() WHERE workspace_id = (SELECT id FROM workspaces WHERE name = 'stdio-revoked')`
+      const revoked = yield* runToExit({ DATABASE_URL: databaseUrl, BREIN_API_KEY: key })
+      assert.strictEqual(revoked.exitCode, 1)
+      assert.deepStrictEqual(
+        revoked.stderr.split("\n").filter((line) => line.startsWith("brein: ")),
+        ["brein: BREIN_API_KEY was not accepted: the key is unknown or revoked"]
+      )
+      assert.strictEqual(revoked.stdout, "")
+    }))
+
+  it.effect("a line over 10 MiB is a parse error on the wire; the next line is served and the end of stdin ends brein mcp", () =>
+    Effect.gen(function* () {
+      const databaseUrl = yield* DatabaseUrl
+      const key = yield* issueKey
+      const answered = yield* Deferred.make<void>()
+      // stdin stays open until the initialize after the long line is answered, then ends
+      const stdin = Stream.make(overlong, initialize).pipe(
+        Stream.concat(Stream.fromEffect(Deferred.await(answered)).pipe(Stream.drain))
+      )
+      const child = yield* Command.start(
+        Command.make(process.execPath, ...mcpArgs).pipe(
+          Command.workingDirectory(root),
+          Command.env({ DATABASE_URL: databaseUrl, BREIN_API_KEY: key }),
+          Command.stdin(stdin)
+        )
+      )
+      const [messages, stderr, exitCode] = yield* Effect.all([
+        child.stdout.pipe(
+          Stream.decodeText(),
+          Stream.splitLines,
+          Stream.mapEffect(decodeWire),
+          Stream.tap((message) => message.id === 1 ? Deferred.succeed(answered, undefined) : Effect.void),
+          Stream.runCollect
+        ),
+        text(child.stderr),
+        child.exitCode
+      ], { concurrency: "unbounded" })
+      const [refusal, reply, ...rest] = messages
+      assert.strictEqual(refusal?.id, undefined)
+      assert.strictEqual(refusal?.error?.code, -32700)
+      assert.include(refusal?.error?.message, `longer than ${MAX_LINE_BYTES} bytes`)
+      assert.strictEqual(reply?.id, 1)
+      assert.strictEqual(reply?.result?.serverInfo.name, "brein")
+      assert.deepStrictEqual(rest, [])
+      assert.strictEqual(exitCode, 0)
+      assert.include(stderr, "was skipped unread")
+      assert.notInclude(stderr, "ReadBuffer")
+    }).pipe(Effect.scoped))
+
+  it.effect("stdin that ends inside a line over 10 MiB ends brein mcp (exit code 0)", () =>
+    Effect.gen(function* () {
+      const databaseUrl = yield* DatabaseUrl
+      const key = yield* issueKey
+      const cut = yield* runToExit({ DATABASE_URL: databaseUrl, BREIN_API_KEY: key }, Stream.make(overlong.subarray(0, -2)))
+      assert.strictEqual(cut.exitCode, 0)
+      assert.include(cut.stdout, `"code":-32700`)
     }))
 })

@@ -1,0 +1,43 @@
+import { Transform, type TransformCallback } from "node:stream"
+
+const NEWLINE = 0x0a
+const newline = Buffer.from([NEWLINE])
+
+/**
+ * stdin in whole lines of at most `maxBytes` (the newline not counted). A longer line is dropped as it
+ * streams in, told once by `onTooLong`, and the lines after it pass as before: the SDK's reader, handed
+ * such a line, closed the connection and stopped reading stdin, so its end never came.
+ */
+export class BoundedLines extends Transform {
+  private parts: Array<Buffer> = []
+  private bytes = 0
+  private dropping = false
+
+  constructor(private readonly maxBytes: number, private readonly onTooLong: () => void) {
+    super()
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
+    let start = 0
+    while (start < chunk.length) {
+      const end = chunk.indexOf(NEWLINE, start)
+      this.collect(chunk.subarray(start, end === -1 ? chunk.length : end))
+      if (end === -1) break
+      if (!this.dropping) this.push(Buffer.concat([...this.parts, newline]))
+      this.parts = []
+      this.bytes = 0
+      this.dropping = false
+      start = end + 1
+    }
+    callback()
+  }
+
+  private collect(piece: Buffer) {
+    if (this.dropping) return
+    this.bytes += piece.length
+    if (this.bytes <= this.maxBytes) return void this.parts.push(piece)
+    this.parts = []
+    this.dropping = true
+    this.onTooLong()
+  }
+}
