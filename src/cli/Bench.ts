@@ -26,6 +26,8 @@ const found = (fs: FileSystem.FileSystem, path: string) =>
     )
   )
 
+const reason = (error: PlatformError) => error._tag === "SystemError" ? error.reason : error.message
+
 /**
  * The --json file, checked before the run (which takes a while) and left untouched: it must be a file
  * or a new name in a folder that exists, and writable.
@@ -41,7 +43,19 @@ const writableFile = (file: string) =>
     if (parent.value.type !== "Directory") return yield* Effect.fail(`${file}: ${folder} is not a folder`)
     const target = yield* found(fs, file)
     if (Option.isSome(target) && target.value.type === "Directory") return yield* Effect.fail(`${file} is a directory, not a file`)
-    yield* fs.access(Option.isSome(target) ? file : folder, { writable: true })
+    // open, not access: root passes access(W_OK) on folders that take no file (/proc); a pipe's open would wait for a reader
+    const opened = Option.isNone(target)
+      ? Effect.zipRight(Effect.scoped(fs.open(file, { flag: "wx" })), fs.remove(file))
+      : target.value.type === "File"
+      ? Effect.scoped(fs.open(file, { flag: "a" }))
+      : fs.access(file, { writable: true })
+    yield* opened.pipe(
+      Effect.mapError((error) =>
+        Option.isSome(target)
+          ? `${file} cannot be written (${reason(error)})`
+          : `${file} cannot be written: ${folder} takes no new file (${reason(error)})`
+      )
+    )
     return file
   }).pipe(
     Effect.mapError((error) =>
@@ -71,7 +85,11 @@ const writableFolder = (dir: string) =>
       existing = yield* there(at)
     }
     if (Option.isSome(existing) && existing.value.type !== "Directory") return yield* Effect.fail(`${dir}: ${at} is not a folder`)
-    yield* fs.access(at, { writable: true })
+    // a folder made and removed, not access: root passes access(W_OK) where nothing can be made (/proc)
+    yield* fs.makeTempDirectory({ directory: at, prefix: ".brein-bench-" }).pipe(
+      Effect.flatMap((probe) => fs.remove(probe, { recursive: true })),
+      Effect.mapError((error) => `${dir} cannot be written: ${at} takes no new folder (${reason(error)})`)
+    )
     return dir
   }).pipe(
     Effect.mapError((error) =>
