@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Clock, Config, Effect, Option, Schema } from "effect"
+import { Clock, Config, Data, Effect, Option, Schema } from "effect"
 import type { GrantReason, QuoteItem } from "../../schema/budget/Budget.ts"
 import { LedgerKind, SpentCost } from "../../schema/budget/Budget.ts"
 import { IdempotencyConflict, InsufficientCredits, QuoteRefused } from "../../schema/Errors.ts"
@@ -11,10 +11,44 @@ import { newId } from "../Ids.ts"
 
 export const QUOTE_LIFETIME_MS = 10 * 60_000
 
+/** The most credits a workspace's balance holds: a grant that would pass it is refused, whole. */
+export const MAX_BALANCE = 1_000_000_000
+
+const counted = (n: number) => n.toLocaleString("en-US")
+
+const openingCredits = (name: string, fallback: number) =>
+  Config.integer(name).pipe(
+    Config.validate({
+      message: `must be from 0 to ${counted(MAX_BALANCE)} (the most a balance holds)`,
+      validation: (n) => n >= 0 && n <= MAX_BALANCE
+    }),
+    Config.withDefault(fallback)
+  )
+
 export const OpeningCredits = Config.all({
-  free: Config.integer("BREIN_OPENING_CREDITS_FREE").pipe(Config.withDefault(0)),
-  paid: Config.integer("BREIN_OPENING_CREDITS_PAID").pipe(Config.withDefault(160))
+  free: openingCredits("BREIN_OPENING_CREDITS_FREE", 0),
+  paid: openingCredits("BREIN_OPENING_CREDITS_PAID", 160)
 })
+
+/** A grant that would take a balance over MAX_BALANCE: nothing was granted. */
+export class BalanceCeilingExceeded extends Data.TaggedError("BalanceCeilingExceeded")<{
+  readonly message: string
+  readonly balance: number
+  readonly amount: number
+}> {
+  static of(balance: number, amount: number) {
+    const room = Math.max(0, MAX_BALANCE - balance)
+    return new BalanceCeilingExceeded({
+      message: `granting ${counted(amount)} credits would take the balance from ${counted(balance)} to ${
+        counted(balance + amount)
+      }, over the most a workspace holds (${counted(MAX_BALANCE)}); nothing was granted, ${
+        room === 0 ? "and no more can be" : `at most ${counted(room)} more can be`
+      }`,
+      balance,
+      amount
+    })
+  }
+}
 
 const Balance = Schema.Struct({ balance: Schema.Int })
 const decodeBalance = Schema.decodeUnknown(Schema.Array(Balance))
@@ -106,15 +140,19 @@ export class Credits extends Effect.Service<Credits>()("brein/budget/Credits", {
     /** Adds credits with a ledger row that says why; answers the new balance. */
     const grant = Effect.fn("Credits.grant")(function* (workspaceId: string, plan: Plan, amount: number, reason: GrantReason) {
       yield* open(workspaceId, plan)
+      if (amount > MAX_BALANCE) return yield* BalanceCeilingExceeded.of(yield* balanceOf(workspaceId), amount)
       const at = yield* now
+      // the ceiling is compared before adding, so that the sum is never computed past the column's range
       const [row] = yield* sql`WITH added AS (
-          UPDATE credit_accounts SET balance = balance + ${amount} WHERE workspace_id = ${workspaceId} RETURNING balance)
+          UPDATE credit_accounts SET balance = balance + ${amount}
+          WHERE workspace_id = ${workspaceId} AND balance <= ${MAX_BALANCE - amount} RETURNING balance)
         INSERT INTO credit_ledger (workspace_id, at, kind, delta, balance_after, reason)
         SELECT ${workspaceId}, ${at}, 'grant', ${amount}, balance, ${reason} FROM added RETURNING balance_after AS balance`.pipe(
         Effect.flatMap(decodeBalance),
         Effect.orDie
       )
-      return row?.balance ?? 0
+      if (row === undefined) return yield* BalanceCeilingExceeded.of(yield* balanceOf(workspaceId), amount)
+      return row.balance
     })
 
     /** Takes `amount` credits or none: the balance never goes below zero, whatever runs at the same time. */

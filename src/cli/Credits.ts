@@ -4,7 +4,7 @@ import { AdminLive } from "../../layers/Admin.ts"
 import { GrantReason } from "../../schema/budget/Budget.ts"
 import { Credits } from "../../services/budget/Credits.ts"
 import { Workspaces } from "../../services/workspace/Workspaces.ts"
-import { namedWorkspace } from "./Failure.ts"
+import { failedCommand, namedWorkspace } from "./Failure.ts"
 import { database, databaseSettings, decodedFlag, workspaceOption } from "./Settings.ts"
 
 const CreditsLive = Credits.Default.pipe(Layer.provideMerge(AdminLive))
@@ -29,7 +29,7 @@ const grant = Command.make("grant", {
 }, (options) =>
   Effect.gen(function* () {
     const principal = yield* workspace(options.workspace)
-    const balance = yield* (yield* Credits).grant(principal.workspaceId, principal.plan, options.amount, options.reason)
+    const balance = yield* failedCommand((yield* Credits).grant(principal.workspaceId, principal.plan, options.amount, options.reason))
     yield* Console.log(`granted ${options.amount} credits to "${principal.workspaceName}": balance ${balance}`)
   }).pipe(Effect.provide(CreditsLive), databaseSettings(options))).pipe(
     Command.withDescription("Add credits to a workspace (an append-only ledger entry with its reason)")

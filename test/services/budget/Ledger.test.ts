@@ -2,10 +2,10 @@ import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, TestClock } from "effect"
 import { GrantReason } from "../../../schema/budget/Budget.ts"
-import { Credits } from "../../../services/budget/Credits.ts"
+import { Credits, MAX_BALANCE } from "../../../services/budget/Credits.ts"
 import { SUITE_NOW } from "../../support/SuiteClock.ts"
 import { issuePrincipal } from "../../support/TestLayers.ts"
-import { balanceOf, BudgetServices, confirm, ledgerOf, quoteOf, UNIT_PRICE } from "./BudgetFixtures.ts"
+import { balanceOf, BudgetServices, confirm, failsWith, ledgerOf, quoteOf, UNIT_PRICE } from "./BudgetFixtures.ts"
 
 layer(BudgetServices)("the credits ledger", (it) => {
   it.effect("a new paid workspace opens with 160 credits and a free one with none, each with an opening row", () =>
@@ -83,6 +83,41 @@ layer(BudgetServices)("the credits ledger", (it) => {
       }
       const usage = yield* credits.usage(principal, 3)
       assert.deepStrictEqual(usage.recent.map((r) => [r.delta, r.balance_after]), [[4, 10], [3, 6], [2, 3]])
+    }))
+
+  it.effect("a balance holds at most MAX_BALANCE: a grant past it is refused whole, with no ledger row, however large the balance", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const credits = yield* Credits
+      const { principal } = yield* issuePrincipal("free")
+      const setBalance = (balance: number) =>
+        sql`UPDATE credit_accounts SET balance = ${balance} WHERE workspace_id = ${principal.workspaceId}`
+      const grant = (amount: number) => credits.grant(principal.workspaceId, principal.plan, amount, GrantReason.make("more"))
+      yield* credits.balance(principal)
+
+      yield* setBalance(MAX_BALANCE - 10)
+      assert.strictEqual(yield* grant(10), MAX_BALANCE)
+      const full = yield* failsWith(grant(1), "BalanceCeilingExceeded")
+      assert.deepInclude(full, { balance: MAX_BALANCE, amount: 1 })
+      assert.include(full.message, "nothing was granted, and no more can be")
+      // the column's own limit (2,147,483,647) is passed neither by the sum nor by an amount alone
+      yield* setBalance(2_147_483_000)
+      assert.deepInclude(yield* failsWith(grant(1_000_000), "BalanceCeilingExceeded"), { balance: 2_147_483_000 })
+      yield* setBalance(0)
+      assert.deepInclude(yield* failsWith(grant(3_000_000_000), "BalanceCeilingExceeded"), { balance: 0 })
+      assert.strictEqual(yield* balanceOf(principal.workspaceId), 0)
+      assert.deepStrictEqual((yield* ledgerOf(principal.workspaceId)).map((r) => [r.kind, r.delta]), [["opening", 0], ["grant", 10]])
+    }))
+
+  it.effect("an opening balance over MAX_BALANCE is a configuration error, named", () =>
+    Effect.gen(function* () {
+      const refused = yield* Effect.flip(
+        Effect.provide(Credits, Credits.Default).pipe(
+          Effect.withConfigProvider(ConfigProvider.fromJson({ BREIN_OPENING_CREDITS_PAID: MAX_BALANCE + 1 }))
+        )
+      )
+      assert.include(String(refused), "BREIN_OPENING_CREDITS_PAID")
+      assert.include(String(refused), "must be from 0 to 1,000,000,000")
     }))
 
   it.effect("the database refuses to update, delete or truncate ledger rows", () =>

@@ -1,5 +1,6 @@
 import { HttpServer } from "@effect/platform"
 import { NodeContext, NodeHttpClient } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import type { Redacted } from "effect"
 import { ConfigProvider, Context, Effect, Layer, Option } from "effect"
@@ -109,6 +110,42 @@ layer(CreditsTest, { excludeTestServices: true, timeout: "90 seconds" })("brein 
       assert.deepStrictEqual(usage.credits.recent.map((e) => e.kind), ["opening"])
       assert.strictEqual(usage.credits.balance, 160)
     }), { timeout: 90_000 })
+
+  it.effect(
+    "a grant that would take the balance over 1,000,000,000 is refused whole (exit 1), also past the column's range",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const { client, name } = yield* workspace("paid")
+        yield* client.account.usage({ urlParams: {} })
+        const balanceOf = Effect.map(client.account.usage({ urlParams: { recent: 50 } }), (usage) => usage.credits)
+
+        yield* sql`UPDATE credit_accounts SET balance = 999999999 WHERE workspace_id = (SELECT id FROM workspaces WHERE name = ${name})`
+        const over = yield* brein("credits", "grant", "--workspace", name, "2")
+        assert.strictEqual(over.exitCode, 1, over.stderr)
+        assert.strictEqual(over.stdout, "")
+        assert.strictEqual(
+          over.stderr.trim(),
+          "brein: granting 2 credits would take the balance from 999,999,999 to 1,000,000,001, over the most a workspace holds (1,000,000,000); nothing was granted, at most 1 more can be"
+        )
+        const full = yield* brein("credits", "grant", "--workspace", name, "1")
+        assert.strictEqual(full.exitCode, 0, full.stderr)
+        assert.strictEqual((yield* balanceOf).balance, 1_000_000_000)
+
+        // a balance over the ceiling (set before there was one) near the column's 2,147,483,647: refused, not "integer out of range"
+        yield* sql`UPDATE credit_accounts SET balance = 2147483000 WHERE workspace_id = (SELECT id FROM workspaces WHERE name = ${name})`
+        const past = yield* brein("credits", "grant", "--workspace", name, "1000000")
+        assert.strictEqual(past.exitCode, 1, past.stderr)
+        assert.strictEqual(
+          past.stderr.trim(),
+          "brein: granting 1,000,000 credits would take the balance from 2,147,483,000 to 2,148,483,000, over the most a workspace holds (1,000,000,000); nothing was granted, and no more can be"
+        )
+        const after = yield* balanceOf
+        assert.strictEqual(after.balance, 2_147_483_000)
+        assert.deepStrictEqual(after.recent.map((e) => [e.kind, e.delta]), [["grant", 1], ["opening", 160]])
+      }),
+    { timeout: 90_000 }
+  )
 
   it.effect("a blank --reason exits 2 and grants nothing; a padded one is kept without its spaces", () =>
     Effect.gen(function* () {
