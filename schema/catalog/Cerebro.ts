@@ -1,4 +1,5 @@
 import { Either, Schema } from "effect"
+import { Int4 } from "../Int4.ts"
 import { compilePattern, PATTERN_MAX, PATTERN_MAX_VARIABLES, PATTERN_VARIABLES } from "./TopicPattern.ts"
 
 export const TopicId = Schema.String.pipe(
@@ -59,7 +60,7 @@ const PatternOrNull = Schema.NullOr(Schema.String).pipe(Schema.filter((s) => s =
 
 const optional = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
 
-const Version = Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))
+const Version = Int4(1)
 
 export const Topic = Schema.Struct({
   id: TopicId,

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { Region, RegionCode } from "../geo/Region.ts"
+import { Int4 } from "../Int4.ts"
 import { TaxId } from "../tax/TaxId.ts"
 import { CompanyId, Country, Department, Industry, ListKind, PersonId, Seniority, Size } from "./Directory.ts"
 
@@ -44,7 +45,7 @@ export const Words = (description: string) =>
 const optional = <A, I>(schema: Schema.Schema<A, I>, description: string) =>
   Schema.optionalWith(schema, { exact: true }).annotations({ description })
 
-const Employees = Schema.Int.pipe(Schema.positive())
+const Employees = Int4(1)
 
 const Ref = Schema.String.annotations({ description: "Cite this result with this ref" })
 const SearchId = Schema.String.annotations({ description: "Identifies this search (same filters → same id)" })

@@ -1,11 +1,13 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity, OpenApi } from "@effect/platform"
 import { Context, Schema } from "effect"
+import { MAX_INT4 } from "../Int4.ts"
 import { ModelNotConfigured } from "../luna/LunaErrors.ts"
 import { SessionView } from "../luna/Projection.ts"
 import { CreateSessionBody, MessageBody, TurnInProgress, WorkSession, WorkSessionNotFound } from "../luna/Session.ts"
 import type { Principal } from "../Principal.ts"
 import { SESSION_COOKIE } from "./Humans.ts"
 import { KeyOrSessionFailure } from "./Humans.ts"
+import { QueryInteger } from "./QueryInteger.ts"
 
 /** Who a Work Session request acts for: the workspace, and the API key or signed-in user the session belongs to. */
 export interface SessionActor {
@@ -24,9 +26,9 @@ export class ChatPrincipal extends HttpApiMiddleware.Tag<ChatPrincipal>()("brein
 
 export const SessionIdParam = Schema.Struct({ id: Schema.String })
 
-const EventId = Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative()).annotations({
+const EventId = QueryInteger(0, MAX_INT4).annotations({
   description: "The seq of the last event the client saw",
-  message: () => "must be the seq of an event: a whole number, 0 or more"
+  message: () => "must be the seq of an event: a whole number"
 })
 
 export const ResumeHeaders = Schema.Struct({

@@ -79,7 +79,7 @@ export const listGet = action({
           version,
           "this cursor is of another list, or of this list before it was saved again: read the list from its first page (no cursor)"
         )
-        const rows = yield* lists.items(list.id, at === undefined ? 0 : Number(at.a), input.limit)
+        const rows = yield* lists.items(list.id, at === undefined ? 0 : at.a, input.limit)
         const page = rows.slice(0, input.limit)
         const directory = yield* Directory
         const ids = page.map((r) => r.itemId)

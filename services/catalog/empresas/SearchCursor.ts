@@ -1,13 +1,14 @@
 import { Effect, Either, Schema } from "effect"
 import { InvalidInput } from "../../../schema/Errors.ts"
 import { fold } from "../../../schema/geo/Guard.ts"
+import { Int4 } from "../../../schema/Int4.ts"
 import { sha256 } from "../../Crypto.ts"
 import { SealedCursor } from "../SealedCursor.ts"
 
-/** Where a page ends, and the total counted on the first page (a search counts once, not per page). */
+/** Where a page of a list ends (the last item's position, an integer column), and the list's total. */
 const Position = Schema.Struct({
   s: Schema.String,
-  a: Schema.Union(Schema.String, Schema.Int),
+  a: Int4(0),
   t: Schema.Int,
   l: Schema.Boolean
 })

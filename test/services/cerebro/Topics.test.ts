@@ -58,6 +58,23 @@ layer(ServicesTest)("Cerebro topics", (it) => {
       if (past._tag === "TopicNotFound") assert.include(past.message, "versions are 1 to 1")
     }))
 
+  it.effect("a version past what the database's integer column holds is InvalidInput naming the range, on context_get and context_update", () =>
+    Effect.gen(function* () {
+      const { principal } = yield* issuePrincipal("free")
+      const topic = yield* create(principal, { title: "Versiones enormes" })
+      for (const [tool, change] of [["context_get", {}], ["context_update", { body: "Otra cosa." }]] as const) {
+        for (const version of [2_147_483_648, Number.MAX_SAFE_INTEGER, 1e300]) {
+          const refusal = yield* failure(principal, tool, { id: topic.id, version, ...change })
+          assert.strictEqual(refusal._tag, "InvalidInput", `${tool} ${version}`)
+          if (refusal._tag === "InvalidInput") {
+            assert.deepStrictEqual(refusal.issues.map((i) => i.path), ["input.version"])
+            assert.include(refusal.message, "input.version must be between 1 and 2,147,483,647, got ")
+          }
+        }
+      }
+      assert.strictEqual(yield* countRows("topic_versions", topic.id), 1)
+    }))
+
   it.effect("context_update changes only the given fields, adds one to the version and keeps every earlier version", () =>
     Effect.gen(function* () {
       const { principal } = yield* issuePrincipal("free")

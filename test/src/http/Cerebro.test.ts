@@ -11,6 +11,13 @@ const execute = (key: Redacted.Redacted<string>, tool: string, input: unknown) =
     )
   ).pipe(Effect.map((r) => ({ status: r.status, text: r.text, body: JSON.parse(r.text) as Record<string, unknown> })))
 
+interface Field {
+  readonly type?: string
+  readonly minimum?: number
+  readonly maximum?: number
+  readonly allOf?: ReadonlyArray<Field>
+}
+
 layer(HttpTest, { excludeTestServices: true })("Cerebro over HTTP", (it) => {
   it.effect("a topic is created (200), a duplicate is 409, a stale update 409, a missing topic 404, a secret 422 without its value", () =>
     Effect.gen(function* () {
@@ -41,5 +48,26 @@ layer(HttpTest, { excludeTestServices: true })("Cerebro over HTTP", (it) => {
       assert.strictEqual(secret.body["_tag"], "InvalidInput")
       assert.include(secret.text, "an API key")
       assert.notInclude(secret.text, "Zq8PwLr3")
+    }))
+
+  it.effect("a version past what the database holds is 422 InvalidInput naming the range, which the tools' input schemas show", () =>
+    Effect.gen(function* () {
+      const key = yield* issueKey("cerebro-http-range", "free")
+      const created = yield* execute(key, "context_create", { area: "producto", title: "Versiones", body: "La primera." })
+      const topic = (created.body["data"] as { readonly topic: { readonly id: string } }).topic
+      for (const [tool, change] of [["context_get", {}], ["context_update", { body: "La segunda." }]] as const) {
+        const refused = yield* execute(key, tool, { id: topic.id, version: 2_147_483_648, ...change })
+        assert.strictEqual(refused.status, 422, refused.text)
+        assert.deepInclude(refused.body, {
+          _tag: "InvalidInput",
+          message: "input.version must be between 1 and 2,147,483,647, got 2147483648"
+        })
+        const document = yield* rawRequest(HttpClientRequest.get(`/api/v1/tools/${tool}`))
+        const version = (JSON.parse(document.text) as { readonly inputSchema: { readonly properties: Record<string, Field> } })
+          .inputSchema.properties["version"]
+        // an optional field with its own description wraps the integer in allOf
+        const integer = [version, ...(version?.allOf ?? [])].find((field) => field?.type === "integer")
+        assert.deepInclude(integer, { minimum: 1, maximum: 2_147_483_647 }, tool)
+      }
     }))
 })

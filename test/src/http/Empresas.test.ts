@@ -40,4 +40,26 @@ layer(Seeded, { timeout: 120_000 })("empresas over HTTP", (it) => {
       assert.include(refused.text, "\"_tag\":\"CursorRejected\"")
       assert.include(refused.text, "\"reason\":\"tampered\"")
     }))
+
+  it.effect("employees past what the database holds are 422 InvalidInput naming the range, which the tool's input schema shows", () =>
+    Effect.gen(function* () {
+      const key = yield* issueKey("empresas-http-range", "free")
+      for (const [field, value] of [["employees_min", "2147483648"], ["employees_max", "9007199254740991"]] as const) {
+        const refused = yield* rawRequest(
+          HttpClientRequest.post("/api/v1/tools/companies_search/execute").pipe(
+            HttpClientRequest.bearerToken(Redacted.value(key)),
+            HttpClientRequest.bodyText(`{"input":{"${field}":${value}}}`, "application/json")
+          )
+        )
+        assert.strictEqual(refused.status, 422, refused.text)
+        assert.include(refused.text, "\"_tag\":\"InvalidInput\"")
+        assert.include(refused.text, `input.${field} must be between 1 and 2,147,483,647, got ${value}`)
+      }
+      const client = yield* apiClient(Option.some(key))
+      const { inputSchema } = yield* client.tools.get({ path: { id: "companies_search" } })
+      const properties = inputSchema["properties"] as Record<string, Record<string, unknown>>
+      for (const field of ["employees_min", "employees_max"]) {
+        assert.deepInclude(properties[field], { type: "integer", minimum: 1, maximum: 2_147_483_647 }, field)
+      }
+    }))
 })

@@ -149,7 +149,20 @@ layer(SessionsHttpTest, { excludeTestServices: true, timeout: "120 seconds" })("
       assert.include(String(json(bad)["message"]), "must be a number")
       const negative = yield* get(`/api/v1/sessions/${id}/events`, { key, lastEventId: "-1" })
       assert.strictEqual(negative.status, 422)
-      assert.include(String(json(negative)["message"]), "must be the seq of an event")
+      assert.include(String(json(negative)["message"]), "must be a number between 0 and 2147483647, got -1")
+      // seq is an integer column: a larger number is told the range rather than failing in the database
+      const beyond = yield* get(`/api/v1/sessions/${id}/events`, { key, lastEventId: "2147483648" })
+      assert.strictEqual(beyond.status, 422, beyond.text)
+      assert.deepInclude(json(beyond), {
+        _tag: "InvalidInput",
+        message: "last-event-id must be a number between 0 and 2147483647, got 2147483648"
+      })
+      const unsafe = yield* get(`/api/v1/sessions/${id}/events?after=9007199254740991`, { key })
+      assert.strictEqual(unsafe.status, 422, unsafe.text)
+      assert.include(String(json(unsafe)["message"]), "after must be a number between 0 and 2147483647, got 9007199254740991")
+      const half = yield* get(`/api/v1/sessions/${id}/events?after=2.5`, { key })
+      assert.strictEqual(half.status, 422, half.text)
+      assert.include(String(json(half)["message"]), "must be the seq of an event")
     }))
 
   it.effect("a session is another key's or workspace's 404; without credentials 401; bad bodies are typed refusals that create nothing", () =>

@@ -134,6 +134,26 @@ layer(Seeded, { timeout: 120_000 })("empresas tools", (it) => {
       assert.include(letter.message, "must be 2 to 100 characters")
     }))
 
+  it.effect("companies_search: employees past what the directory's integer column holds are refused with the range", () =>
+    Effect.gen(function* () {
+      const principal = yield* principalOf()
+      const refusals = [
+        ["employees_min", 2_147_483_648],
+        ["employees_max", 2_147_483_648],
+        ["employees_min", Number.MAX_SAFE_INTEGER],
+        ["employees_max", 1e300]
+      ] as const
+      for (const [field, value] of refusals) {
+        const refusal = yield* failure(principal, "companies_search", { [field]: value })
+        assert.deepStrictEqual([refusal.tag, refusal.paths], ["InvalidInput", [`input.${field}`]], `${field} ${value}`)
+        assert.include(refusal.message, `input.${field} must be between 1 and 2,147,483,647, got `, `${field} ${value}`)
+      }
+      const widest = as(CompaniesSearchOutput)(
+        yield* call(principal, "companies_search", { country: "CL", employees_min: 1, employees_max: 2_147_483_647, limit: 1 })
+      )
+      assert.isAbove(widest.total, 0)
+    }))
+
   it.effect("company_get and a search by tax id find the same company; an unknown id is RecordNotFound", () =>
     Effect.gen(function* () {
       const principal = yield* principalOf()
@@ -225,6 +245,24 @@ layer(Seeded, { timeout: 120_000 })("empresas tools", (it) => {
       assert.notStrictEqual(fresh.ref, first.ref)
       const rest = as(ListGetOutput)(yield* call(principal, "list_get", { name: "Cambiante", limit: 20, cursor: fresh.cursor }))
       assert.deepStrictEqual([...fresh.items, ...rest.items].map((i) => i.id), [...ids].reverse())
+    }))
+
+  it.effect("a list_get cursor whose position no list holds (past the integer column, or not a number) is InvalidInput", () =>
+    Effect.gen(function* () {
+      const principal = yield* principalOf()
+      const ids = as(CompaniesSearchOutput)(yield* call(principal, "companies_search", { country: "CL", limit: 30 })).companies.map((c) =>
+        c.id
+      )
+      yield* call(principal, "list_save", { name: "Posiciones", kind: "companies", ids })
+      const first = as(ListGetOutput)(yield* call(principal, "list_get", { name: "Posiciones", limit: 20 }))
+      const position = Schema.decodeUnknownSync(Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown })))(
+        Buffer.from(first.cursor ?? "", "base64url").toString("utf8")
+      )
+      for (const a of [2_147_483_648, Number.MAX_SAFE_INTEGER, -1, "co_zzzz"]) {
+        const forged = Buffer.from(JSON.stringify({ ...position, a }), "utf8").toString("base64url")
+        const refusal = yield* failure(principal, "list_get", { name: "Posiciones", limit: 20, cursor: forged })
+        assert.deepStrictEqual([refusal.tag, refusal.paths], ["InvalidInput", ["input.cursor"]], String(a))
+      }
     }))
 
   it.effect("each list_save is a new version even in the same millisecond or with the clock set back: the older cursor is refused", () =>
