@@ -1,6 +1,6 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Effect, ParseResult, Schema } from "effect"
-import { oneLine } from "./OneLine.ts"
+import { oneLine, printable } from "./OneLine.ts"
 
 const BLANK = "a workspace name must not be blank"
 const MAX_LENGTH = 100
@@ -8,7 +8,7 @@ const MAX_LENGTH = 100
 /** Decoding trims: " acme " names the workspace "acme", in every command and lookup. */
 export const WorkspaceName = Schema.Trim.pipe(
   Schema.filter((name) => name !== "", { message: () => BLANK }),
-  oneLine("a workspace name must not hold control characters (a tab, a line break)"),
+  oneLine("a workspace name must not hold control characters (a tab, a line break, a direction override)"),
   Schema.filter((name) => name.length <= MAX_LENGTH, {
     message: () => `a workspace name must be at most ${MAX_LENGTH} characters`
   }),
@@ -33,7 +33,7 @@ export const decodeWorkspaceName = (name: string) =>
       new WorkspaceNameInvalid({
         name: name.slice(0, MAX_LENGTH),
         message: `${ParseResult.ArrayFormatter.formatErrorSync(error)[0]?.message ?? BLANK} (got ${
-          name.length > 40 ? `${JSON.stringify(name.slice(0, 20))}…, ${name.length} characters` : JSON.stringify(name)
+          printable(name.length > 40 ? `${JSON.stringify(name.slice(0, 20))}…, ${name.length} characters` : JSON.stringify(name))
         })`
       })
     )

@@ -1,5 +1,6 @@
 import { ValidationError } from "@effect/cli"
 import { Cause, ConfigError, Console, Data, Effect, Option } from "effect"
+import { printable } from "../../schema/OneLine.ts"
 import type { WorkspaceNotFound } from "../../services/workspace/Workspaces.ts"
 
 /** A command that ran and did not succeed: its message is for a person, its code for a script. */
@@ -55,6 +56,7 @@ const firstLine = (text: string) => text.split("\n").map((line) => line.trim()).
 /**
  * How every command ends when it does not succeed: one line on stderr and exit code 1, or 2 when the
  * command line itself was wrong (@effect/cli has printed why). Never a stack trace; LOG_LEVEL=Debug shows it.
+ * A control character the line quotes (from an argument) is written as its escape: none reaches the terminal.
  */
 export const reportFailure = (cause: Cause.Cause<unknown>) => {
   if (Cause.isInterruptedOnly(cause)) return Effect.void
@@ -63,7 +65,7 @@ export const reportFailure = (cause: Cause.Cause<unknown>) => {
   const error = Option.getOrElse(failure, () => Cause.squash(cause))
   const code = error instanceof CommandFailed ? error.exitCode : 1
   return Effect.logDebug("command failed", cause).pipe(
-    Effect.zipRight(Console.error(`brein: ${firstLine(messageOf(error))}`)),
+    Effect.zipRight(Console.error(`brein: ${printable(firstLine(messageOf(error)))}`)),
     Effect.zipRight(setExitCode(code))
   )
 }

@@ -70,7 +70,15 @@ layer(ServicesTest)("Workspaces", (it) => {
         ["\t\n", "a workspace name must not be blank"],
         ["a\tb", "a workspace name must not hold control characters"],
         ["line\nbreak", "a workspace name must not hold control characters"],
-        ["next\u0085line", "a workspace name must not hold control characters"],
+        [
+          "next\u0085line",
+          "a workspace name must not hold control characters (a tab, a line break, a direction override) (got \"next\\u0085line\")"
+        ],
+        [
+          "acme\u202egpj.exe",
+          "a workspace name must not hold control characters (a tab, a line break, a direction override) (got \"acme\\u202egpj.exe\")"
+        ],
+        ["a\u2028b", "a workspace name must not hold control characters"],
         ["w".repeat(101), "a workspace name must be at most 100 characters (got \"wwwwwwwwwwwwwwwwwwww\"…, 101 characters)"]
       ] as const
       for (const [name, says] of cases) {

@@ -219,6 +219,13 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
           assert.strictEqual(refused.exitCode, 1, shorter)
           assert.include(refused.stderr, `"${shorter}" is no key's prefix: a prefix is the key's first 14 characters`, shorter)
         }
+        // what the line quotes from the command line reaches the terminal escaped: no control sequence, one line
+        const controls = yield* brein("keys", "revoke", "b\u0001\u001b[2J\u202e\u0085")
+        assert.strictEqual(controls.exitCode, 1)
+        assert.strictEqual(
+          controls.stderr.trim(),
+          "brein: \"b\\u0001\\u001b[2J\\u202e\\u0085\" is no key's prefix: a prefix is the key's first 14 characters, as `brein keys list` shows them; give all of them, or the whole key"
+        )
       }),
     { timeout: 120_000 }
   )
