@@ -119,7 +119,7 @@ const enable = Command.make("enable", { ...database, workspace, email }, (option
         : `${user.email} was not disabled`
     )
   }).pipe(Effect.provide(AdminLive), databaseSettings(options))).pipe(
-    Command.withDescription("Let a disabled person sign in again, with a new link")
+    Command.withDescription("Let a disabled person sign in again; prints none of their links (brein users link makes one)")
   )
 
 export const users = Command.make("users").pipe(
