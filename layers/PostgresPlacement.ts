@@ -80,6 +80,15 @@ const foreignMarker = (marker: string, relocated: string) =>
     }): nothing was done with it; restore the marker brein wrote, or remove it to start with a new database`
   })
 
+/** A data folder whose path the system cannot follow: said as such, not as a marker to restore. */
+const unusablePath = (directory: string, cause: unknown) =>
+  new EmbeddedPostgresFailed({
+    message: `the data folder ${Path.dirname(directory)} cannot be used: ${
+      hasCode(cause, "ELOOP") ? "its path loops through symbolic links" : "its path, or a name in it, is too long"
+    }; give --data-dir (or BREIN_DATA_DIR) another folder`,
+    cause
+  })
+
 /** The database's folder as this data folder's marker records it, if it has one: only ever one on a shelf. */
 const recorded = Effect.fn("PostgresPlacement.recorded")(function* (directory: string) {
   const marker = Path.join(directory, MARKER)
@@ -88,6 +97,8 @@ const recorded = Effect.fn("PostgresPlacement.recorded")(function* (directory: s
     Effect.catchAll((error) =>
       hasCode(error.error, "ENOENT") || hasCode(error.error, "ENOTDIR")
         ? Effect.succeedNone
+        : hasCode(error.error, "ENAMETOOLONG") || hasCode(error.error, "ELOOP")
+        ? Effect.fail(unusablePath(directory, error.error))
         : Effect.fail(unreadableMarker(marker, error.error))
     )
   )

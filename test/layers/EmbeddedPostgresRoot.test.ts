@@ -254,6 +254,24 @@ describe.skipIf(!isRoot)("EmbeddedPostgres as root, which runs it as the postgre
 })
 
 describe("EmbeddedPostgres as a user other than root", () => {
+  it.scopedLive("a data folder whose path loops or is too long is said to be so, not a marker to restore", () =>
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const home = yield* fs.makeTempDirectoryScoped({ prefix: "brein-paths-" })
+      yield* fs.symlink(Path.join(home, "b"), Path.join(home, "a"))
+      yield* fs.symlink(Path.join(home, "a"), Path.join(home, "b"))
+      const cases = [
+        [Path.join(home, "a"), "its path loops through symbolic links"],
+        [Path.join(home, "x".repeat(300)), "its path, or a name in it, is too long"]
+      ] as const
+      for (const [dataDir, says] of cases) {
+        const failed = yield* Effect.flip(place(yield* shippedBinaries, Path.join(dataDir, "pg"), false))
+        assert.strictEqual(failed._tag, "EmbeddedPostgresFailed")
+        assert.include(failed.message, `the data folder ${dataDir} cannot be used: ${says}`)
+        assert.notInclude(failed.message, "relocated.json")
+      }
+    }).pipe(Effect.provide(NodeContext.layer)))
+
   it.scopedLive("a data folder whose database runs as root keep on the shelf stops the start, saying so", () =>
     Effect.gen(function* () {
       const fs = yield* FileSystem.FileSystem
