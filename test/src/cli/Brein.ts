@@ -41,12 +41,23 @@ export const databaseEnv = (url: Redacted.Redacted<string>, dataDir: string) => 
   BREIN_DATA_DIR: dataDir
 })
 
-/** A port nothing listens on right now (the OS picks it). */
-export const freePort = Effect.async<number>((resume) => {
-  const server = Net.createServer()
-  server.listen(0, "127.0.0.1", () => {
-    const address = server.address()
-    const port = typeof address === "object" && address !== null ? address.port : 0
-    server.close(() => resume(Effect.succeed(port)))
+/**
+ * Ports are picked below the range outgoing connections take their source ports from (32768–60999 on Linux):
+ * a port the OS picks is in it, and a connection of another test (to PostgreSQL, to a server) could take it
+ * between the pick and serve's listen, which then refuses it as in use.
+ */
+const PORTS = { from: 20_000, to: 32_000 } as const
+
+/** Whether `port` can be listened on, on every address, as serve listens. */
+const bindable = (port: number) =>
+  Effect.async<boolean>((resume) => {
+    const server = Net.createServer()
+    server.once("error", () => resume(Effect.succeed(false)))
+    server.listen(port, () => server.close(() => resume(Effect.succeed(true))))
   })
+
+/** A port nothing listens on right now, outside the range the OS hands to outgoing connections. */
+export const freePort: Effect.Effect<number> = Effect.suspend(() => {
+  const port = PORTS.from + Math.floor(Math.random() * (PORTS.to - PORTS.from))
+  return Effect.flatMap(bindable(port), (free) => free ? Effect.succeed(port) : freePort)
 })

@@ -1,7 +1,7 @@
 import { Command, FileSystem } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Stream } from "effect"
+import { Cause, Effect, Stream } from "effect"
 import { breinCommand } from "../../support/Bin.ts"
 import { waitUntil } from "../../support/Eventually.ts"
 import { freePort, runBrein, tempDataDir } from "./Brein.ts"
@@ -30,7 +30,14 @@ const serve = (grace: number) =>
       Effect.map((response) => response.status),
       Effect.orElseSucceed(() => 0)
     )
-    yield* waitUntil(health, (status) => status === 200, { what: "brein serve answering /health", every: "200 millis", tries: 300 })
+    // a serve that exits (or never answers) fails the test at once with what it said, not after the wait alone
+    const said = () => `\n--- brein serve's stderr ---\n${stderr.join("")}`
+    yield* waitUntil(health, (status) => status === 200, { what: "brein serve answering /health", every: "200 millis", tries: 300 }).pipe(
+      Effect.raceFirst(
+        Effect.flatMap(child.exitCode, (code) => Effect.dieMessage(`brein serve exited ${code} before it answered /health`))
+      ),
+      Effect.catchAllCause((cause) => Effect.dieMessage(`${Cause.pretty(cause)}${said()}`))
+    )
     // the cluster may live elsewhere than the data folder (when the postgres user cannot reach it): the log names it
     const directory = /message="embedded PostgreSQL started" directory=(\S+)/.exec(stderr.join(""))?.[1] ?? `${dataDir}/pg`
     const fs = yield* FileSystem.FileSystem
