@@ -1,12 +1,24 @@
 import { FileSystem, Path } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
-import { Config, Context, Data, Duration, Effect, Layer, Option, Queue, Redacted, Schedule } from "effect"
+import { Config, Context, Data, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
 import * as Net from "node:net"
 import { DataDirConfig } from "../schema/DataDir.ts"
+import { holdLease } from "./PostgresLease.ts"
 import { place, type Placement } from "./PostgresPlacement.ts"
-import { type Binaries, EmbeddedPostgresFailed, hasCode, initdb, shippedBinaries, startPostgres } from "./PostgresProcess.ts"
+import {
+  type Binaries,
+  EmbeddedPostgresFailed,
+  initdb,
+  isPostgresProcess,
+  readPostmaster,
+  shippedBinaries,
+  startPostgres
+} from "./PostgresProcess.ts"
 
 export { EmbeddedPostgresFailed }
+
+/** The cluster this process found running stopped before it took its share of the lease. */
+class ClusterLeft extends Data.TaggedError("ClusterLeft") {}
 
 class PostmasterNotReady extends Data.TaggedError("PostmasterNotReady")<{ readonly status: string }> {}
 
@@ -23,7 +35,10 @@ export interface EmbeddedServer {
   readonly directory: string
   readonly port: number
   readonly url: Redacted.Redacted<string>
-  /** false when another process runs the cluster: this one neither started it nor stops it */
+  /**
+   * Whether this process started the cluster (false: another brein process had). Either way it holds a share
+   * of the cluster's lease while it runs, and stops the cluster as it leaves only if it is the last to.
+   */
   readonly owned: boolean
   /** The PostgreSQL build this process runs (a reachable copy when the shipped one is not). */
   readonly binaries: string
@@ -34,30 +49,8 @@ const password = "postgres"
 
 const urlFor = (port: number) => Redacted.make(`postgres://${user}:${password}@127.0.0.1:${port}/postgres`)
 
-const parsePostmaster = (text: string) => {
-  const lines = text.split("\n")
-  const pid = Number.parseInt(lines[0] ?? "", 10)
-  const port = Number.parseInt(lines[3] ?? "", 10)
-  return Number.isInteger(pid) && Number.isInteger(port)
-    ? Option.some({ pid, port, status: (lines[7] ?? "").trim() })
-    : Option.none()
-}
-
-const isPostgresProcess = Effect.fn("EmbeddedPostgres.isPostgresProcess")(function* (pid: number) {
-  const alive = yield* Effect.try({ try: () => process.kill(pid, 0), catch: (cause) => cause }).pipe(
-    Effect.match({ onSuccess: () => true, onFailure: (cause) => hasCode(cause, "EPERM") })
-  )
-  if (!alive) return false
-  const fs = yield* FileSystem.FileSystem
-  // A stale postmaster.pid can name a recycled PID (containers restart with low PIDs).
-  const name = yield* Effect.option(fs.readFileString(`/proc/${pid}/comm`))
-  return Option.match(name, { onNone: () => true, onSome: (comm) => comm.trim() === "postgres" })
-})
-
 const runningPort = Effect.fn("EmbeddedPostgres.runningPort")(function* (directory: string) {
-  const fs = yield* FileSystem.FileSystem
-  const text = yield* Effect.option(fs.readFileString(`${directory}/postmaster.pid`))
-  const postmaster = Option.flatMap(text, parsePostmaster)
+  const postmaster = yield* readPostmaster(directory)
   if (Option.isNone(postmaster) || !(yield* isPostgresProcess(postmaster.value.pid))) return Option.none<number>()
   if (postmaster.value.status === "stopping") {
     // A smart shutdown (SIGTERM) waits for every client, possibly forever: it is stopping anyway, so make it fast.
@@ -92,9 +85,6 @@ const pickPort = (preferred: number) =>
 const launch = Effect.fn("EmbeddedPostgres.launch")(function* (placement: Placement, options: EmbeddedPostgresOptions, asked: string) {
   const { directory } = placement
   const fs = yield* FileSystem.FileSystem
-  const output = yield* Queue.unbounded<string>()
-  yield* Queue.take(output).pipe(Effect.flatMap(Effect.logDebug), Effect.forever, Effect.forkScoped)
-
   const port = yield* pickPort(options.port)
   const initialised = yield* fs.exists(`${directory}/PG_VERSION`).pipe(
     Effect.mapError((cause) => new EmbeddedPostgresFailed({ message: `cannot read ${directory}`, cause }))
@@ -110,8 +100,7 @@ const launch = Effect.fn("EmbeddedPostgres.launch")(function* (placement: Placem
   const [took] = yield* startPostgres({
     ...placement,
     port,
-    flags: options.postgresFlags ?? [],
-    onOutput: (line) => Queue.unsafeOffer(output, line)
+    flags: options.postgresFlags ?? []
   }).pipe(
     Effect.timeoutFail({
       duration: Duration.seconds(60),
@@ -119,7 +108,6 @@ const launch = Effect.fn("EmbeddedPostgres.launch")(function* (placement: Placem
     }),
     Effect.timed
   )
-  yield* Effect.addFinalizer(() => Effect.log("stopping embedded PostgreSQL").pipe(Effect.annotateLogs({ directory, port })))
   yield* Effect.log("embedded PostgreSQL started").pipe(Effect.annotateLogs({ directory, port, ms: Duration.toMillis(took) }))
   return { directory, port, url: urlFor(port), owned: true, binaries: placement.binaries.root } satisfies EmbeddedServer
 })
@@ -134,14 +122,30 @@ export const startEmbeddedPostgres = Effect.fn("EmbeddedPostgres.start")(functio
       Effect.annotateLogs({ directory, port }),
       Effect.as({ directory, port, url: urlFor(port), owned: false, binaries: placement.binaries.root } satisfies EmbeddedServer)
     )
-  const running = yield* runningPort(directory)
-  if (Option.isSome(running)) return yield* reuse(running.value)
-  return yield* launch(placement, options, asked).pipe(
-    // another process may have started this cluster between our check and our start
-    Effect.catchTag("EmbeddedPostgresFailed", (error) =>
-      runningPort(directory).pipe(
-        Effect.flatMap(Option.match({ onNone: () => Effect.fail(error), onSome: reuse }))
-      ))
+  const attempt = Effect.gen(function* () {
+    const running = yield* runningPort(directory)
+    if (Option.isSome(running)) {
+      const server = yield* reuse(running.value)
+      // the last process using it may be stopping it right now: then start it again
+      yield* holdLease(server.url, directory).pipe(Effect.mapError(() => new ClusterLeft()))
+      return server
+    }
+    const server = yield* launch(placement, options, asked).pipe(
+      // another process may have started this cluster between our check and our start
+      Effect.catchTag("EmbeddedPostgresFailed", (error) =>
+        runningPort(directory).pipe(
+          Effect.flatMap(Option.match({ onNone: () => Effect.fail(error), onSome: reuse }))
+        ))
+    )
+    yield* holdLease(server.url, directory)
+    return server
+  })
+  return yield* attempt.pipe(
+    Effect.retry({ while: (error) => error._tag === "ClusterLeft", schedule: Schedule.spaced(Duration.millis(100)), times: 20 }),
+    Effect.catchTag(
+      "ClusterLeft",
+      () => new EmbeddedPostgresFailed({ message: `the embedded PostgreSQL in ${directory} kept stopping as brein reached it` })
+    )
   )
 })
 

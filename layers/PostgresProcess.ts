@@ -1,4 +1,4 @@
-import { Data, Duration, Effect, Option, Schema } from "effect"
+import { Data, Duration, Effect, Option, Schedule, Schema } from "effect"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
@@ -137,60 +137,120 @@ export interface StartOptions {
   readonly port: number
   readonly flags: ReadonlyArray<string>
   readonly runAs: Option.Option<RunAs>
-  readonly onOutput: (line: string) => void
 }
 
-/** Runs the postmaster until the scope closes (then a fast shutdown); ready once it accepts connections. */
+/** What `postmaster.pid` says: the postmaster's pid, its port and its status ("starting", "ready", "stopping"). */
+export interface Postmaster {
+  readonly pid: number
+  readonly port: number
+  readonly status: string
+}
+
+export const parsePostmaster = (text: string): Option.Option<Postmaster> => {
+  const lines = text.split("\n")
+  const pid = Number.parseInt(lines[0] ?? "", 10)
+  const port = Number.parseInt(lines[3] ?? "", 10)
+  return Number.isInteger(pid) && Number.isInteger(port)
+    ? Option.some({ pid, port, status: (lines[7] ?? "").trim() })
+    : Option.none()
+}
+
+/** Whether `pid` is a live postgres process: a stale postmaster.pid can name a recycled pid (containers restart with low pids). */
+export const isPostgresProcess = Effect.fn("PostgresProcess.isPostgresProcess")(function* (pid: number) {
+  const alive = yield* Effect.try({ try: () => process.kill(pid, 0), catch: (cause) => cause }).pipe(
+    Effect.match({ onSuccess: () => true, onFailure: (cause) => hasCode(cause, "EPERM") })
+  )
+  if (!alive) return false
+  // no /proc (another system): the pid alone says it
+  return yield* Effect.promise(() => Fs.readFile(`/proc/${pid}/comm`, "utf8").then((comm) => comm.trim() === "postgres", () => true))
+})
+
+/** The postmaster.pid of `directory` (none when there is none or it cannot be read). */
+export const readPostmaster = Effect.fn("PostgresProcess.readPostmaster")(function* (directory: string) {
+  const text = yield* Effect.promise(() => Fs.readFile(Path.join(directory, "postmaster.pid"), "utf8").catch(() => ""))
+  return parsePostmaster(text)
+})
+
+/** PostgreSQL's own output while it runs, beside its data (a fresh file for each start). */
+export const logFileOf = (directory: string) => Path.join(directory, "brein-postmaster.log")
+
+const lastLines = (file: string) =>
+  Effect.promise(() => Fs.readFile(file, "utf8").catch(() => "")).pipe(
+    Effect.map((text) => text.split("\n").filter((line) => line.trim() !== "").slice(-5).join(" "))
+  )
+
+const POLL = Duration.millis(50)
+/** 15 s of polls. */
+const STOP_POLLS = 300
+
+/**
+ * Starts the postmaster, ready once its `postmaster.pid` says so. It runs detached, its output going to
+ * its log file rather than to this process: it outlives the process that started it, and the last brein
+ * process using it stops it (`stopPostmaster`, EmbeddedPostgres's lease), whichever that is. A start that
+ * fails stops what it started.
+ */
 export const startPostgres = Effect.fn("PostgresProcess.start")(function* (options: StartOptions) {
   const args = ["-D", options.directory, "-p", String(options.port), ...options.flags]
-  const child = yield* Effect.acquireRelease(
-    Effect.sync(() =>
-      ChildProcess.spawn(postgresOf(options.binaries), args, {
-        ...Option.getOrElse(options.runAs, () => ({})),
-        env: { ...process.env, LC_MESSAGES: "C" },
-        stdio: ["ignore", "pipe", "pipe"],
-        // A group of its own: Ctrl-C or a signal to brein's group would stop PostgreSQL under the
-        // requests brein is still answering; brein stops it last, once they are answered.
-        detached: true
-      })
-    ),
-    (child) =>
-      Effect.async<void>((resume) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
-        child.once("exit", () => resume(Effect.void))
-        child.kill("SIGINT")
-      }).pipe(Effect.timeout(Duration.seconds(15)), Effect.ignore)
+  const log = logFileOf(options.directory)
+  const child = yield* Effect.acquireUseRelease(
+    Effect.tryPromise({
+      try: () => Fs.open(log, "w", 0o600),
+      catch: (cause) => new EmbeddedPostgresFailed({ message: `cannot write ${log}`, cause })
+    }),
+    (file) =>
+      Effect.sync(() =>
+        ChildProcess.spawn(postgresOf(options.binaries), args, {
+          ...Option.getOrElse(options.runAs, () => ({})),
+          env: { ...process.env, LC_MESSAGES: "C" },
+          stdio: ["ignore", file.fd, file.fd],
+          // A group of its own: Ctrl-C or a signal to brein's group would stop PostgreSQL under the
+          // requests brein is still answering; it is stopped last, once they are answered.
+          detached: true
+        })
+      ),
+    (file) => Effect.promise(() => file.close())
   )
-  const recent: Array<string> = []
-  yield* Effect.async<void, EmbeddedPostgresFailed>((resume) => {
-    let settled = false
-    const settle = (outcome: Effect.Effect<void, EmbeddedPostgresFailed>) => {
-      if (!settled) resume(outcome)
-      settled = true
-    }
-    const onData = (chunk: Buffer) => {
-      for (const line of chunk.toString("utf8").split("\n").filter((l) => l.trim() !== "")) {
-        options.onOutput(line)
-        recent.push(line)
-        if (recent.length > 5) recent.shift()
-        if (line.includes("ready to accept connections")) settle(Effect.void)
-      }
-    }
-    child.stdout.on("data", onData)
-    child.stderr.on("data", onData)
-    child.once(
-      "error",
-      (cause) =>
-        settle(Effect.fail(new EmbeddedPostgresFailed({ message: `cannot run ${postgresOf(options.binaries)}: ${cause.message}`, cause })))
-    )
-    child.once(
-      "exit",
-      (code) =>
-        settle(
-          Effect.fail(
-            new EmbeddedPostgresFailed({ message: `PostgreSQL exited (code ${code}) in ${options.directory}: ${recent.join(" ")}` })
-          )
-        )
-    )
+  child.unref()
+  const exited = Effect.async<never, EmbeddedPostgresFailed>((resume) => {
+    const failed = (message: string, cause?: unknown) =>
+      resume(Effect.flatMap(lastLines(log), (last) => Effect.fail(new EmbeddedPostgresFailed({ message: `${message}${last}`, cause }))))
+    const onError = (cause: Error) => failed(`cannot run ${postgresOf(options.binaries)}: ${cause.message} `, cause)
+    const onExit = (code: number | null) => failed(`PostgreSQL exited (code ${code}) in ${options.directory}: `)
+    if (child.exitCode !== null) return onExit(child.exitCode)
+    child.once("error", onError)
+    child.once("exit", onExit)
+    return Effect.sync(() => {
+      child.removeListener("error", onError)
+      child.removeListener("exit", onExit)
+    })
   })
+  const ready = readPostmaster(options.directory).pipe(
+    Effect.repeat({
+      schedule: Schedule.spaced(POLL),
+      until: Option.exists((postmaster) => postmaster.pid === child.pid && postmaster.status === "ready")
+    }),
+    Effect.asVoid
+  )
+  yield* Effect.raceFirst(ready, exited).pipe(
+    Effect.onInterrupt(() => Effect.sync(() => child.kill("SIGINT"))),
+    Effect.tapError(() => Effect.sync(() => child.kill("SIGINT")))
+  )
+})
+
+/**
+ * A fast shutdown of the postmaster running in `directory` (its clients are disconnected), done once that
+ * postmaster is gone (or after 15 s); a postmaster another process starts there meanwhile is left alone.
+ * Nothing to do when none runs there.
+ */
+export const stopPostmaster = Effect.fn("PostgresProcess.stop")(function* (directory: string) {
+  const running = yield* readPostmaster(directory)
+  if (Option.isNone(running) || !(yield* isPostgresProcess(running.value.pid))) return
+  const { pid } = running.value
+  const signalled = yield* Effect.try(() => process.kill(pid, "SIGINT")).pipe(
+    Effect.tapError((cause) => Effect.logWarning(`cannot stop the embedded PostgreSQL in ${directory}`, cause)),
+    Effect.isSuccess
+  )
+  if (!signalled) return
+  // counted rather than timed: this runs in finalizers, which a timeout cannot interrupt
+  yield* isPostgresProcess(pid).pipe(Effect.repeat({ schedule: Schedule.spaced(POLL), until: (alive) => !alive, times: STOP_POLLS }))
 })

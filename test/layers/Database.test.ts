@@ -5,11 +5,12 @@ import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { assert, describe, it, layer } from "@effect/vitest"
 import type { Redacted } from "effect"
-import { Deferred, Effect, Layer } from "effect"
+import { Deferred, Effect, Exit, Layer, Scope } from "effect"
 import { databaseFromUrl } from "../../layers/Database.ts"
 import { startEmbeddedPostgres } from "../../layers/EmbeddedPostgres.ts"
 import { runMigrations } from "../../layers/Migrations.ts"
 import { migrations } from "../../layers/migrations/index.ts"
+import { isPostgresProcess } from "../../layers/PostgresProcess.ts"
 import { freshDatabase, TestDatabase } from "../support/TestDatabase.ts"
 
 const appliedMigrations = Effect.flatMap(
@@ -115,5 +116,49 @@ describe("EmbeddedPostgres", () => {
       const restarted = yield* startEmbeddedPostgres({ directory, port: 0 })
       assert.isTrue(restarted.owned)
       assert.strictEqual(yield* countRows(restarted.url), 1)
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("the process that started the cluster leaving first does not stop it under another; the last to leave stops it", () =>
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const root = yield* fs.makeTempDirectoryScoped({ prefix: "brein-embedded-" })
+      yield* fs.chmod(root, 0o755)
+      const directory = `${root}/pg`
+      const starter = yield* Scope.make()
+      const borrower = yield* Scope.make()
+
+      const first = yield* startEmbeddedPostgres({ directory, port: 0 }).pipe(Scope.extend(starter))
+      assert.isTrue(first.owned)
+      const second = yield* startEmbeddedPostgres({ directory, port: 0 }).pipe(Scope.extend(borrower))
+      assert.isFalse(second.owned)
+      yield* execute(second.url, "CREATE TABLE kept (id int)")
+      const postmaster = yield* fs.readFileString(`${directory}/postmaster.pid`)
+
+      yield* Scope.close(starter, Exit.void)
+      // the borrower's connections still work, on the same postmaster
+      yield* execute(second.url, "INSERT INTO kept VALUES (1)")
+      assert.strictEqual(yield* countRows(second.url), 1)
+      assert.strictEqual(yield* fs.readFileString(`${directory}/postmaster.pid`), postmaster)
+
+      yield* Scope.close(borrower, Exit.void)
+      assert.isFalse(yield* fs.exists(`${directory}/postmaster.pid`), "the last process to leave stops the cluster")
+      const pid = Number.parseInt(postmaster.split("\n")[0] ?? "", 10)
+      assert.isFalse(yield* isPostgresProcess(pid), "its postmaster is gone")
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("a cluster that a leaving process stops as another arrives is started again for the newcomer", () =>
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const root = yield* fs.makeTempDirectoryScoped({ prefix: "brein-embedded-" })
+      yield* fs.chmod(root, 0o755)
+      const directory = `${root}/pg`
+      const leaving = yield* Scope.make()
+      const first = yield* startEmbeddedPostgres({ directory, port: 0 }).pipe(Scope.extend(leaving))
+      yield* execute(first.url, "CREATE TABLE kept (id int)")
+      // the newcomer starts while the last process leaves (and stops the cluster): it gets a working cluster
+      const [, arrived] = yield* Effect.all([Scope.close(leaving, Exit.void), startEmbeddedPostgres({ directory, port: 0 })], {
+        concurrency: 2
+      })
+      assert.strictEqual(yield* countRows(arrived.url), 0)
     }).pipe(Effect.provide(NodeContext.layer)))
 })
