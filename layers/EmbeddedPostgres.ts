@@ -14,6 +14,7 @@ import {
   shippedBinaries,
   startPostgres
 } from "./PostgresProcess.ts"
+import { withStartLock } from "./StartLock.ts"
 
 export { EmbeddedPostgresFailed }
 
@@ -130,15 +131,16 @@ export const startEmbeddedPostgres = Effect.fn("EmbeddedPostgres.start")(functio
       yield* holdLease(server.url, directory).pipe(Effect.mapError(() => new ClusterLeft()))
       return server
     }
-    const server = yield* launch(placement, options, asked).pipe(
-      // another process may have started this cluster between our check and our start
-      Effect.catchTag("EmbeddedPostgresFailed", (error) =>
-        runningPort(directory).pipe(
-          Effect.flatMap(Option.match({ onNone: () => Effect.fail(error), onSome: reuse }))
-        ))
+    // one process at a time initialises and starts it; another, having waited, finds it running
+    return yield* withStartLock(
+      directory,
+      Effect.gen(function* () {
+        const started = yield* runningPort(directory)
+        const server = Option.isSome(started) ? yield* reuse(started.value) : yield* launch(placement, options, asked)
+        yield* holdLease(server.url, directory).pipe(Effect.mapError(() => new ClusterLeft()))
+        return server
+      })
     )
-    yield* holdLease(server.url, directory)
-    return server
   })
   return yield* attempt.pipe(
     Effect.retry({ while: (error) => error._tag === "ClusterLeft", schedule: Schedule.spaced(Duration.millis(100)), times: 20 }),

@@ -3,6 +3,7 @@ import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import { randomToken } from "../services/Crypto.ts"
 
 /** Whether a failure of a Node call carries this system error code (`ENOENT`, `EPERM`, …). */
 export const hasCode = (cause: unknown, code: string) =>
@@ -101,11 +102,19 @@ export interface InitOptions {
  */
 const TEXT_SETTINGS = ["--encoding=UTF8", "--locale-provider=builtin", "--builtin-locale=C.UTF-8", "--locale=C", "--lc-messages=C"]
 
-/** initdb into `directory` (created and, as root, handed to the postgres user). */
+/**
+ * initdb into `directory`, as root handed to the postgres user. A new folder is made aside and renamed into
+ * place once initdb is done: a start meanwhile (or after initdb failed or was killed) finds no half-made
+ * cluster there, neither one it cannot reach nor one initdb would refuse as not empty. A folder that already
+ * exists (empty: a volume mounted at it) is initialised where it is.
+ */
 export const initdb = Effect.fn("PostgresProcess.initdb")(function* (options: InitOptions) {
   const failed = (message: string) => (cause: unknown) => new EmbeddedPostgresFailed({ message, cause })
   const owned = <A, R>(effect: Effect.Effect<A, unknown, R>) => effect.pipe(Effect.mapError(failed(`cannot prepare ${options.directory}`)))
-  yield* owned(Effect.tryPromise(() => Fs.mkdir(options.directory, { recursive: true, mode: 0o700 })))
+  const inPlace = yield* Effect.promise(() => Fs.stat(options.directory).then(() => true, () => false))
+  const target = inPlace ? options.directory : `${options.directory}.init-${randomToken(4, "hex")}`
+  yield* owned(Effect.tryPromise(() => Fs.mkdir(target, { recursive: true, mode: 0o700 })))
+  if (!inPlace) yield* Effect.addFinalizer(() => Effect.promise(() => Fs.rm(target, { recursive: true, force: true })))
   const secrets = yield* owned(Effect.acquireRelease(
     Effect.tryPromise(() => Fs.mkdtemp(Path.join(Os.tmpdir(), "brein-initdb-"))),
     (folder) => Effect.promise(() => Fs.rm(folder, { recursive: true, force: true }))
@@ -115,11 +124,11 @@ export const initdb = Effect.fn("PostgresProcess.initdb")(function* (options: In
   if (Option.isSome(options.runAs)) {
     const { uid, gid } = options.runAs.value
     yield* owned(
-      Effect.tryPromise(() => Promise.all([Fs.chown(options.directory, uid, gid), Fs.chown(secrets, uid, gid), Fs.chown(pwfile, uid, gid)]))
+      Effect.tryPromise(() => Promise.all([Fs.chown(target, uid, gid), Fs.chown(secrets, uid, gid), Fs.chown(pwfile, uid, gid)]))
     )
   }
   const result = yield* run(initdbOf(options.binaries), [
-    `--pgdata=${options.directory}`,
+    `--pgdata=${target}`,
     "--auth=scram-sha-256",
     `--username=${options.user}`,
     `--pwfile=${pwfile}`,
@@ -129,6 +138,7 @@ export const initdb = Effect.fn("PostgresProcess.initdb")(function* (options: In
     const last = result.output.trim().split("\n").slice(-3).join(" ")
     return yield* new EmbeddedPostgresFailed({ message: `initdb failed in ${options.directory}: ${last}` })
   }
+  if (!inPlace) yield* owned(Effect.tryPromise(() => Fs.rename(target, options.directory)))
 }, Effect.scoped)
 
 export interface StartOptions {

@@ -17,6 +17,10 @@ const EXCUSED = new Map([
     "services/connectors/banco/BancoCache.ts",
     "services/connectors/sii/RcvCache.ts"
   ].map((file) => [`${file} snapshot`, "a combinator over the caller's reads; its transaction has a span (Database.readSnapshot)"]),
+  [
+    "layers/StartLock.ts withStartLock",
+    "a combinator over the caller's start, generic in it; it opens its span (EmbeddedPostgres.startLock)"
+  ],
   ["services/Ids.ts newId", "one random id, made on every call and row"],
   ["services/Crypto.ts newSecret", "one random secret"],
   ["services/sync/CacheWriter.ts upsertWithHistory", "prepares the rows for its write, which has the span (CacheWriter.upsertWithHistory)"],

@@ -146,6 +146,61 @@ describe("EmbeddedPostgres", () => {
       assert.isFalse(yield* isPostgresProcess(pid), "its postmaster is gone")
     }).pipe(Effect.provide(NodeContext.layer)))
 
+  it.scopedLive("two processes starting on a new data folder at once: one initialises and starts the cluster, the other uses it", () =>
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const root = yield* fs.makeTempDirectoryScoped({ prefix: "brein-embedded-" })
+      yield* fs.chmod(root, 0o755)
+      const directory = `${root}/pg`
+      const [a, b] = yield* Effect.all([startEmbeddedPostgres({ directory, port: 0 }), startEmbeddedPostgres({ directory, port: 0 })], {
+        concurrency: 2
+      })
+      assert.deepStrictEqual([a.owned, b.owned].sort(), [false, true])
+      assert.strictEqual(a.port, b.port)
+      yield* execute(a.url, "CREATE TABLE kept (id int)")
+      assert.strictEqual(yield* countRows(b.url), 0)
+      assert.isFalse(yield* fs.exists(`${directory}.start.lock`), "the start lock is given back")
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("an initdb that fails leaves no half-made cluster where the next start would look for one", () =>
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const root = yield* fs.makeTempDirectoryScoped({ prefix: "brein-embedded-" })
+      yield* fs.chmod(root, 0o755)
+      const directory = `${root}/data/pg`
+      // open, so that as root the database is kept in it (the postgres user can reach it)
+      yield* fs.makeDirectory(`${root}/data`, { mode: 0o755 })
+      // a PostgreSQL build whose initdb writes into its folder, then fails
+      const broken = `${root}/broken`
+      yield* fs.makeDirectory(`${broken}/bin`, { recursive: true })
+      yield* fs.writeFileString(
+        `${broken}/bin/initdb`,
+        "#!/bin/sh\nfor a; do case $a in --pgdata=*) d=${a#--pgdata=};; esac; done\n" +
+          "touch \"$d/PG_VERSION\"\necho 'initdb: error: the disk is full' >&2\nexit 1\n"
+      )
+      yield* fs.chmod(`${broken}/bin/initdb`, 0o755)
+      const error = yield* Effect.flip(Effect.scoped(startEmbeddedPostgres({ directory, port: 0, binaries: { root: broken } })))
+      assert.include(error.message, "the disk is full")
+      assert.deepStrictEqual(yield* fs.readDirectory(`${root}/data`), [], "nothing of the failed initdb is left")
+
+      const server = yield* startEmbeddedPostgres({ directory, port: 0 })
+      assert.isTrue(server.owned)
+      yield* execute(server.url, "CREATE TABLE kept (id int)")
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("a start lock left by a process that died is taken over", () =>
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const root = yield* fs.makeTempDirectoryScoped({ prefix: "brein-embedded-" })
+      yield* fs.chmod(root, 0o755)
+      const directory = `${root}/pg`
+      // a pid no process has: pid_max is at most 2^22
+      yield* fs.writeFileString(`${directory}.start.lock`, `${2 ** 22 + 1}\n`)
+      const server = yield* startEmbeddedPostgres({ directory, port: 0 })
+      assert.isTrue(server.owned)
+      assert.isFalse(yield* fs.exists(`${directory}.start.lock`))
+    }).pipe(Effect.provide(NodeContext.layer)))
+
   it.scopedLive("a cluster that a leaving process stops as another arrives is started again for the newcomer", () =>
     Effect.gen(function* () {
       const fs = yield* FileSystem.FileSystem

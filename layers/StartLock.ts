@@ -1,0 +1,59 @@
+import { Data, Duration, Effect, Schedule } from "effect"
+import * as Fs from "node:fs/promises"
+import * as Path from "node:path"
+import { EmbeddedPostgresFailed, hasCode } from "./PostgresProcess.ts"
+
+class LockHeld extends Data.TaggedError("LockHeld") {}
+
+/** Beside the cluster's folder (which initdb wants empty or absent): `pg.start.lock`. */
+export const startLockOf = (directory: string) => `${directory}.start.lock`
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (cause) {
+    return hasCode(cause, "EPERM")
+  }
+}
+
+/** Takes the lock file, or fails with LockHeld while a live process holds it; one a dead process left is taken over. */
+const take = (file: string) =>
+  Effect.tryPromise({
+    try: async () => {
+      await Fs.mkdir(Path.dirname(file), { recursive: true, mode: 0o700 })
+      try {
+        await Fs.writeFile(file, `${process.pid}\n`, { flag: "wx", mode: 0o600 })
+        return
+      } catch (cause) {
+        if (!hasCode(cause, "EEXIST")) throw cause
+      }
+      const holder = Number.parseInt(await Fs.readFile(file, "utf8").catch(() => ""), 10)
+      // a file with no pid yet is one being written: held
+      if (!Number.isInteger(holder) || isAlive(holder)) throw new LockHeld()
+      await Fs.rm(file, { force: true })
+      throw new LockHeld()
+    },
+    catch: (cause) => cause instanceof LockHeld ? cause : new EmbeddedPostgresFailed({ message: `cannot take ${file}`, cause })
+  })
+
+/**
+ * Runs `effect` (initialising and starting a cluster) while this process alone holds the cluster's start
+ * lock, so that two brein processes starting on a new data folder at once do not both run initdb into it
+ * (one failed with PostgreSQL's own words: `directory … exists but is not empty`). The other waits, then
+ * finds the cluster running. A lock left by a process that died is taken over.
+ */
+export const withStartLock = <A, E, R>(directory: string, effect: Effect.Effect<A, E, R>) => {
+  const file = startLockOf(directory)
+  return Effect.acquireUseRelease(
+    take(file).pipe(
+      Effect.retry({ while: (error) => error._tag === "LockHeld", schedule: Schedule.spaced(Duration.millis(100)), times: 900 }),
+      Effect.catchTag(
+        "LockHeld",
+        () => new EmbeddedPostgresFailed({ message: `another process held ${file} for 90 s: if none is starting brein, remove it` })
+      )
+    ),
+    () => effect,
+    () => Effect.promise(() => Fs.rm(file, { force: true }))
+  ).pipe(Effect.withSpan("EmbeddedPostgres.startLock", { attributes: { directory } }))
+}
