@@ -15,7 +15,7 @@ import { sha256 } from "../Crypto.ts"
 import { newId } from "../Ids.ts"
 import { WorkspaceNotFound } from "../workspace/Workspaces.ts"
 import { ConnectionLookup } from "./ConnectionLookup.ts"
-import { Vault } from "./Vault.ts"
+import { Vault, type VaultKeyUnusable } from "./Vault.ts"
 
 const Row = Schema.Struct({
   id: ConnectionId,
@@ -82,6 +82,9 @@ export const hintFor = (id: string, reason: string | null) =>
     : null
 
 /** One upstream user: two connections with the same login share one upstream session. */
+/** A credentials key that cannot be used is the operator's to fix (the server's log says how): nothing is sealed or stored. */
+const keyUnusable = (error: VaultKeyUnusable) => new Error(error.message)
+
 export const sessionKey = (connector: string, institution: string | null, rut: string) => sha256(`${connector}|${institution ?? ""}|${rut}`)
 
 export class Connections extends Effect.Service<Connections>()("brein/connections/Connections", {
@@ -136,7 +139,9 @@ export class Connections extends Effect.Service<Connections>()("brein/connection
       }
       const institution = input.connector === "banco" ? input.institution ?? null : null
       const id = yield* newId("conn")
-      const sealed = yield* vault.seal(JSON.stringify({ rut: input.credentials.rut, clave: Redacted.value(input.credentials.clave) }))
+      const sealed = yield* vault.seal(JSON.stringify({ rut: input.credentials.rut, clave: Redacted.value(input.credentials.clave) })).pipe(
+        Effect.orDieWith(keyUnusable)
+      )
       yield* sql`INSERT INTO connections (id, workspace_id, connector, institution, credentials)
                  VALUES (${id}, ${principal.workspaceId}, ${input.connector}, ${institution}, ${sealed})`.pipe(Effect.orDie)
       return yield* Effect.flatMap(Effect.orDie(find(principal, id)), view)
@@ -208,7 +213,9 @@ export class Connections extends Effect.Service<Connections>()("brein/connection
      */
     const replaceCredentials = Effect.fn("Connections.replaceCredentials")(
       function* (principal: Principal, id: string, credentials: Credentials) {
-        const sealed = yield* vault.seal(JSON.stringify({ rut: credentials.rut, clave: Redacted.value(credentials.clave) }))
+        const sealed = yield* vault.seal(JSON.stringify({ rut: credentials.rut, clave: Redacted.value(credentials.clave) })).pipe(
+          Effect.orDieWith(keyUnusable)
+        )
         const rows = yield* sql`UPDATE connections SET credentials = ${sealed}, credentials_generation = credentials_generation + 1,
                    state = 'pendiente', state_reason = NULL, updated_at = now()
                  WHERE id = ${id} AND workspace_id = ${principal.workspaceId}

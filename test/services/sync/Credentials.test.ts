@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
-import { Effect, Exit, Layer, Logger, LogLevel, Redacted } from "effect"
+import { Effect, Exit, Layer, Logger, LogLevel } from "effect"
 import { randomBytes } from "node:crypto"
 import { Connections } from "../../../services/connections/Connections.ts"
 import { Vault, VaultKey } from "../../../services/connections/Vault.ts"
@@ -21,7 +21,7 @@ const Live = simulatedServices().pipe(Layer.provide(CapturedLogs), Layer.provide
 const CLAVE = `clave-${randomBytes(6).toString("hex")}`
 const USER = rut(76800001)
 
-const vaultWith = (key: Buffer) => Vault.Default.pipe(Layer.provide(Layer.succeed(VaultKey, Redacted.make(key))))
+const vaultWith = (key: Buffer) => Vault.Default.pipe(Layer.provide(VaultKey.fixed(key)))
 
 /** Every row of every table as text, the audit log and the sync jobs included. */
 const everyRow = Effect.gen(function* () {

@@ -24,7 +24,7 @@ const HttpConnected = serveOn(NodeHttpServer.layerTest).pipe(
 
 const NEW_CLAVE = `clave-nueva-${randomBytes(5).toString("hex")}`
 const decodeSync = Schema.decodeUnknown(SyncOutput)
-const vault = Vault.Default.pipe(Layer.provide(Layer.succeed(VaultKey, Redacted.make(Buffer.from(SECRET_KEY, "base64")))))
+const vault = Vault.Default.pipe(Layer.provide(VaultKey.fixed(Buffer.from(SECRET_KEY, "base64"))))
 
 const workspace = Effect.gen(function* () {
   const key = yield* issueKey(uniqueName("paid"), "paid")

@@ -1,4 +1,4 @@
-import { ConfigProvider, Effect, Layer, Redacted, Schema } from "effect"
+import { ConfigProvider, Effect, Layer, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import { CreateConnection } from "../../../../schema/connections/Connection.ts"
 import type { Principal } from "../../../../schema/Principal.ts"
@@ -39,7 +39,7 @@ export const bancoServices = (worker: boolean) =>
     Layer.provideMerge(BancoSyncs),
     Layer.provideMerge(Layer.mergeAll(Connections.Default, SyncJobs.Default, SyncSettings.Default)),
     Layer.provideMerge(BancoSimulator.layerWith({ timeScale: 0 })),
-    Layer.provide(Layer.succeed(VaultKey, Redacted.make(randomBytes(32)))),
+    Layer.provide(VaultKey.fixed(randomBytes(32))),
     Layer.provide(settings(worker))
   )
 
