@@ -92,13 +92,18 @@ const execute = (url: Redacted.Redacted<string>, statement: string) =>
     Effect.provide(Reactivity.layer)
   )
 
+/** A temporary folder for a cluster (`directory`), open so that as root the postgres user reaches it. */
+const clusterFolder = Effect.gen(function* () {
+  const fs = yield* FileSystem.FileSystem
+  const root = yield* fs.makeTempDirectoryScoped({ prefix: "brein-embedded-" })
+  yield* fs.chmod(root, 0o755)
+  return { fs, root, directory: `${root}/pg` }
+})
+
 describe("EmbeddedPostgres", () => {
   it.scopedLive("reuses a running cluster and keeps its data across restarts", () =>
     Effect.gen(function* () {
-      const fs = yield* FileSystem.FileSystem
-      const root = yield* fs.makeTempDirectoryScoped({ prefix: "brein-embedded-" })
-      yield* fs.chmod(root, 0o755)
-      const directory = `${root}/pg`
+      const { directory, fs } = yield* clusterFolder
 
       yield* Effect.scoped(Effect.gen(function* () {
         const first = yield* startEmbeddedPostgres({ directory, port: 0 })
@@ -120,10 +125,7 @@ describe("EmbeddedPostgres", () => {
 
   it.scopedLive("the process that started the cluster leaving first does not stop it under another; the last to leave stops it", () =>
     Effect.gen(function* () {
-      const fs = yield* FileSystem.FileSystem
-      const root = yield* fs.makeTempDirectoryScoped({ prefix: "brein-embedded-" })
-      yield* fs.chmod(root, 0o755)
-      const directory = `${root}/pg`
+      const { directory, fs } = yield* clusterFolder
       const starter = yield* Scope.make()
       const borrower = yield* Scope.make()
 
@@ -148,10 +150,7 @@ describe("EmbeddedPostgres", () => {
 
   it.scopedLive("two processes starting on a new data folder at once: one initialises and starts the cluster, the other uses it", () =>
     Effect.gen(function* () {
-      const fs = yield* FileSystem.FileSystem
-      const root = yield* fs.makeTempDirectoryScoped({ prefix: "brein-embedded-" })
-      yield* fs.chmod(root, 0o755)
-      const directory = `${root}/pg`
+      const { directory, fs } = yield* clusterFolder
       const [a, b] = yield* Effect.all([startEmbeddedPostgres({ directory, port: 0 }), startEmbeddedPostgres({ directory, port: 0 })], {
         concurrency: 2
       })
@@ -164,9 +163,7 @@ describe("EmbeddedPostgres", () => {
 
   it.scopedLive("an initdb that fails leaves no half-made cluster where the next start would look for one", () =>
     Effect.gen(function* () {
-      const fs = yield* FileSystem.FileSystem
-      const root = yield* fs.makeTempDirectoryScoped({ prefix: "brein-embedded-" })
-      yield* fs.chmod(root, 0o755)
+      const { fs, root } = yield* clusterFolder
       const directory = `${root}/data/pg`
       // open, so that as root the database is kept in it (the postgres user can reach it)
       yield* fs.makeDirectory(`${root}/data`, { mode: 0o755 })
@@ -190,10 +187,7 @@ describe("EmbeddedPostgres", () => {
 
   it.scopedLive("a start lock left by a process that died is taken over", () =>
     Effect.gen(function* () {
-      const fs = yield* FileSystem.FileSystem
-      const root = yield* fs.makeTempDirectoryScoped({ prefix: "brein-embedded-" })
-      yield* fs.chmod(root, 0o755)
-      const directory = `${root}/pg`
+      const { directory, fs } = yield* clusterFolder
       // a pid no process has: pid_max is at most 2^22
       yield* fs.writeFileString(`${directory}.start.lock`, `${2 ** 22 + 1}\n`)
       const server = yield* startEmbeddedPostgres({ directory, port: 0 })
@@ -203,10 +197,7 @@ describe("EmbeddedPostgres", () => {
 
   it.scopedLive("a cluster that a leaving process stops as another arrives is started again for the newcomer", () =>
     Effect.gen(function* () {
-      const fs = yield* FileSystem.FileSystem
-      const root = yield* fs.makeTempDirectoryScoped({ prefix: "brein-embedded-" })
-      yield* fs.chmod(root, 0o755)
-      const directory = `${root}/pg`
+      const { directory } = yield* clusterFolder
       const leaving = yield* Scope.make()
       const first = yield* startEmbeddedPostgres({ directory, port: 0 }).pipe(Scope.extend(leaving))
       yield* execute(first.url, "CREATE TABLE kept (id int)")
