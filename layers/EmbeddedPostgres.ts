@@ -19,7 +19,7 @@ import { withStartLock } from "./StartLock.ts"
 export { EmbeddedPostgresFailed }
 
 /** The cluster this process found running stopped before it took its share of the lease. */
-class ClusterLeft extends Data.TaggedError("ClusterLeft") {}
+class ClusterLeft extends Data.TaggedError("ClusterLeft")<{ readonly cause: EmbeddedPostgresFailed }> {}
 
 class PostmasterNotReady extends Data.TaggedError("PostmasterNotReady")<{ readonly status: string }> {}
 
@@ -128,7 +128,7 @@ export const startEmbeddedPostgres = Effect.fn("EmbeddedPostgres.start")(functio
     if (Option.isSome(running)) {
       const server = yield* reuse(running.value)
       // the last process using it may be stopping it right now: then start it again
-      yield* holdLease(server.url, directory).pipe(Effect.mapError(() => new ClusterLeft()))
+      yield* holdLease(server.url, directory).pipe(Effect.mapError((cause) => new ClusterLeft({ cause })))
       return server
     }
     // one process at a time initialises and starts it; another, having waited, finds it running
@@ -137,7 +137,7 @@ export const startEmbeddedPostgres = Effect.fn("EmbeddedPostgres.start")(functio
       Effect.gen(function* () {
         const started = yield* runningPort(directory)
         const server = Option.isSome(started) ? yield* reuse(started.value) : yield* launch(placement, options, asked)
-        yield* holdLease(server.url, directory).pipe(Effect.mapError(() => new ClusterLeft()))
+        yield* holdLease(server.url, directory).pipe(Effect.mapError((cause) => new ClusterLeft({ cause })))
         return server
       })
     )
@@ -146,7 +146,11 @@ export const startEmbeddedPostgres = Effect.fn("EmbeddedPostgres.start")(functio
     Effect.retry({ while: (error) => error._tag === "ClusterLeft", schedule: Schedule.spaced(Duration.millis(100)), times: 20 }),
     Effect.catchTag(
       "ClusterLeft",
-      () => new EmbeddedPostgresFailed({ message: `the embedded PostgreSQL in ${directory} kept stopping as brein reached it` })
+      ({ cause }) =>
+        new EmbeddedPostgresFailed({
+          message: `the embedded PostgreSQL kept stopping as brein reached it: ${cause.message}`,
+          cause
+        })
     )
   )
 })

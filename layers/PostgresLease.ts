@@ -48,7 +48,14 @@ export const holdLease = Effect.fn("EmbeddedPostgres.lease")(function* (url: Red
         Effect.zipRight(query(client, `SELECT pg_advisory_lock_shared(${LEASE})`)),
         Effect.as(client),
         Effect.tapError(() => close(client)),
-        Effect.mapError((cause) => new EmbeddedPostgresFailed({ message: `cannot reach the embedded PostgreSQL in ${directory}`, cause }))
+        Effect.mapError((cause) =>
+          new EmbeddedPostgresFailed({
+            message: `cannot reach the embedded PostgreSQL in ${directory}: ${
+              cause.error instanceof Error ? cause.error.message : String(cause.error)
+            }`,
+            cause
+          })
+        )
       )
     }),
     (client) =>

@@ -8,6 +8,9 @@ class LockHeld extends Data.TaggedError("LockHeld") {}
 /** Beside the cluster's folder (which initdb wants empty or absent): `pg.start.lock`. */
 export const startLockOf = (directory: string) => `${directory}.start.lock`
 
+/** The lock files this process holds (its pid alone cannot tell its own from one a dead process left). */
+const heldHere = new Set<string>()
+
 const isAlive = (pid: number) => {
   try {
     process.kill(pid, 0)
@@ -22,15 +25,22 @@ const take = (file: string) =>
   Effect.tryPromise({
     try: async () => {
       await Fs.mkdir(Path.dirname(file), { recursive: true, mode: 0o700 })
-      try {
-        await Fs.writeFile(file, `${process.pid}\n`, { flag: "wx", mode: 0o600 })
-        return
-      } catch (cause) {
-        if (!hasCode(cause, "EEXIST")) throw cause
+      if (!heldHere.has(file)) {
+        // marked before the file is there, so that no other fiber here takes its pid in it for a dead process's
+        heldHere.add(file)
+        try {
+          await Fs.writeFile(file, `${process.pid}\n`, { flag: "wx", mode: 0o600 })
+          return
+        } catch (cause) {
+          heldHere.delete(file)
+          if (!hasCode(cause, "EEXIST")) throw cause
+        }
       }
       const holder = Number.parseInt(await Fs.readFile(file, "utf8").catch(() => ""), 10)
-      // a file with no pid yet is one being written: held
-      if (!Number.isInteger(holder) || isAlive(holder)) throw new LockHeld()
+      // a file with no pid yet is one being written: held. One naming this process that it does not hold is
+      // another's that died before a restart gave this process its pid (a container's first process is pid 1).
+      const stale = holder === process.pid ? !heldHere.has(file) : Number.isInteger(holder) && !isAlive(holder)
+      if (!stale) throw new LockHeld()
       await Fs.rm(file, { force: true })
       throw new LockHeld()
     },
@@ -54,6 +64,6 @@ export const withStartLock = <A, E, R>(directory: string, effect: Effect.Effect<
       )
     ),
     () => effect,
-    () => Effect.promise(() => Fs.rm(file, { force: true }))
+    () => Effect.promise(() => Fs.rm(file, { force: true }).finally(() => heldHere.delete(file)))
   ).pipe(Effect.withSpan("EmbeddedPostgres.startLock", { attributes: { directory } }))
 }

@@ -185,15 +185,16 @@ describe("EmbeddedPostgres", () => {
       yield* execute(server.url, "CREATE TABLE kept (id int)")
     }).pipe(Effect.provide(NodeContext.layer)))
 
-  it.scopedLive("a start lock left by a process that died is taken over", () =>
-    Effect.gen(function* () {
-      const { directory, fs } = yield* clusterFolder
-      // a pid no process has: pid_max is at most 2^22
-      yield* fs.writeFileString(`${directory}.start.lock`, `${2 ** 22 + 1}\n`)
-      const server = yield* startEmbeddedPostgres({ directory, port: 0 })
-      assert.isTrue(server.owned)
-      assert.isFalse(yield* fs.exists(`${directory}.start.lock`))
-    }).pipe(Effect.provide(NodeContext.layer)))
+  it.scopedLive("a start lock left by a process that died is taken over, also one naming this process's pid (a container restarted)", () =>
+    Effect.forEach([2 ** 22 + 1, process.pid], (holder) =>
+      Effect.scoped(Effect.gen(function* () {
+        const { directory, fs } = yield* clusterFolder
+        // 2^22 + 1: a pid no process has (pid_max is at most 2^22)
+        yield* fs.writeFileString(`${directory}.start.lock`, `${holder}\n`)
+        const server = yield* startEmbeddedPostgres({ directory, port: 0 })
+        assert.isTrue(server.owned)
+        assert.isFalse(yield* fs.exists(`${directory}.start.lock`))
+      }))).pipe(Effect.provide(NodeContext.layer)))
 
   it.scopedLive("a cluster that a leaving process stops as another arrives is started again for the newcomer", () =>
     Effect.gen(function* () {
