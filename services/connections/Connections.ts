@@ -81,10 +81,10 @@ export const hintFor = (id: string, reason: string | null) =>
     ? "The bank asks for a second factor: approve it in the bank's app, then sync again."
     : null
 
-/** One upstream user: two connections with the same login share one upstream session. */
 /** A credentials key that cannot be used is the operator's to fix (the server's log says how): nothing is sealed or stored. */
 const keyUnusable = (error: VaultKeyUnusable) => new Error(error.message)
 
+/** One upstream user: two connections with the same login share one upstream session. */
 export const sessionKey = (connector: string, institution: string | null, rut: string) => sha256(`${connector}|${institution ?? ""}|${rut}`)
 
 export class Connections extends Effect.Service<Connections>()("brein/connections/Connections", {
