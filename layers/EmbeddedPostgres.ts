@@ -118,28 +118,24 @@ export const startEmbeddedPostgres = Effect.fn("EmbeddedPostgres.start")(functio
   const asked = path.resolve(options.directory)
   const placement = yield* place(options.binaries ?? (yield* shippedBinaries), asked)
   const directory = placement.directory
-  const reuse = (port: number) =>
+  const reuse = (port: number): Effect.Effect<EmbeddedServer> =>
     Effect.log("reusing running embedded PostgreSQL").pipe(
       Effect.annotateLogs({ directory, port }),
       Effect.as({ directory, port, url: urlFor(port), owned: false, binaries: placement.binaries.root } satisfies EmbeddedServer)
     )
+  // the last process using it may be stopping it right now: then it is started again
+  const leased = (server: EmbeddedServer) =>
+    holdLease(server.url, directory).pipe(Effect.mapError((cause) => new ClusterLeft({ cause })), Effect.as(server))
   const attempt = Effect.gen(function* () {
     const running = yield* runningPort(directory)
-    if (Option.isSome(running)) {
-      const server = yield* reuse(running.value)
-      // the last process using it may be stopping it right now: then start it again
-      yield* holdLease(server.url, directory).pipe(Effect.mapError((cause) => new ClusterLeft({ cause })))
-      return server
-    }
+    if (Option.isSome(running)) return yield* Effect.flatMap(reuse(running.value), leased)
     // one process at a time initialises and starts it; another, having waited, finds it running
     return yield* withStartLock(
       directory,
-      Effect.gen(function* () {
-        const started = yield* runningPort(directory)
-        const server = Option.isSome(started) ? yield* reuse(started.value) : yield* launch(placement, options, asked)
-        yield* holdLease(server.url, directory).pipe(Effect.mapError((cause) => new ClusterLeft({ cause })))
-        return server
-      })
+      runningPort(directory).pipe(
+        Effect.flatMap((started) => Option.isSome(started) ? reuse(started.value) : launch(placement, options, asked)),
+        Effect.flatMap(leased)
+      )
     )
   })
   return yield* attempt.pipe(

@@ -165,12 +165,19 @@ export const parsePostmaster = (text: string): Option.Option<Postmaster> => {
     : Option.none()
 }
 
+/** Whether a process `pid` exists (one of another user's answers EPERM). */
+export const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (cause) {
+    return hasCode(cause, "EPERM")
+  }
+}
+
 /** Whether `pid` is a live postgres process: a stale postmaster.pid can name a recycled pid (containers restart with low pids). */
 export const isPostgresProcess = Effect.fn("PostgresProcess.isPostgresProcess")(function* (pid: number) {
-  const alive = yield* Effect.try({ try: () => process.kill(pid, 0), catch: (cause) => cause }).pipe(
-    Effect.match({ onSuccess: () => true, onFailure: (cause) => hasCode(cause, "EPERM") })
-  )
-  if (!alive) return false
+  if (!isAlive(pid)) return false
   // no /proc (another system): the pid alone says it
   return yield* Effect.promise(() => Fs.readFile(`/proc/${pid}/comm`, "utf8").then((comm) => comm.trim() === "postgres", () => true))
 })

@@ -1,24 +1,15 @@
 import { Data, Duration, Effect, Schedule } from "effect"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
-import { EmbeddedPostgresFailed, hasCode } from "./PostgresProcess.ts"
+import { EmbeddedPostgresFailed, hasCode, isAlive } from "./PostgresProcess.ts"
 
 class LockHeld extends Data.TaggedError("LockHeld") {}
 
 /** Beside the cluster's folder (which initdb wants empty or absent): `pg.start.lock`. */
-export const startLockOf = (directory: string) => `${directory}.start.lock`
+const startLockOf = (directory: string) => `${directory}.start.lock`
 
 /** The lock files this process holds (its pid alone cannot tell its own from one a dead process left). */
 const heldHere = new Set<string>()
-
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (cause) {
-    return hasCode(cause, "EPERM")
-  }
-}
 
 /** Takes the lock file, or fails with LockHeld while a live process holds it; one a dead process left is taken over. */
 const take = (file: string) =>
