@@ -18,6 +18,7 @@ import { mcp } from "./cli/Mcp.ts"
 import { plainWhenPiped } from "./cli/PlainOutput.ts"
 import { seedCommand } from "./cli/Seed.ts"
 import { runServe, serveCommand, serveOptions } from "./cli/Serve.ts"
+import { recordingSignals, teardown } from "./cli/Stopped.ts"
 import { users } from "./cli/Users.ts"
 import { packageVersion } from "./cli/Version.ts"
 import { WizardTerminal } from "./cli/WizardTerminal.ts"
@@ -46,6 +47,7 @@ const brein = Command.make("brein", serveOptions, runServe).pipe(
 Effect.flatMap(packageVersion, (version) => Command.run(brein, { name: "brein", version })(process.argv)).pipe(
   stoppedByHangup,
   stoppedByBrokenPipe,
+  recordingSignals,
   Effect.provide(WizardTerminal),
   Effect.provide(NodeContext.layer),
   // inside the logging: the exporter's own logs go to stderr too
@@ -53,5 +55,5 @@ Effect.flatMap(packageVersion, (version) => Command.run(brein, { name: "brein", 
   Effect.provide(LoggingLive),
   Effect.catchAllCause(reportFailure),
   plainWhenPiped,
-  NodeRuntime.runMain({ disablePrettyLogger: true })
+  NodeRuntime.runMain({ disablePrettyLogger: true, teardown })
 )

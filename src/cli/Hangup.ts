@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { recordSignal } from "./Stopped.ts"
 
 /**
  * A hangup (SIGHUP: the terminal brein runs in was closed) stops `effect` as SIGTERM does, by
@@ -11,6 +12,7 @@ export const stoppedByHangup = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.withFiberRuntime<A, E, R>((fiber) => {
     const ignore = () => {}
     const onHangup = () => {
+      recordSignal("SIGHUP")
       process.stdout.on("error", ignore)
       process.stderr.on("error", ignore)
       fiber.unsafeInterruptAsFork(fiber.id())

@@ -8,6 +8,7 @@ import { serveMcpStdio } from "../mcp/Stdio.ts"
 import { CommandFailed } from "./Failure.ts"
 import { database, withSettings } from "./Settings.ts"
 import { stdinEnded } from "./StdinEnded.ts"
+import { servesUntilStopped } from "./Stopped.ts"
 
 const keyRejected = (message: string) => new CommandFailed({ message, exitCode: 1 })
 
@@ -24,6 +25,7 @@ export class StdioApiKey extends Context.Tag("brein/cli/StdioApiKey")<StdioApiKe
 }
 
 const serveOverStdio = Effect.gen(function* () {
+  yield* servesUntilStopped
   const key = yield* StdioApiKey
   const principal = yield* (yield* Workspaces).authenticate(Redacted.value(key)).pipe(
     Effect.mapError(() => keyRejected("BREIN_API_KEY was not accepted: the key is unknown or revoked"))

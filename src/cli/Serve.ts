@@ -11,6 +11,7 @@ import { DEMO_WORKSPACE, Workspaces } from "../../services/workspace/Workspaces.
 import { portFree } from "../http/PortUnavailable.ts"
 import { HttpServerLive } from "../http/Server.ts"
 import { dataDir, port, withSettings } from "./Settings.ts"
+import { servesUntilStopped } from "./Stopped.ts"
 
 /** What the first start prints once: the key as a line to paste, and a call that uses it. */
 export const demoBanner = (key: string, port: number) =>
@@ -76,7 +77,7 @@ export const serve = Layer.mergeAll(HttpServerLive, Layer.effectDiscard(Effect.f
 const options = { port, dataDir }
 
 /**
- * Runs the server until interrupted (Ctrl-C, SIGTERM, SIGHUP); a PORT that is no port, a rate limit
+ * Runs the server until interrupted (Ctrl-C, SIGTERM, SIGHUP), which is how it is meant to end (exit 0); a PORT that is no port, a rate limit
  * that is none, or a port in use stops it before anything starts (the database's settings are read
  * before the database).
  */
@@ -84,6 +85,7 @@ export const runServe = (flags: { readonly port: Option.Option<Port>; readonly d
   PortConfig.pipe(
     Effect.zipLeft(rateLimitSettings),
     Effect.flatMap(portFree),
+    Effect.zipRight(servesUntilStopped),
     Effect.zipRight(Layer.launch(serve.pipe(Layer.provide(AppLive)))),
     withSettings({ PORT: flags.port, BREIN_DATA_DIR: flags.dataDir })
   )
