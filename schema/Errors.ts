@@ -240,6 +240,12 @@ export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()
     message: "the database is unreachable or restarting; nothing was changed by this request: try again shortly",
     retryAfterSeconds: 2
   })
+  /** The server's credentials key cannot be used (missing beside sealed credentials, or not a key): its operator must fix it. */
+  static readonly credentialsKey = new ServiceUnavailable({
+    message:
+      "the server cannot encrypt credentials: its credentials key cannot be used (the server's log says why and how its operator fixes it); nothing was stored: try again once it is fixed",
+    retryAfterSeconds: 60
+  })
 }
 
 const USAGE: HttpAction = { method: "GET", path: "/api/v1/usage", reason: "see the workspace's credits and hourly reads" }

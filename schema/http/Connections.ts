@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { Schema } from "effect"
 import { ConnectionNotFound, ConnectionView, CreateConnection, UpdateCredentials } from "../connections/Connection.ts"
 import { SyncJobView } from "../connections/SyncJob.ts"
-import { AuditUnavailable, Forbidden, InvalidInput } from "../Errors.ts"
+import { AuditUnavailable, Forbidden, InvalidInput, ServiceUnavailable } from "../Errors.ts"
 import { QueryInteger } from "./QueryInteger.ts"
 import { Authentication } from "./Security.ts"
 
@@ -16,6 +16,7 @@ export class ConnectionsGroup extends HttpApiGroup.make("connections")
       .addError(Forbidden)
       .addError(InvalidInput)
       .addError(AuditUnavailable)
+      .addError(ServiceUnavailable)
       .annotate(
         OpenApi.Summary,
         "Connect an SII or bank login (credentials are encrypted at rest and never returned); audited without the secret"
@@ -40,6 +41,7 @@ export class ConnectionsGroup extends HttpApiGroup.make("connections")
       .addSuccess(ConnectionView)
       .addError(ConnectionNotFound)
       .addError(AuditUnavailable)
+      .addError(ServiceUnavailable)
       .annotate(
         OpenApi.Summary,
         "Replace a connection's credentials (encrypted again; the connection goes back to pendiente); audited without the secret"

@@ -15,7 +15,7 @@ import { sha256 } from "../Crypto.ts"
 import { newId } from "../Ids.ts"
 import { WorkspaceNotFound } from "../workspace/Workspaces.ts"
 import { ConnectionLookup } from "./ConnectionLookup.ts"
-import { Vault, type VaultKeyUnusable } from "./Vault.ts"
+import { Vault } from "./Vault.ts"
 
 const Row = Schema.Struct({
   id: ConnectionId,
@@ -79,10 +79,9 @@ export const hintFor = (id: string, reason: string | null) =>
     ? `The upstream refused the stored credentials; brein will not log in with them again. Replace them with PATCH /api/v1/connections/${id} {"credentials": {...}}, then sync again.`
     : reason === "mfa_requerido"
     ? "The bank asks for a second factor: approve it in the bank's app, then sync again."
+    : reason === "credenciales_ilegibles"
+    ? `The server cannot open the stored credentials with its credentials key: its operator restores the key (the server's log says which), or you store them again with PATCH /api/v1/connections/${id} {"credentials": {...}}; then sync again.`
     : null
-
-/** A credentials key that cannot be used is the operator's to fix (the server's log says how): nothing is sealed or stored. */
-const keyUnusable = (error: VaultKeyUnusable) => new Error(error.message)
 
 /** One upstream user: two connections with the same login share one upstream session. */
 export const sessionKey = (connector: string, institution: string | null, rut: string) => sha256(`${connector}|${institution ?? ""}|${rut}`)
@@ -139,9 +138,8 @@ export class Connections extends Effect.Service<Connections>()("brein/connection
       }
       const institution = input.connector === "banco" ? input.institution ?? null : null
       const id = yield* newId("conn")
-      const sealed = yield* vault.seal(JSON.stringify({ rut: input.credentials.rut, clave: Redacted.value(input.credentials.clave) })).pipe(
-        Effect.orDieWith(keyUnusable)
-      )
+      // a credentials key that cannot be used (VaultKeyUnusable) is the operator's to fix: nothing is sealed or stored
+      const sealed = yield* vault.seal(JSON.stringify({ rut: input.credentials.rut, clave: Redacted.value(input.credentials.clave) }))
       yield* sql`INSERT INTO connections (id, workspace_id, connector, institution, credentials)
                  VALUES (${id}, ${principal.workspaceId}, ${input.connector}, ${institution}, ${sealed})`.pipe(Effect.orDie)
       return yield* Effect.flatMap(Effect.orDie(find(principal, id)), view)
@@ -195,7 +193,10 @@ export class Connections extends Effect.Service<Connections>()("brein/connection
         Effect.map(Arr.head),
         Effect.flatMap(Effect.orDieWith(() => `connection ${id} vanished`))
       )
-      const credentials = yield* vault.open(row.credentials).pipe(Effect.flatMap(Schema.decode(CredentialsJson)), Effect.orDie)
+      // a key that cannot open them fails typed (VaultKeyUnusable): the sync says so, the operator fixes it
+      const credentials = yield* vault.open(row.credentials).pipe(
+        Effect.flatMap((text) => Effect.orDie(Schema.decode(CredentialsJson)(text)))
+      )
       const refused = row.state === "error" && row.stateReason === "credenciales_invalidas"
       return {
         connector: row.connector,
@@ -213,9 +214,7 @@ export class Connections extends Effect.Service<Connections>()("brein/connection
      */
     const replaceCredentials = Effect.fn("Connections.replaceCredentials")(
       function* (principal: Principal, id: string, credentials: Credentials) {
-        const sealed = yield* vault.seal(JSON.stringify({ rut: credentials.rut, clave: Redacted.value(credentials.clave) })).pipe(
-          Effect.orDieWith(keyUnusable)
-        )
+        const sealed = yield* vault.seal(JSON.stringify({ rut: credentials.rut, clave: Redacted.value(credentials.clave) }))
         const rows = yield* sql`UPDATE connections SET credentials = ${sealed}, credentials_generation = credentials_generation + 1,
                    state = 'pendiente', state_reason = NULL, updated_at = now()
                  WHERE id = ${id} AND workspace_id = ${principal.workspaceId}

@@ -76,8 +76,9 @@ export class Vault extends Effect.Service<Vault>()("brein/connections/Vault", {
       const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()])
       return [VERSION, iv.toString("base64"), cipher.getAuthTag().toString("base64"), body.toString("base64")].join(":")
     })
+    /** Fails with VaultKeyUnusable when the key cannot be used, or is not the key that sealed them: the operator's to fix. */
     const open = Effect.fn("Vault.open")(function* (sealed: string) {
-      const secret = yield* key(false).pipe(Effect.orDieWith((error) => new Error(error.message)))
+      const secret = yield* key(false)
       return yield* Effect.try({
         try: () => {
           const [version, iv, tag, body] = sealed.split(":")
@@ -87,8 +88,11 @@ export class Vault extends Effect.Service<Vault>()("brein/connections/Vault", {
           return Buffer.concat([decipher.update(Buffer.from(body, "base64")), decipher.final()]).toString("utf8")
         },
         catch: () =>
-          `sealed credentials could not be opened with the credentials key ${source.origin} (another key sealed them, or they were altered)`
-      }).pipe(Effect.orDieWith((message) => new Error(message)))
+          new VaultKeyUnusable({
+            message:
+              `sealed credentials could not be opened with the credentials key ${source.origin} (another key sealed them, or they were altered)`
+          })
+      })
     })
     return { seal, open }
   })

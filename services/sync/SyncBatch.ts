@@ -3,6 +3,7 @@ import { Array as Arr, Cause, Duration, Effect, Exit, Fiber, Option, Schedule } 
 import type { JobError } from "../../schema/connections/SyncJob.ts"
 import { UpstreamCredentialsInvalid, type UpstreamError } from "../../schema/upstream/Errors.ts"
 import { Connections, type Ended, sessionKey } from "../connections/Connections.ts"
+import type { VaultKeyUnusable } from "../connections/Vault.ts"
 import { retryTransient, transientIn } from "../Database.ts"
 import { Persist } from "../tools/Persist.ts"
 import { currentSessionGuard } from "../upstream/SessionGuard.ts"
@@ -31,6 +32,13 @@ interface Settled {
 const stillOpen = (whileOpen: string | null): Settled => ({ ended: { state: "sincronizando", reason: whileOpen }, whileOpen })
 
 const lastOf = (settled: ReadonlyArray<Settled>): Settled => settled.at(-1) ?? stillOpen(null)
+
+/** A job whose connection's credentials the server's key cannot open. */
+const KEY_UNUSABLE: JobError = {
+  reason: "credenciales_ilegibles",
+  message:
+    "the server cannot open this connection's credentials: its credentials key cannot be used (the server's log says why and how its operator fixes it); sync again once it is fixed"
+}
 
 const annotated = (job: ClaimedJob) => Effect.annotateLogs({ connectionId: job.connectionId, jobId: job.id, attempt: job.attempts })
 
@@ -203,7 +211,7 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
 
     const onLoginFailure = (
       batch: Arr.NonEmptyReadonlyArray<ClaimedJob>,
-      cause: Cause.Cause<UpstreamError | SessionBusy | SessionLeaseLost | CredentialsReplaced>
+      cause: Cause.Cause<UpstreamError | SessionBusy | SessionLeaseLost | CredentialsReplaced | VaultKeyUnusable>
     ) => {
       const first = Arr.headNonEmpty(batch)
       const error = Cause.failureOption(cause)
@@ -226,6 +234,13 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
       // The credentials were replaced before the login: claimed again, the jobs log in with the new ones.
       if (failed._tag === "SessionBusy" || failed._tag === "SessionLeaseLost" || failed._tag === "CredentialsReplaced") {
         return settle(first, Effect.as(Effect.forEach(batch, (job) => jobs.release(job, Duration.millis(250))), stillOpen(null)))
+      }
+      // The server's credentials key cannot open them: no attempt would do better until its operator fixes it.
+      if (failed._tag === "VaultKeyUnusable") {
+        return Effect.zipRight(
+          Effect.logError("a sync cannot open its connection's credentials", failed.message).pipe(annotated(first)),
+          settle(first, Effect.map(Effect.forEach(batch, (job) => fail(job, KEY_UNUSABLE)), lastOf))
+        )
       }
       // One transaction: now() is the same for every job, so jobs retried together are claimed together again.
       return settle(first, Effect.map(Effect.forEach(batch, (job) => failure(job, failed)), lastOf))

@@ -1,6 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { ConnectionNotFound } from "../../schema/connections/Connection.ts"
+import { ServiceUnavailable } from "../../schema/Errors.ts"
 import { BreinApi } from "../../schema/http/Api.ts"
 import { CurrentPrincipal } from "../../schema/http/Security.ts"
 import { type ConnectionId, isConnectionId } from "../../schema/Ids.ts"
@@ -8,6 +9,7 @@ import type { Principal } from "../../schema/Principal.ts"
 import { type Change, ChangeAudit } from "../../services/audit/ChangeAudit.ts"
 import { ConnectionCredentials } from "../../services/connections/ConnectionCredentials.ts"
 import { Connections } from "../../services/connections/Connections.ts"
+import { VaultKeyUnusable } from "../../services/connections/Vault.ts"
 import { SyncJobs, toView } from "../../services/sync/SyncJobs.ts"
 
 /** A path id that is not a connection id names no connection: a 404 here, never a query with it (a NUL byte fails one). */
@@ -20,6 +22,20 @@ const wellFormed = (id: string): Effect.Effect<ConnectionId, ConnectionNotFound>
         message: `no connection ${JSON.stringify(id.slice(0, 64))} in this workspace: a connection id looks like conn_…`
       })
     )
+
+/**
+ * Credentials the server cannot seal, its credentials key being unusable: the operator's to fix, so the
+ * client gets a 503 to retry later and the log gets the reason and the fix (the file, the count).
+ */
+const sealable = <A, E, R>(effect: Effect.Effect<A, E | VaultKeyUnusable, R>): Effect.Effect<A, E | ServiceUnavailable, R> =>
+  Effect.catchIf(
+    effect,
+    (error): error is VaultKeyUnusable => error instanceof VaultKeyUnusable,
+    (error) =>
+      Effect.logError("credentials cannot be sealed: the request answers 503", error.message).pipe(
+        Effect.zipRight(Effect.fail(ServiceUnavailable.credentialsKey))
+      )
+  )
 
 /** The audit row of a connection's change: its digests never cover the credentials. */
 const connectionChange = (principal: Principal, toolId: string, connectionId: string, input: unknown, output: unknown): Change => ({
@@ -41,7 +57,7 @@ export const ConnectionsLive = HttpApiBuilder.group(BreinApi, "connections", (ha
     return handlers
       .handle("create", ({ payload }) =>
         Effect.flatMap(CurrentPrincipal, (principal) =>
-          changes.audited(connections.create(principal, payload), (view) =>
+          changes.audited(sealable(connections.create(principal, payload)), (view) =>
             connectionChange(principal, "connections.create", view.id, {
               connector: payload.connector,
               institution: payload.institution ?? null
@@ -56,7 +72,7 @@ export const ConnectionsLive = HttpApiBuilder.group(BreinApi, "connections", (ha
       .handle("updateCredentials", ({ path, payload }) =>
         Effect.flatMap(wellFormed(path.id), (id) =>
           Effect.flatMap(CurrentPrincipal, (principal) =>
-            credentials.replace(principal, id, payload, "http"))))
+            sealable(credentials.replace(principal, id, payload, "http")))))
       .handle("remove", ({ path }) =>
         Effect.flatMap(wellFormed(path.id), (id) =>
           Effect.flatMap(CurrentPrincipal, (principal) =>

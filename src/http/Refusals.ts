@@ -104,10 +104,25 @@ const isMultipartError = Schema.is(Multipart.MultipartError)
 const isRateLimited = Schema.is(RateLimited)
 const isUnauthorized = Schema.is(Unauthorized)
 
-/** Every 503 (the database or the audit log is away) tells the client when to try again: the gateway sets it on every answer. */
+const RetryAfterBody = Schema.parseJson(Schema.Struct({ retryAfterSeconds: Schema.Int }))
+const retryAfterBody = Schema.decodeUnknownOption(RetryAfterBody)
+
+/** The wait a 503's own body names (a typed ServiceUnavailable the API encoded), else the database's. */
+const retryAfterOf = (response: HttpServerResponse.HttpServerResponse) =>
+  response.body._tag === "Uint8Array"
+    ? Option.match(retryAfterBody(new TextDecoder().decode(response.body.body)), {
+      onNone: () => ServiceUnavailable.database.retryAfterSeconds,
+      onSome: (body) => body.retryAfterSeconds
+    })
+    : ServiceUnavailable.database.retryAfterSeconds
+
+/**
+ * Every 503 (the database or the audit log is away, the credentials key unusable) tells the client when to
+ * try again: the gateway sets it on every answer, as its body says when it says.
+ */
 export const withRetryAfter = (response: HttpServerResponse.HttpServerResponse) =>
   response.status === 503 && response.headers["retry-after"] === undefined
-    ? HttpServerResponse.setHeader(response, "retry-after", String(ServiceUnavailable.database.retryAfterSeconds))
+    ? HttpServerResponse.setHeader(response, "retry-after", String(retryAfterOf(response)))
     : response
 
 const refusal = <E>(method: string, url: string, cause: Cause.Cause<E>) => {

@@ -25,7 +25,11 @@ import { callContext } from "./TestLayers.ts"
 /** A fixed credentials key: tests can open what the service sealed. */
 export const SECRET_KEY = Buffer.from("brein-test-key-0123456789abcdef!").toString("base64")
 
-export type Settings = Readonly<Record<string, string>>
+/** Settings over the tests' own; `null` leaves one unset (BREIN_SECRET_KEY: null, for the key kept in the data folder). */
+export type Settings = Readonly<Record<string, string | null>>
+
+const given = (settings: Settings) =>
+  Object.entries(settings).flatMap(([name, value]): Array<[string, string]> => value === null ? [] : [[name, value]])
 
 /** Instant upstreams, a fixed key, a short lease and a fast poll, on the suite's clock; `overrides` wins. */
 export const syncSettings = (overrides: Settings = {}) =>
@@ -33,7 +37,7 @@ export const syncSettings = (overrides: Settings = {}) =>
     SuiteClock,
     Layer.setConfigProvider(
       ConfigProvider.fromMap(
-        new Map(Object.entries({
+        new Map(given({
           UPSTREAM_TIME_SCALE: "0",
           BREIN_SECRET_KEY: SECRET_KEY,
           BREIN_SYNC_LEASE_SECONDS: "2",

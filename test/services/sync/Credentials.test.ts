@@ -2,8 +2,10 @@ import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Exit, Layer, Logger, LogLevel } from "effect"
 import { randomBytes } from "node:crypto"
+import { ConnectionId } from "../../../schema/Ids.ts"
 import { Connections } from "../../../services/connections/Connections.ts"
 import { Vault, VaultKey } from "../../../services/connections/Vault.ts"
+import { newIdNow } from "../../../services/Ids.ts"
 import { bancoConnection, execute, jobsOf, rut, SECRET_KEY, siiConnection, simulatedServices } from "../../support/Connected.ts"
 import { TestDatabase } from "../../support/TestDatabase.ts"
 import { issuePrincipal } from "../../support/TestLayers.ts"
@@ -105,5 +107,33 @@ layer(Live, { excludeTestServices: true })("credentials at rest and in flight", 
       const sql = yield* SqlClient.SqlClient
       const rows = yield* sql<{ credentials: string }>`SELECT credentials FROM connections WHERE id IN (${one.id}, ${two.id})`
       assert.strictEqual(new Set(rows.map((r) => r.credentials)).size, 2)
+    }))
+  it.effect("credentials another key sealed: the sync ends in error credenciales_ilegibles, and the log says which key failed", () =>
+    Effect.gen(function* () {
+      const { principal } = yield* issuePrincipal("paid")
+      // sealed by a key this server does not have (a data folder restored with another secret.key)
+      const sealed = yield* Effect.flatMap(Vault, (vault) => vault.seal(JSON.stringify({ rut: rut(76800005), clave: CLAVE }))).pipe(
+        Effect.provide(vaultWith(randomBytes(32)))
+      )
+      const id = ConnectionId.make(newIdNow("conn"))
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`INSERT INTO connections (id, workspace_id, connector, credentials) VALUES (${id}, ${principal.workspaceId}, 'sii', ${sealed})`
+      const synced = yield* execute(principal, "sii.conexion.sincronizar", { periodo: "2026-10", esperar: 20 }, id)
+      assert.strictEqual((synced.data as { estado: string }).estado, "error")
+      const jobs = yield* jobsOf(id)
+      assert.isAbove(jobs.length, 0)
+      for (const job of jobs) {
+        assert.strictEqual(job.state, "error")
+        assert.strictEqual(job.errorReason, "credenciales_ilegibles")
+        assert.include(job.errorMessage, "its credentials key cannot be used")
+        assert.strictEqual(job.attempts, 1, "no attempt is spent again on a key that cannot open them")
+      }
+      const connection = yield* (yield* Connections).get(principal, id)
+      assert.deepStrictEqual([connection.state, connection.reason], ["error", "credenciales_ilegibles"])
+      assert.include(connection.hint, `PATCH /api/v1/connections/${id}`)
+      assert.isTrue(
+        lines.some((line) => line.includes("a sync cannot open its connection's credentials") && line.includes("could not be opened")),
+        "the log names the key and why"
+      )
     }))
 })
