@@ -26,10 +26,7 @@ export class ChatPrincipal extends HttpApiMiddleware.Tag<ChatPrincipal>()("brein
 
 export const SessionIdParam = Schema.Struct({ id: Schema.String })
 
-const EventId = QueryInteger(0, MAX_INT4).annotations({
-  description: "The seq of the last event the client saw",
-  message: () => "must be the seq of an event: a whole number"
-})
+const EventId = QueryInteger(0, MAX_INT4).annotations({ description: "The seq of the last event the client saw" })
 
 export const ResumeHeaders = Schema.Struct({
   "last-event-id": Schema.optional(EventId).annotations({ description: "Resume after this event (the SSE id of the last event seen)" })

@@ -146,7 +146,7 @@ layer(SessionsHttpTest, { excludeTestServices: true, timeout: "120 seconds" })("
       const bad = yield* get(`/api/v1/sessions/${id}/events`, { key, lastEventId: "tres" })
       assert.strictEqual(bad.status, 422, bad.text)
       assert.strictEqual(json(bad)["_tag"], "InvalidInput")
-      assert.include(String(json(bad)["message"]), "must be a number")
+      assert.include(String(json(bad)["message"]), "must be a whole number written in digits, got \"tres\"")
       const negative = yield* get(`/api/v1/sessions/${id}/events`, { key, lastEventId: "-1" })
       assert.strictEqual(negative.status, 422)
       assert.include(String(json(negative)["message"]), "must be a number between 0 and 2147483647, got -1")
@@ -162,7 +162,7 @@ layer(SessionsHttpTest, { excludeTestServices: true, timeout: "120 seconds" })("
       assert.include(String(json(unsafe)["message"]), "after must be a number between 0 and 2147483647, got 9007199254740991")
       const half = yield* get(`/api/v1/sessions/${id}/events?after=2.5`, { key })
       assert.strictEqual(half.status, 422, half.text)
-      assert.include(String(json(half)["message"]), "must be the seq of an event")
+      assert.include(String(json(half)["message"]), "after must be a whole number written in digits, got \"2.5\"")
     }))
 
   it.effect("a session is another key's or workspace's 404; without credentials 401; bad bodies are typed refusals that create nothing", () =>

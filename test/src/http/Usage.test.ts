@@ -134,18 +134,24 @@ layer(HttpTest, { excludeTestServices: true })("usage, account_get and GET /api/
       assert.deepStrictEqual(account.limits, { reads_per_hour: 100, opening_credits: 0, quote_minutes: 10 })
     }))
 
-  it.effect("GET /api/v1/usage needs a key (401); recent outside 0–50 or not a number is 422; bad tool input is InvalidInput", () =>
+  it.effect("GET /api/v1/usage needs a key (401); recent outside 0–50 or not written in digits is 422; bad tool input is InvalidInput", () =>
     Effect.gen(function* () {
       const mine = yield* workspace("paid")
       assert.strictEqual((yield* usagePath("", Option.none())).status, 401)
       assert.strictEqual((yield* usagePath("", Option.some(mine.key))).status, 200)
       const refusals = [
         ["?recent=99", "recent must be a number between 0 and 50, got 99"],
-        ["?recent=abc", "recent must be a number, got \"abc\""],
+        ["?recent=abc", "recent must be a whole number written in digits, got \"abc\""],
         ["?recent=-1", "recent must be a number between 0 and 50, got -1"],
-        ["?recent=2.5", "recent must be an integer, got 2.5"],
+        ["?recent=2.5", "recent must be a whole number written in digits, got \"2.5\""],
+        // what Number() would read is not what the client wrote
+        ["?recent=0x10", "recent must be a whole number written in digits, got \"0x10\""],
+        ["?recent=%2B5", "recent must be a whole number written in digits, got \"+5\""],
+        ["?recent=1e1", "recent must be a whole number written in digits, got \"1e1\""],
+        ["?recent=%205", "recent must be a whole number written in digits, got \" 5\""],
+        ["?recent=", "recent must be a whole number written in digits, got \"\""],
         // no safe integer, but what is wrong with it is its size
-        ["?recent=1e300", "recent must be a number between 0 and 50, got 1e+300"]
+        ["?recent=99999999999999999999", "recent must be a number between 0 and 50, got 100000000000000000000"]
       ] as const
       for (const [query, message] of refusals) {
         const response = yield* usagePath(query, Option.some(mine.key))
