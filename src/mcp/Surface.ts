@@ -4,7 +4,6 @@ import {
   type LoggingLevel,
   ProtocolError,
   ProtocolErrorCode,
-  Server,
   type ServerContext
 } from "@modelcontextprotocol/server"
 import { Cause, Data, Effect, Exit, Option, Schema, type Tracer } from "effect"
@@ -19,6 +18,7 @@ import { connectionId as validConnection, shallow } from "../http/Gate.ts"
 import { promiseRunner, type RunOptions } from "../http/NodeBridge.ts"
 import { packageVersion } from "../PackageVersion.ts"
 import { makeCatalog } from "./Catalog.ts"
+import { ParamsServer } from "./ParamsServer.ts"
 import { failure, success } from "./Results.ts"
 import { SEARCH_DOCS } from "./SearchDocs.ts"
 import { type LogLine, withSyncLog } from "./SyncLog.ts"
@@ -149,7 +149,7 @@ export const makeMcpSurface = Effect.gen(function* () {
     )
 
   const server = (principal: Principal, parent?: Tracer.AnySpan) => {
-    const mcp = new Server(serverInfo, { capabilities: { tools: { listChanged: false }, logging: {} }, instructions: INSTRUCTIONS })
+    const mcp = new ParamsServer(serverInfo, { capabilities: { tools: { listChanged: false }, logging: {} }, instructions: INSTRUCTIONS })
     mcp.setRequestHandler("logging/setLevel", { params: SetLevelParams }, (params) => {
       levels.set(keyOf(principal), params.level)
       return {}

@@ -254,4 +254,30 @@ layer(EdgeTest, { excludeTestServices: true })("the edge refuses malformed ids a
         assert.strictEqual(mcp.status, accepted ? 200 : 401, `MCP ${JSON.stringify(authorization.replace(key, "KEY"))}`)
       }
     }))
+  it.effect("a request whose params fail the protocol's schema is -32602 Invalid params, one line per issue, not -32603 with a dump", () =>
+    Effect.gen(function* () {
+      const key = yield* issueKey("edge-params", "free")
+      const rpc = (method: string, params: unknown) =>
+        raw({
+          method: "POST",
+          path: "/mcp",
+          headers: { ...json, authorization: `Bearer ${key}`, "mcp-protocol-version": "2025-06-18" },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params })
+        }).pipe(Effect.map(rpcOf))
+      assert.deepStrictEqual((yield* rpc("initialize", { protocolVersion: 5 })).error, {
+        code: -32602,
+        message: "Invalid params for initialize: params.protocolVersion: expected string, received number; " +
+          "params.capabilities: expected object, received undefined; params.clientInfo: expected object, received undefined"
+      })
+      assert.deepStrictEqual((yield* rpc("tools/list", { cursor: 5 })).error, {
+        code: -32602,
+        message: "Invalid params for tools/list: params.cursor: expected string, received number"
+      })
+      const initialized = yield* rpc("initialize", {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "t", version: "1" }
+      })
+      assert.isUndefined(initialized.error, "well-formed params are answered as before")
+    }))
 })
