@@ -1,4 +1,4 @@
-import { Config, ConfigError, Effect, Either, FiberRef, Layer, Logger, LogLevel, Option } from "effect"
+import { Config, ConfigError, Effect, Either, Layer, Logger, LogLevel, Option } from "effect"
 
 const byName = new Map(LogLevel.allLevels.flatMap((level) => [[level._tag.toLowerCase(), level], [level.label.toLowerCase(), level]]))
 
@@ -25,13 +25,11 @@ export const LoggingLive = Layer.unwrapEffect(
 
 /**
  * Operator commands answer on stdout; their own logs stay at Warning unless `LOG_LEVEL` or the command
- * line's `--log-level` asks for another level. That flag (@effect/cli's own) sets the level the command
- * runs at: a level other than the one LoggingLive set is the flag's, and is kept. (`--log-level info`
- * with no LOG_LEVEL cannot be told from no flag: Warning then.)
+ * line's `--log-level` (which main.ts gives as LOG_LEVEL) asks for another level.
  */
-export const OperatorLogging = Layer.unwrapEffect(Effect.gen(function* () {
-  const fromEnv = Option.isSome(yield* Config.option(Config.string("LOG_LEVEL")))
-  const set = yield* logLevel(LogLevel.Info)
-  const current = yield* FiberRef.get(FiberRef.currentMinimumLogLevel)
-  return fromEnv || current.ordinal !== set.ordinal ? Layer.empty : Logger.minimumLogLevel(LogLevel.Warning)
-}))
+export const OperatorLogging = Layer.unwrapEffect(
+  Effect.map(
+    Config.option(Config.string("LOG_LEVEL")),
+    (fromEnv) => Option.isSome(fromEnv) ? Layer.empty : Logger.minimumLogLevel(LogLevel.Warning)
+  )
+)

@@ -13,6 +13,7 @@ import { db } from "./cli/Db.ts"
 import { reportFailure } from "./cli/Failure.ts"
 import { stoppedByHangup } from "./cli/Hangup.ts"
 import { keys } from "./cli/Keys.ts"
+import { logLevelFlag } from "./cli/LogLevelFlag.ts"
 import { mailboxes, suppressions } from "./cli/Mailboxes.ts"
 import { mcp } from "./cli/Mcp.ts"
 import { plainWhenPiped } from "./cli/PlainOutput.ts"
@@ -44,7 +45,9 @@ const brein = Command.make("brein", serveOptions, runServe).pipe(
   ])
 )
 
-Effect.flatMap(packageVersion, (version) => Command.run(brein, { name: "brein", version })(process.argv)).pipe(
+const logLevel = logLevelFlag(process.argv)
+
+Effect.flatMap(packageVersion, (version) => logLevel.run(Command.run(brein, { name: "brein", version }))).pipe(
   stoppedByHangup,
   stoppedByBrokenPipe,
   recordingSignals,
@@ -53,6 +56,7 @@ Effect.flatMap(packageVersion, (version) => Command.run(brein, { name: "brein", 
   // inside the logging: the exporter's own logs go to stderr too
   Effect.provide(TracingLive),
   Effect.provide(LoggingLive),
+  logLevel.settings,
   Effect.catchAllCause(reportFailure),
   plainWhenPiped,
   NodeRuntime.runMain({ disablePrettyLogger: true, teardown })

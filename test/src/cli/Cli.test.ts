@@ -345,6 +345,12 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
         assert.strictEqual(again.exitCode, 0, again.stderr)
         assert.notInclude(again.stderr, "a new, empty one")
         if (process.env["LOG_LEVEL"] === undefined) assert.notMatch(again.stderr, /level=(DEBUG|INFO)/)
+        // after a nested command's own options too, which @effect/cli alone refused as an unknown argument
+        for (const flag of [["--log-level", "info"], ["--log-level=info"]]) {
+          const created = yield* runBrein(env, "keys", "create", "--workspace", "logged", ...flag)
+          assert.strictEqual(created.exitCode, 0, created.stderr)
+          assert.include(created.stderr, "level=INFO", flag.join(" "))
+        }
       }).pipe(Effect.scoped),
     { timeout: 90_000 }
   )
