@@ -13,11 +13,19 @@ const MAX_SHOWN = 5
 /**
  * A request whose params fail the SDK's own schema (`initialize` without `protocolVersion`, say) as the
  * spec asks, -32602 Invalid params with one line per issue: the SDK throws a plain error quoting zod's
- * issues whole, which answers -32603 Internal error with a dump of JSON.
+ * issues whole, which answers -32603 Internal error with a dump of JSON (or, for tools/call, -32602 with
+ * the dump).
  */
 export const invalidParamsOf = (method: string, error: unknown): unknown => {
-  if (!(error instanceof Error) || error instanceof ProtocolError) return error
-  return Option.match(zodIssues(error.message), {
+  if (!(error instanceof Error)) return error
+  // the SDK's own -32602 for tools/call quotes them after its words: "Invalid tools/call request: [ … ]"
+  const quoted = error instanceof ProtocolError
+    ? error.code === ProtocolErrorCode.InvalidParams && error.message.includes(": [")
+      ? error.message.slice(error.message.indexOf(": [") + 2)
+      : undefined
+    : error.message
+  if (quoted === undefined) return error
+  return Option.match(zodIssues(quoted), {
     onNone: () => error,
     onSome: (issues) => {
       const said = issues.slice(0, MAX_SHOWN).map((issue) =>

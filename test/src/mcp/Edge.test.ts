@@ -273,6 +273,10 @@ layer(EdgeTest, { excludeTestServices: true })("the edge refuses malformed ids a
         code: -32602,
         message: "Invalid params for tools/list: params.cursor: expected string, received number"
       })
+      assert.deepStrictEqual((yield* rpc("tools/call", { name: 5 })).error, {
+        code: -32602,
+        message: "Invalid params for tools/call: params.name: expected string, received number"
+      })
       const initialized = yield* rpc("initialize", {
         protocolVersion: "2025-06-18",
         capabilities: {},
