@@ -16,15 +16,17 @@ const codeOf = (error: unknown) =>
  */
 export const stoppedByBrokenPipe = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.withFiberRuntime<A, E, R>((fiber) => {
-    const streams = [process.stdout, process.stderr] as const
     const ignore = () => {}
-    const listeners = streams.map((stream) => (error: unknown) => onError(stream, error))
+    const watched = [process.stdout, process.stderr].map((stream) => ({
+      stream,
+      listener: (error: unknown) => onError(stream, error)
+    }))
     const onError = (stream: NodeJS.WriteStream, error: unknown) => {
-      streams.forEach((each, i) => {
-        each.off("error", listeners[i]!)
+      for (const { listener, stream: each } of watched) {
+        each.off("error", listener)
         // the output is gone for good: every later write fails too, and is dropped
         each.on("error", ignore)
-      })
+      }
       if (codeOf(error) !== "EPIPE") {
         process.exitCode = 1
         if (stream === process.stdout) {
@@ -36,6 +38,6 @@ export const stoppedByBrokenPipe = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       }
       fiber.unsafeInterruptAsFork(fiber.id())
     }
-    streams.forEach((stream, i) => stream.on("error", listeners[i]!))
+    for (const { listener, stream } of watched) stream.on("error", listener)
     return effect
   })

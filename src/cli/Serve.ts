@@ -77,9 +77,9 @@ export const serve = Layer.mergeAll(HttpServerLive, Layer.effectDiscard(Effect.f
 const options = { port, dataDir }
 
 /**
- * Runs the server until interrupted (Ctrl-C, SIGTERM, SIGHUP), which is how it is meant to end (exit 0); a PORT that is no port, a rate limit
- * that is none, or a port in use stops it before anything starts (the database's settings are read
- * before the database).
+ * Runs the server until interrupted (Ctrl-C, SIGTERM, SIGHUP), which is how it is meant to end (exit 0);
+ * a PORT that is no port, a rate limit that is none, or a port in use stops it before anything starts
+ * (the database's settings are read before the database).
  */
 export const runServe = (flags: { readonly port: Option.Option<Port>; readonly dataDir: Option.Option<string> }) =>
   PortConfig.pipe(
