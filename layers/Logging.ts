@@ -2,15 +2,17 @@ import { Config, ConfigError, Effect, Either, Layer, Logger, LogLevel, Option } 
 
 const byName = new Map(LogLevel.allLevels.flatMap((level) => [[level._tag.toLowerCase(), level], [level.label.toLowerCase(), level]]))
 
-/** LOG_LEVEL as people write it: `Warning` or `WARN`, `debug`, `Info`… (any case). */
+/** A level as people write it (LOG_LEVEL, --log-level): `Warning` or `WARN`, `debug`, `Info`… (any case). */
+export const levelNamed = (name: string) => Option.fromNullable(byName.get(name.trim().toLowerCase()))
+
 export const logLevel = (fallback: LogLevel.LogLevel) =>
   Config.string("LOG_LEVEL").pipe(
-    Config.mapOrFail((name) => {
-      const level = byName.get(name.trim().toLowerCase())
-      return level === undefined
-        ? Either.left(ConfigError.InvalidData([], `LOG_LEVEL must be one of Debug, Info, Warning, Error, None (got "${name}")`))
-        : Either.right(level)
-    }),
+    Config.mapOrFail((name) =>
+      Either.fromOption(
+        levelNamed(name),
+        () => ConfigError.InvalidData([], `LOG_LEVEL must be one of Debug, Info, Warning, Error, None (got "${name}")`)
+      )
+    ),
     Config.withDefault(fallback)
   )
 

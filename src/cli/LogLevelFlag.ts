@@ -1,4 +1,5 @@
 import { Effect, LogLevel, Option } from "effect"
+import { levelNamed } from "../../layers/Logging.ts"
 import { CommandFailed } from "./Failure.ts"
 import { withSettings } from "./Settings.ts"
 
@@ -46,7 +47,8 @@ const split = (argv: ReadonlyArray<string>): Split => {
 export const logLevelFlag = (argv: ReadonlyArray<string>) => {
   const { argv: rest, level } = split(argv)
   const given = Option.map(level, (text) => text.toLowerCase())
-  const known = Option.filter(given, (name) => LEVELS.includes(name))
+  // read as LOG_LEVEL is read: one rule for the names of levels
+  const known = Option.filter(given, (name) => Option.isSome(levelNamed(name)))
   return {
     run: <A, E, R>(run: (argv: ReadonlyArray<string>) => Effect.Effect<A, E, R>): Effect.Effect<A, E | CommandFailed, R> =>
       Option.isSome(given) && Option.isNone(known)

@@ -1,3 +1,4 @@
+import { defaultTeardown, type Teardown } from "@effect/platform/Runtime"
 import { Cause, Effect, Exit } from "effect"
 
 /** The signals brein stops on, with their numbers. */
@@ -32,11 +33,12 @@ export const recordingSignals = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
  * The process's exit code when the command ends. A command a signal stopped before it finished exits
  * 128 + the signal's number (130 for Ctrl-C, 143 for SIGTERM, 129 for a closed terminal), as a shell
  * reports a process the signal ended, so a script sees that it did not finish; a command that serves
- * until stopped exits 0. Otherwise as the runtime's own: a failure that reached here is 1 (every
- * command's own failure was reported and set its code before: `reportFailure`).
+ * until stopped exits 0. Otherwise the platform's own teardown decides (every command's own failure was
+ * reported and set its code before: `reportFailure`).
  */
-export const teardown = (exit: Exit.Exit<unknown, unknown>, onExit: (code: number) => void) => {
-  if (Exit.isSuccess(exit)) return onExit(0)
-  if (!Cause.isInterruptedOnly(exit.cause)) return onExit(1)
-  onExit(stop.signal === undefined || stop.serving ? 0 : 128 + SIGNALS[stop.signal])
+export const teardown: Teardown = (exit, onExit) => {
+  if (Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause) && stop.signal !== undefined && !stop.serving) {
+    return onExit(128 + SIGNALS[stop.signal])
+  }
+  defaultTeardown(exit, onExit)
 }
