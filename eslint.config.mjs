@@ -51,6 +51,28 @@ export default defineConfig(
     }
   },
   {
+    // The program ships bundled, and a command loads what the entry reaches (scripts/bundle.mjs): an index that
+    // re-exports a heavy module puts it in every command's start-up, used or not.
+    files: ["src/**", "layers/**", "services/**", "schema/**"],
+    ignores: ["src/bench/**"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        paths: [
+          {
+            name: "@effect/platform-node",
+            message:
+              "Import the module by its own path (@effect/platform-node/NodeContext): the index brings undici and ws into every command."
+          },
+          {
+            name: "@effect/platform",
+            importNames: ["HttpApiScalar"],
+            message: "The docs page is imported by its own path, behind import(), in src/http/Docs.ts alone."
+          }
+        ]
+      }]
+    }
+  },
+  {
     // Writing to the terminal is the point of the command line and the benchmarks.
     files: ["src/cli/**", "src/bench/**", "scripts/**", "bin/**"],
     rules: {

@@ -1,5 +1,5 @@
 import { FileSystem, Path } from "@effect/platform"
-import { NodeContext } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Cause, Config, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { DataDirConfig } from "../schema/DataDir.ts"
 import { AuditKey, type Witness } from "../services/audit/AuditKey.ts"

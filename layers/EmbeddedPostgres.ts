@@ -1,5 +1,5 @@
 import { FileSystem, Path } from "@effect/platform"
-import { NodeContext } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Config, Context, Data, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
 import * as Net from "node:net"
 import { DataDirConfig } from "../schema/DataDir.ts"

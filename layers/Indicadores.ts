@@ -1,4 +1,4 @@
-import { NodeHttpClient } from "@effect/platform-node"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Config, Effect, Layer, Option } from "effect"
 import { IndicadoresHttp } from "../services/connectors/indicadores/IndicadoresHttp.ts"
 import { IndicadoresSimulator } from "../services/upstream/IndicadoresSource.ts"

@@ -1,4 +1,4 @@
-import { NodeHttpClient } from "@effect/platform-node"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Config, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { CHAT_POLICY_DEFAULTS, type ChatEndpoint } from "../services/luna/ChatCompletions.ts"
 import { LunaModelSettings, ModelGatewayHttp } from "../services/luna/ModelGatewayHttp.ts"

@@ -1,5 +1,6 @@
 import { HttpServer } from "@effect/platform"
-import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { Duration } from "effect"
 import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"

@@ -1,4 +1,4 @@
-import { NodeContext } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { SqlClient, type SqlError } from "@effect/sql"
 import { PgMigrator } from "@effect/sql-pg"
 import { Array as Arr, Cause, Data, Effect, Layer, Option, Order, Schema } from "effect"

@@ -1,6 +1,5 @@
 import * as OtlpSerialization from "@effect/opentelemetry/OtlpSerialization"
 import * as OtlpTracer from "@effect/opentelemetry/OtlpTracer"
-import { NodeHttpClient } from "@effect/platform-node"
 import { Config, Duration, Effect, Layer, Option } from "effect"
 
 /** Where spans go, by the OpenTelemetry variables: the traces endpoint wins over the base endpoint (+ /v1/traces). */
@@ -17,6 +16,11 @@ const tracesUrl = (config: Config.Config.Success<typeof TracingConfig>) =>
     () => Option.map(Option.filter(config.endpoint, (url) => url.trim() !== ""), (url) => `${url.trim().replace(/\/+$/, "")}/v1/traces`)
   )
 
+/** The exporter's HTTP client, imported only where spans are exported: a command's start-up does not load undici. */
+const exporterClient = Layer.unwrapEffect(
+  Effect.map(Effect.promise(() => import("@effect/platform-node/NodeHttpClient")), (client) => client.layerUndici)
+)
+
 /**
  * Spans exported in OTLP/JSON over HTTP when OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)
  * is set, as OTEL_SERVICE_NAME (default brein); batched every OTEL_BSP_SCHEDULE_DELAY ms and flushed when the
@@ -29,7 +33,7 @@ export const TracingLive = Layer.unwrapEffect(
       onSome: (url) =>
         OtlpTracer.layer({ url, resource: { serviceName: config.serviceName }, exportInterval: config.exportInterval }).pipe(
           Layer.provide(OtlpSerialization.layerJson),
-          Layer.provide(NodeHttpClient.layerUndici)
+          Layer.provide(exporterClient)
         )
     }))
 )

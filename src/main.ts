@@ -1,5 +1,6 @@
 import { Command } from "@effect/cli"
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect } from "effect"
 import { LoggingLive } from "../layers/Logging.ts"
 import { TracingLive } from "../layers/Tracing.ts"

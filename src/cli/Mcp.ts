@@ -1,52 +1,12 @@
 import { Command } from "@effect/cli"
-import { Config, Context, Effect, Layer, Redacted } from "effect"
-import { AppLive } from "../../layers/App.ts"
-import type { Executor } from "../../services/pipeline/Executor.ts"
-import type { Registry } from "../../services/tools/Registry.ts"
-import { KEY_PREFIX, Workspaces } from "../../services/workspace/Workspaces.ts"
-import { serveMcpStdio } from "../mcp/Stdio.ts"
-import { CommandFailed } from "./Failure.ts"
-import { database, withSettings } from "./Settings.ts"
-import { stdinEnded } from "./StdinEnded.ts"
-import { servesUntilStopped } from "./Stopped.ts"
+import { loaded } from "./Loaded.ts"
+import { database } from "./Settings.ts"
 
-const keyRejected = (message: string) => new CommandFailed({ message, exitCode: 1 })
-
-export class StdioApiKey extends Context.Tag("brein/cli/StdioApiKey")<StdioApiKey, Redacted.Redacted<string>>() {
-  static readonly Live = Layer.effect(
-    StdioApiKey,
-    Config.redacted("BREIN_API_KEY").pipe(
-      Effect.filterOrFail((key) => Redacted.value(key).trim() !== ""),
-      Effect.mapError(() =>
-        keyRejected(`BREIN_API_KEY is not set: create a key with \`brein keys create\` and put it (${KEY_PREFIX}…) in the environment`)
-      )
-    )
-  )
-}
-
-const serveOverStdio = Effect.gen(function* () {
-  yield* servesUntilStopped
-  const key = yield* StdioApiKey
-  const principal = yield* (yield* Workspaces).authenticate(Redacted.value(key)).pipe(
-    Effect.mapError(() => keyRejected("BREIN_API_KEY was not accepted: the key is unknown or revoked"))
-  )
-  yield* serveMcpStdio(principal)
-  yield* Effect.logInfo("serving MCP over stdio").pipe(Effect.annotateLogs({ workspace: principal.workspaceName }))
-  // the stdio transport ends the connection when stdin ends; the process follows it
-  yield* stdinEnded
-}).pipe(Effect.scoped)
-
-/**
- * `brein mcp`: MCP over stdio for the workspace of BREIN_API_KEY. stdout is the wire; logs go to stderr; a key
- * that is missing or refused ends it as every command fails (`brein: …`, exit 1).
- */
-export const mcpStdio = <E>(app: Layer.Layer<Registry | Executor | Workspaces, E>) =>
-  serveOverStdio.pipe(Effect.provide(app), Effect.provide(StdioApiKey.Live))
-
+/** `brein mcp`: MCP over stdio, loaded when it runs (src/cli/McpStdio.ts). */
 export const mcp = Command.make(
   "mcp",
   database,
-  (options) => mcpStdio(AppLive).pipe(withSettings({ BREIN_DATA_DIR: options.dataDir }))
+  (options) => loaded(() => import("./McpStdio.ts"), (stdio) => stdio.runMcp(options))
 ).pipe(
   Command.withDescription("MCP over stdio for the workspace of BREIN_API_KEY (stdout is the wire, logs go to stderr)")
 )

@@ -1,9 +1,8 @@
 import { Command, HelpDoc, Options, ValidationError } from "@effect/cli"
-import { Console, Effect } from "effect"
-import { SeedAllLive } from "../../layers/Mercado.ts"
-import { DirectorySeed } from "../../services/catalog/empresas/DirectorySeed.ts"
+import { Effect } from "effect"
 import { DEFAULT_COMPANIES, DEFAULT_SEED, MAX_COMPANIES } from "../../services/catalog/empresas/Generator.ts"
-import { DEFAULT_AWARDS, MarketSeed, MAX_AWARDS } from "../../services/catalog/mercado/MarketSeed.ts"
+import { DEFAULT_AWARDS, MAX_AWARDS } from "../../services/catalog/mercado/MarketSeed.ts"
+import { loaded } from "./Loaded.ts"
 import { database, databaseSettings } from "./Settings.ts"
 
 const between = (flag: string, max: number) => (n: number) =>
@@ -47,36 +46,12 @@ const seed = Options.text("seed").pipe(
   )
 )
 
-const seconds = (millis: number) => `${(millis / 1000).toFixed(1)} s`
-const n = (count: number) => count.toLocaleString("en-US")
-
-const loadDirectory = (options: { readonly seed: string; readonly companies: number }) =>
-  Effect.gen(function* () {
-    yield* Console.error(`loading the directory: ${n(options.companies)} companies, seed "${options.seed}" (one transaction)…`)
-    const seeded = yield* (yield* DirectorySeed).load(options)
-    yield* Console.log(
-      `loaded ${n(seeded.companies)} companies and ${n(seeded.people)} people (seed "${seeded.seed}") in ${seconds(seeded.millis)}`
-    )
-  })
-
-const loadMercado = (options: { readonly seed: string; readonly awards: number }) =>
-  Effect.gen(function* () {
-    yield* Console.error(`loading Mercado: ${n(options.awards)} awards, seed "${options.seed}" (one transaction)…`)
-    const seeded = yield* (yield* MarketSeed).load(options)
-    yield* Console.log(
-      `loaded Mercado: ${n(seeded.awards)} awards, ${n(seeded.opportunities)} procedures, ${n(seeded.suppliers)} suppliers, ${
-        n(seeded.units)
-      } buying units, ${n(seeded.permits)} permits, ${n(seeded.risks)} risk records (seed "${seeded.seed}") in ${seconds(seeded.millis)}`
-    )
-  })
-
-export const seedCommand = Command.make("seed", { ...database, companies, awards, only, seed }, (options) =>
-  Effect.gen(function* () {
-    const which = options.only._tag === "Some" ? options.only.value : "both"
-    if (which !== "mercado") yield* loadDirectory({ seed: options.seed, companies: options.companies })
-    if (which !== "directory") yield* loadMercado({ seed: options.seed, awards: options.awards })
-  }).pipe(Effect.provide(SeedAllLive), databaseSettings(options))).pipe(
-    Command.withDescription(
-      "Replace the directory of companies and people and the Mercado procurement data set with generated ones (deterministic from --seed)"
-    )
+export const seedCommand = Command.make(
+  "seed",
+  { ...database, companies, awards, only, seed },
+  (options) => loaded(() => import("./SeedRun.ts"), (run) => run.seed(options)).pipe(databaseSettings(options))
+).pipe(
+  Command.withDescription(
+    "Replace the directory of companies and people and the Mercado procurement data set with generated ones (deterministic from --seed)"
   )
+)

@@ -1,5 +1,5 @@
 import { Terminal } from "@effect/platform"
-import { NodeTerminal } from "@effect/platform-node"
+import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
 import { Effect, Exit, Fiber, Layer, Mailbox } from "effect"
 import { CommandFailed } from "./Failure.ts"
 import { stdinEnded } from "./StdinEnded.ts"

@@ -1,5 +1,5 @@
 import { HttpServer, HttpServerError } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { Exit } from "effect"
 import { Cause, Context, Effect, Option, Runtime, Tracer } from "effect"
 import { type IncomingMessage, type Server, type ServerResponse } from "node:http"

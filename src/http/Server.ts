@@ -1,13 +1,6 @@
-import {
-  HttpApiBuilder,
-  HttpApiScalar,
-  HttpApp,
-  HttpRouter,
-  HttpServer,
-  HttpServerRequest,
-  type HttpServerResponse
-} from "@effect/platform"
-import { NodeHttpServer, NodeHttpServerRequest } from "@effect/platform-node"
+import { HttpApiBuilder, HttpApp, HttpRouter, HttpServer, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Effect, Either, Layer, Option } from "effect"
 import { createServer } from "node:http"
 import { BreinApi } from "../../schema/http/Api.ts"
@@ -19,6 +12,7 @@ import { makeMcpRoute } from "../mcp/Http.ts"
 import { AccountLive } from "./Account.ts"
 import { AuthenticationLive } from "./Authentication.ts"
 import { ConnectionsLive } from "./Connections.ts"
+import { DocsLive } from "./Docs.ts"
 import { drainable, HttpDrain, shutdownGrace } from "./Drain.ts"
 import { makeExecuteRoute } from "./Execute.ts"
 import { FORM_BODIES, Gate, isChunked, JSON_BODIES, MAX_BODY_BYTES } from "./Gate.ts"
@@ -86,7 +80,7 @@ export const ApiLive = HttpApiBuilder.api(BreinApi).pipe(
 )
 
 /** The HTTP app: REST API, OpenAPI document and docs page, without a listening socket. */
-export const HttpAppLive = Layer.mergeAll(OpenApiLive, HttpApiScalar.layer({ path: "/docs" }), RefusalsLive).pipe(
+export const HttpAppLive = Layer.mergeAll(OpenApiLive, DocsLive, RefusalsLive).pipe(
   Layer.provideMerge(ApiLive)
 )
 

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Console, Effect, Layer, Logger, LogLevel } from "effect"
 import { execFileSync } from "node:child_process"
 import { DEMO_WORKSPACE, KEY_PREFIX, Workspaces } from "../../../services/workspace/Workspaces.ts"
-import { announceDemo, demoBanner } from "../../../src/cli/Serve.ts"
+import { announceDemo, demoBanner } from "../../../src/cli/ServeApp.ts"
 import { ServicesTest } from "../../support/TestLayers.ts"
 
 /** What the first start wrote to stderr directly and what it logged, on a fresh database. */
