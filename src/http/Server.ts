@@ -11,6 +11,7 @@ import { DispatchStore } from "../../services/sequences/DispatchStore.ts"
 import { makeMcpRoute } from "../mcp/Http.ts"
 import { AccountLive } from "./Account.ts"
 import { AuthenticationLive } from "./Authentication.ts"
+import { answerClientErrors } from "./ClientError.ts"
 import { ConnectionsLive } from "./Connections.ts"
 import { DocsLive } from "./Docs.ts"
 import { drainable, HttpDrain, shutdownGrace } from "./Drain.ts"
@@ -92,7 +93,7 @@ export const listen = (port: number) =>
   Layer.unwrapScoped(Effect.gen(function* () {
     const bridge = yield* makeNodeBridge
     const routes = [yield* makeMcpRoute(bridge), yield* makeExecuteRoute(bridge)]
-    const server = createServer()
+    const server = answerClientErrors(createServer())
     const drain = yield* drainable(server)
     const httpServer = yield* bridge.httpServer(server, routes, { port }).pipe(
       Effect.catchTag("ServeError", (error) => Effect.fail(portUnavailable(port, error.cause)))
