@@ -13,6 +13,16 @@ const none: typeof WitnessFile.Type = {}
 // A data folder may serve many databases over time (tests do): keep the newest few.
 const KEEP = 64
 
+/**
+ * The key is missing from a data folder whose witness shows checkpoints were signed here. A new key would
+ * break every unsubscribe link and CSRF token made from the old one (unless BREIN_UNSUBSCRIBE_KEY and
+ * BREIN_SESSION_KEY are set) and could not vouch for the older checkpoints, so none is made.
+ */
+export const keyLost = (keyFile: string, witnessFile: string) =>
+  `the audit key ${keyFile} is missing, but checkpoints were signed with one in this data folder (${witnessFile}): ` +
+  `restore audit.key from a backup, or set BREIN_AUDIT_KEY to the key used before; a new key would break every unsubscribe ` +
+  `link already sent and could not vouch for the older checkpoints. To start over with a new key, remove ${witnessFile}`
+
 /** The audit key from BREIN_AUDIT_KEY if given, else dir/audit.key; the witness in dir/audit.witness. */
 export const auditKeyIn = (configured: Option.Option<Redacted.Redacted<string>>, dir: string, signs = true) =>
   Layer.effect(
@@ -34,7 +44,15 @@ export const auditKeyIn = (configured: Option.Option<Redacted.Redacted<string>>,
           onSome: (text) => Effect.map(base64Key("BREIN_AUDIT_KEY", text), (key) => Option.some(Redacted.make(key)))
         }))
       )
+      const readAll = fs.exists(witnessFile).pipe(
+        Effect.flatMap((
+          exists
+        ) => (exists ? Effect.flatMap(fs.readFileString(witnessFile), Schema.decode(WitnessFile)) : Effect.succeed(none))),
+        Effect.catchAll((error) => Effect.as(Effect.logWarning("the audit witness file is unreadable", Cause.fail(error)), none))
+      )
       const generate = Effect.gen(function* () {
+        // a witness is written only by a process that signed with a key: the key was here and is lost
+        if (Object.keys(yield* readAll).length > 0) return yield* Effect.dieMessage(keyLost(keyFile, witnessFile))
         yield* fs.makeDirectory(dir, { recursive: true })
         yield* fs.writeFileString(keyFile, randomToken(32, "base64"), { mode: 0o600, flag: "wx" }).pipe(
           Effect.catchTag("SystemError", (e) => (e.reason === "AlreadyExists" ? Effect.void : Effect.fail(e)))
@@ -50,12 +68,6 @@ export const auditKeyIn = (configured: Option.Option<Redacted.Redacted<string>>,
           Effect.map(Option.some),
           Effect.orDie
         )
-      )
-      const readAll = fs.exists(witnessFile).pipe(
-        Effect.flatMap((
-          exists
-        ) => (exists ? Effect.flatMap(fs.readFileString(witnessFile), Schema.decode(WitnessFile)) : Effect.succeed(none))),
-        Effect.catchAll((error) => Effect.as(Effect.logWarning("the audit witness file is unreadable", Cause.fail(error)), none))
       )
       const readWitness = Effect.fn("AuditKey.readWitness")(function* (database: string) {
         const all = yield* readAll
