@@ -1,5 +1,6 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Config, Effect, Option, Schema } from "effect"
+import { isUtf8 } from "node:buffer"
 import type { Readable } from "node:stream"
 import { inputIssue } from "../../schema/Depth.ts"
 import {
@@ -134,11 +135,41 @@ export const shallow = (value: unknown, root: string): Effect.Effect<void, Inval
   return issue === undefined ? Effect.void : Effect.fail(InvalidInput.of([issue]))
 }
 
+/** Where the first byte that is not UTF-8 is: the offset of the sequence it breaks. */
+const firstInvalidByte = (body: Buffer) => {
+  for (let at = 0; at < body.length;) {
+    const lead = body[at]!
+    const length = lead < 0x80
+      ? 1
+      : lead >= 0xc2 && lead <= 0xdf
+      ? 2
+      : lead >= 0xe0 && lead <= 0xef
+      ? 3
+      : lead >= 0xf0 && lead <= 0xf4
+      ? 4
+      : 0
+    if (length === 0 || at + length > body.length || !isUtf8(body.subarray(at, at + length))) return at
+    at += length
+  }
+  return body.length
+}
+
+/**
+ * A body whose bytes are UTF-8, as JSON must be (RFC 8259): any other byte was read as U+FFFD, so a
+ * Latin-1 "Señor" was stored as "Se\uFFFDor" and the client never knew. It is refused, naming the byte.
+ */
+const utf8Body = (body: Buffer): Effect.Effect<Buffer, BadRequest> => {
+  if (isUtf8(body)) return Effect.succeed(body)
+  const at = firstInvalidByte(body)
+  const byte = body[at]
+  const where = byte === undefined
+    ? ""
+    : ` (the character at byte ${at}, which begins 0x${byte.toString(16).toUpperCase().padStart(2, "0")})`
+  return Effect.fail(new BadRequest({ message: `the request body is not UTF-8${where}: send the JSON encoded as UTF-8` }))
+}
+
 export const hasBody = (headers: RequestHeaders) =>
   header(headers, "transfer-encoding") !== undefined || Number(header(headers, "content-length") ?? "0") > 0
-
-export const isChunked = (headers: RequestHeaders) =>
-  header(headers, "transfer-encoding") !== undefined && header(headers, "content-length") === undefined
 
 interface Allowed {
   readonly origins: ReadonlySet<string>
@@ -213,7 +244,10 @@ export class Gate extends Effect.Service<Gate>()("brein/http/Gate", {
       return Effect.void
     }
 
-    /** The body, refused past MAX_BODY_BYTES; a refused body is drained so the refusal reaches the client. */
+    /**
+     * The body, refused past MAX_BODY_BYTES or when it is not UTF-8 (every body the gate admits is JSON or a
+     * form, text); a refused body is drained so the refusal reaches the client.
+     */
     const readBody = (source: Readable) =>
       Effect.async<Buffer, PayloadTooLarge | BadRequest>((resume) => {
         const chunks: Array<Buffer> = []
@@ -232,7 +266,7 @@ export class Gate extends Effect.Service<Gate>()("brein/http/Gate", {
             source.destroy()
           }
         })
-        source.once("end", () => settle(size > MAX_BODY_BYTES ? Effect.fail(tooLarge) : Effect.succeed(Buffer.concat(chunks, size))))
+        source.once("end", () => settle(size > MAX_BODY_BYTES ? Effect.fail(tooLarge) : utf8Body(Buffer.concat(chunks, size))))
         source.once("error", () => settle(Effect.fail(new BadRequest({ message: "the request body could not be read" }))))
       })
 

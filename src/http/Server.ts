@@ -1,7 +1,7 @@
 import { HttpApiBuilder, HttpApp, HttpRouter, HttpServer, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import { Effect, Either, Layer, Option } from "effect"
+import { Effect, Either, Layer } from "effect"
 import { createServer } from "node:http"
 import { BreinApi } from "../../schema/http/Api.ts"
 import { UNSUBSCRIBE_PREFIX } from "../../schema/http/Unsubscribe.ts"
@@ -16,7 +16,7 @@ import { ConnectionsLive } from "./Connections.ts"
 import { DocsLive } from "./Docs.ts"
 import { drainable, HttpDrain, shutdownGrace } from "./Drain.ts"
 import { makeExecuteRoute } from "./Execute.ts"
-import { FORM_BODIES, Gate, isChunked, JSON_BODIES, MAX_BODY_BYTES } from "./Gate.ts"
+import { FORM_BODIES, Gate, hasBody, JSON_BODIES, MAX_BODY_BYTES } from "./Gate.ts"
 import { HealthLive } from "./Health.ts"
 import { HumansLive, SequenceAuthorizationsLive } from "./Humans.ts"
 import { ChatPrincipalLive, HumanSessionLive, KeyOrSessionLive } from "./HumanSession.ts"
@@ -33,7 +33,7 @@ export { MAX_BODY_BYTES }
 const BODY_READERS = ["text", "json", "urlParamsBody", "arrayBuffer", "stream", "multipart", "multipartStream"] as const
 
 /**
- * A chunked body, read through the gate's limit, handed on in memory: the body's readers (and the
+ * A body, read through the gate's limit, handed on in memory: the body's readers (and the
  * headers, with its length instead of transfer-encoding) come from a request built on the buffer,
  * everything else (the Node response the answer is written to, upgrades, the remote address) stays
  * the Node request's. A plain `fromWeb` request has no Node response, and writing the answer failed
@@ -54,7 +54,7 @@ const withBody = (request: HttpServerRequest.HttpServerRequest, body: Buffer): H
   return Object.create(request, descriptors) as HttpServerRequest.HttpServerRequest
 }
 
-/** The gate in front of the REST API: declared size and content type first, chunked bodies read within the limit. */
+/** The gate in front of the REST API: declared size and content type first, then the body read within the limit, as UTF-8. */
 export const gateway = Effect.fn("HttpServer.gateway")(function*<E, R> (app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) {
   const request = yield* HttpServerRequest.HttpServerRequest
   const gate = yield* Gate
@@ -64,7 +64,9 @@ export const gateway = Effect.fn("HttpServer.gateway")(function*<E, R> (app: Eff
   if (Either.isLeft(admitted)) return refuseAt(request.url, admitted.left)
   // on every answer as it is written, the API's encoded errors included (a 503 page as much as a JSON error)
   yield* HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(withRetryAfter(response)))
-  if (!isChunked(request.headers)) return yield* HttpServerRequest.withMaxBodySize(app, Option.some(MAX_BODY_BYTES))
+  // every body is read here, within the limit and checked to be UTF-8 (the gate's reader), and handed on in memory;
+  // a GET or HEAD has no body to hand on (no route reads one, and a request built with one cannot be)
+  if (!hasBody(request.headers) || request.method === "GET" || request.method === "HEAD") return yield* app
   const body = yield* Effect.either(gate.readBody(NodeHttpServerRequest.toIncomingMessage(request)))
   if (Either.isLeft(body)) return refuseAt(request.url, body.left)
   return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, withBody(request, body.right))
