@@ -1,19 +1,24 @@
+import { isUtf8 } from "node:buffer"
 import { Transform, type TransformCallback } from "node:stream"
 
 const NEWLINE = 0x0a
 const newline = Buffer.from([NEWLINE])
 
+/** Why a line was not passed on. */
+export type Refused = "too_long" | "not_utf8"
+
 /**
- * stdin in whole lines of at most `maxBytes` (the newline not counted). A longer line is dropped as it
- * streams in, told once by `onTooLong`, and the lines after it pass as before: the SDK's reader, handed
- * such a line, closed the connection and stopped reading stdin, so its end never came.
+ * stdin in whole lines of at most `maxBytes` (the newline not counted), each UTF-8. A longer line is
+ * dropped as it streams in, told once by `onRefused`, and the lines after it pass as before: the SDK's
+ * reader, handed such a line, closed the connection and stopped reading stdin, so its end never came. A
+ * line that is not UTF-8 is dropped and told too: the SDK would read each bad byte as U+FFFD and run it.
  */
 export class BoundedLines extends Transform {
   private parts: Array<Buffer> = []
   private bytes = 0
   private dropping = false
 
-  constructor(private readonly maxBytes: number, private readonly onTooLong: () => void) {
+  constructor(private readonly maxBytes: number, private readonly onRefused: (why: Refused) => void) {
     super()
   }
 
@@ -23,7 +28,7 @@ export class BoundedLines extends Transform {
       const end = chunk.indexOf(NEWLINE, start)
       this.collect(chunk.subarray(start, end === -1 ? chunk.length : end))
       if (end === -1) break
-      if (!this.dropping) this.push(Buffer.concat([...this.parts, newline]))
+      if (!this.dropping) this.pass(Buffer.concat([...this.parts, newline]))
       this.parts = []
       this.bytes = 0
       this.dropping = false
@@ -32,12 +37,17 @@ export class BoundedLines extends Transform {
     callback()
   }
 
+  private pass(line: Buffer) {
+    if (isUtf8(line)) this.push(line)
+    else this.onRefused("not_utf8")
+  }
+
   private collect(piece: Buffer) {
     if (this.dropping) return
     this.bytes += piece.length
     if (this.bytes <= this.maxBytes) return void this.parts.push(piece)
     this.parts = []
     this.dropping = true
-    this.onTooLong()
+    this.onRefused("too_long")
   }
 }

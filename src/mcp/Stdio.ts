@@ -2,26 +2,31 @@ import { ProtocolErrorCode, STDIO_DEFAULT_MAX_BUFFER_SIZE, type Transport } from
 import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio"
 import { Effect, Runtime } from "effect"
 import type { Principal } from "../../schema/Principal.ts"
-import { BoundedLines } from "./BoundedLines.ts"
+import { BoundedLines, type Refused } from "./BoundedLines.ts"
 import { makeMcpSurface } from "./Surface.ts"
 
 /** The longest message read from stdin, in bytes: the SDK's own bound (10 MiB). */
 export const MAX_LINE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE
 
-const lineTooLong = `Parse error: a line longer than ${MAX_LINE_BYTES} bytes (10 MiB) was skipped unread; the lines after it are served`
+const refusals: Record<Refused, string> = {
+  too_long: `Parse error: a line longer than ${MAX_LINE_BYTES} bytes (10 MiB) was skipped unread; the lines after it are served`,
+  not_utf8:
+    "Parse error: a line that is not UTF-8 was skipped unread (send JSON-RPC messages encoded as UTF-8); the lines after it are served"
+}
 
-const refuseLongLine = Effect.fn("McpStdio.refuseLongLine")(function* (wire: Transport) {
-  yield* Effect.logWarning(`MCP stdio: ${lineTooLong}`)
+const refuseLine = Effect.fn("McpStdio.refuseLine")(function* (wire: Transport, why: Refused) {
+  const message = refusals[why]
+  yield* Effect.logWarning(`MCP stdio: ${message}`)
   // the line was never parsed, so its id is unknown: the error goes without one (JSON-RPC's parse error)
-  yield* Effect.tryPromise(() => wire.send({ jsonrpc: "2.0", error: { code: ProtocolErrorCode.ParseError, message: lineTooLong } })).pipe(
+  yield* Effect.tryPromise(() => wire.send({ jsonrpc: "2.0", error: { code: ProtocolErrorCode.ParseError, message } })).pipe(
     Effect.catchTag("UnknownException", (error) => Effect.logWarning("MCP stdio: the parse error was not written", error.message))
   )
 })
 
-/** The SDK's stdio transport over stdin cut into lines of at most MAX_LINE_BYTES, a longer one refused on the wire. */
+/** The SDK's stdio transport over stdin cut into UTF-8 lines of at most MAX_LINE_BYTES, any other refused on the wire. */
 const boundedStdio = Effect.gen(function* () {
   const runtime = yield* Effect.runtime<never>()
-  const lines = new BoundedLines(MAX_LINE_BYTES, () => Runtime.runFork(runtime)(refuseLongLine(wire)))
+  const lines = new BoundedLines(MAX_LINE_BYTES, (why) => Runtime.runFork(runtime)(refuseLine(wire, why)))
   const wire: Transport = new StdioServerTransport(lines, process.stdout, { maxBufferSize: MAX_LINE_BYTES + 1 })
   return yield* Effect.acquireRelease(
     Effect.sync(() => (process.stdin.pipe(lines), wire)),

@@ -92,6 +92,45 @@ const WireMessage = Schema.parseJson(Schema.Struct({
 }))
 const decodeWire = Schema.decodeUnknown(WireMessage)
 
+/**
+ * `brein mcp` given `first`, then an initialize; stdin stays open until that initialize is answered, then
+ * ends. The first message on the wire is the refusal (a parse error, without an id), the second the reply.
+ */
+const refusedThenServed = (first: Uint8Array) =>
+  Effect.gen(function* () {
+    const databaseUrl = yield* DatabaseUrl
+    const key = yield* issueKey
+    const answered = yield* Deferred.make<void>()
+    const stdin = Stream.make(first, initialize).pipe(
+      Stream.concat(Stream.fromEffect(Deferred.await(answered)).pipe(Stream.drain))
+    )
+    const child = yield* Command.start(
+      Command.make(process.execPath, ...mcpArgs).pipe(
+        Command.workingDirectory(root),
+        Command.env({ DATABASE_URL: databaseUrl, BREIN_API_KEY: key }),
+        Command.stdin(stdin)
+      )
+    )
+    const [messages, stderr, exitCode] = yield* Effect.all([
+      child.stdout.pipe(
+        Stream.decodeText(),
+        Stream.splitLines,
+        Stream.mapEffect(decodeWire),
+        Stream.tap((message) => message.id === 1 ? Deferred.succeed(answered, undefined) : Effect.void),
+        Stream.runCollect
+      ),
+      text(child.stderr),
+      child.exitCode
+    ], { concurrency: "unbounded" })
+    const [refusal, reply, ...rest] = messages
+    assert.strictEqual(refusal?.id, undefined)
+    assert.strictEqual(refusal?.error?.code, -32700)
+    assert.strictEqual(reply?.id, 1)
+    assert.strictEqual(reply?.result?.serverInfo.name, "brein")
+    assert.strictEqual(exitCode, 0)
+    return { refusal, rest, stderr }
+  }).pipe(Effect.scoped)
+
 layer(StdioTest, { excludeTestServices: true, timeout: 60_000 })("brein mcp (stdio)", (it) => {
   it.scoped("lists and calls tools for the key's workspace; only JSON-RPC on stdout, logs on stderr", () =>
     Effect.gen(function* () {
@@ -165,42 +204,25 @@ layer(StdioTest, { excludeTestServices: true, timeout: 60_000 })("brein mcp (std
 
   it.effect("a line over 10 MiB is a parse error on the wire; the next line is served and the end of stdin ends brein mcp", () =>
     Effect.gen(function* () {
-      const databaseUrl = yield* DatabaseUrl
-      const key = yield* issueKey
-      const answered = yield* Deferred.make<void>()
-      // stdin stays open until the initialize after the long line is answered, then ends
-      const stdin = Stream.make(overlong, initialize).pipe(
-        Stream.concat(Stream.fromEffect(Deferred.await(answered)).pipe(Stream.drain))
-      )
-      const child = yield* Command.start(
-        Command.make(process.execPath, ...mcpArgs).pipe(
-          Command.workingDirectory(root),
-          Command.env({ DATABASE_URL: databaseUrl, BREIN_API_KEY: key }),
-          Command.stdin(stdin)
-        )
-      )
-      const [messages, stderr, exitCode] = yield* Effect.all([
-        child.stdout.pipe(
-          Stream.decodeText(),
-          Stream.splitLines,
-          Stream.mapEffect(decodeWire),
-          Stream.tap((message) => message.id === 1 ? Deferred.succeed(answered, undefined) : Effect.void),
-          Stream.runCollect
-        ),
-        text(child.stderr),
-        child.exitCode
-      ], { concurrency: "unbounded" })
-      const [refusal, reply, ...rest] = messages
-      assert.strictEqual(refusal?.id, undefined)
-      assert.strictEqual(refusal?.error?.code, -32700)
+      const { refusal, rest, stderr } = yield* refusedThenServed(overlong)
       assert.include(refusal?.error?.message, `longer than ${MAX_LINE_BYTES} bytes`)
-      assert.strictEqual(reply?.id, 1)
-      assert.strictEqual(reply?.result?.serverInfo.name, "brein")
       assert.deepStrictEqual(rest, [])
-      assert.strictEqual(exitCode, 0)
       assert.include(stderr, "was skipped unread")
       assert.notInclude(stderr, "ReadBuffer")
-    }).pipe(Effect.scoped))
+    }))
+
+  it.effect("a line that is not UTF-8 is a parse error on the wire, not a call with U+FFFD in it; the next line is served", () =>
+    Effect.gen(function* () {
+      // tools/call whose text is right but whose ñ is the one Latin-1 byte 0xF1
+      const latin1 = Buffer.from(
+        `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo.message.reflect","arguments":{"message":"Señor"}}}\n`,
+        "latin1"
+      )
+      const { refusal, rest, stderr } = yield* refusedThenServed(new Uint8Array(latin1))
+      assert.include(refusal?.error?.message, "not UTF-8")
+      assert.deepStrictEqual(rest, [], "the call never ran: no answer to id 7")
+      assert.include(stderr, "a line that is not UTF-8 was skipped unread")
+    }))
 
   it.effect("stdin that ends inside a line over 10 MiB ends brein mcp (exit code 0)", () =>
     Effect.gen(function* () {
