@@ -87,7 +87,9 @@ describe("audit writers", () => {
         ))
         const waiting = (n: number) =>
           waitUntil(
-            sql<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO audit_log%'`,
+            sql<
+              { pid: number }
+            >`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO audit_log%'`,
             (rows) => rows.length >= n,
             { what: `${n} writers waiting` }
           )
@@ -119,7 +121,7 @@ describe("audit writers", () => {
         rows.length > 0, { what: "the table lock" })
       const first = yield* Effect.fork(log.record(entry("ws_first")))
       yield* waitUntil(
-        sql`SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO audit_log%'`,
+        sql`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO audit_log%'`,
         (rows) =>
           rows.length > 0,
         { what: "the writer waiting on the lock" }
