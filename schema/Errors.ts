@@ -240,6 +240,11 @@ export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()
     message: "the database is unreachable or restarting; nothing was changed by this request: try again shortly",
     retryAfterSeconds: 2
   })
+  /** The server is stopping: it answers nothing more (another instance, or this one restarted, will). */
+  static readonly stopping = new ServiceUnavailable({
+    message: "the server is stopping; nothing was changed by this request: try again shortly",
+    retryAfterSeconds: 2
+  })
   /** The server's credentials key cannot be used (missing beside sealed credentials, or not a key): its operator must fix it. */
   static readonly credentialsKey = new ServiceUnavailable({
     message:

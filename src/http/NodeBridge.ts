@@ -192,30 +192,45 @@ export const makeNodeBridge = Effect.gen(function* () {
   }
 
   /** Routes first, by method and path; everything else to `fallback`. */
-  const dispatch = (routes: ReadonlyArray<Route>, fallback: () => NodeHandler): NodeHandler => (request, response) => {
+  const dispatch = (routes: ReadonlyArray<Route>, fallback: NodeHandler): NodeHandler => (request, response) => {
     const method = request.method ?? "GET"
     const path = pathOf(request.url ?? "/")
     for (const route of routes) if (route.matches(method, path)) return serve(route, request, response, method, path)
-    fallback()(request, response)
+    fallback(request, response)
   }
 
   /**
    * The Effect `HttpServer` on `server`, listening on `options`: the app it is given to serve is the
-   * dispatcher's fallback. Until it is given one, requests answer 503.
+   * dispatcher's fallback. The socket listens before that app is built (the layer that builds it needs
+   * the server, and the server's address is known by then), so a request for the app that comes first
+   * (a health check polling a server that is starting) waits for it, rather than being refused with an
+   * error that is not the case. Once the app is taken down (a stop), or if it never comes, such a
+   * request is answered 503 ServiceUnavailable, saying the server is stopping.
    */
   const httpServer = Effect.fn("NodeBridge.httpServer")(function* (server: Server, routes: ReadonlyArray<Route>, options: ListenOptions) {
-    const notYet: NodeHandler = (_, response) => writeJson(response, jsonReply(errorAnswer(ServiceUnavailable.database)))
-    let app = notYet
+    const stopped: NodeHandler = (_, response) => writeJson(response, jsonReply(errorAnswer(ServiceUnavailable.stopping)))
+    const waiting: Array<readonly [IncomingMessage, ServerResponse]> = []
+    const starting: NodeHandler = (request, response) => void waiting.push([request, response])
+    let app = starting
+    /** From now on `handler` answers what the app would; the requests that waited for it first. */
+    const answerWith = (handler: NodeHandler) => {
+      app = handler
+      for (const [request, response] of waiting.splice(0)) handler(request, response)
+    }
     const listening = yield* NodeHttpServer.make(() => server, options)
-    server.on("request", dispatch(routes, () => app))
+    // run before the server closes (finalizers run last first): no request is left without an answer
+    yield* Effect.addFinalizer(() => Effect.sync(() => answerWith(stopped)))
+    server.on("request", dispatch(routes, (request, response) => app(request, response)))
     return HttpServer.make({
       address: listening.address,
       serve: (httpApp, middleware) =>
         Effect.gen(function* () {
-          app = middleware === undefined
-            ? yield* NodeHttpServer.makeHandler(httpApp)
-            : yield* NodeHttpServer.makeHandler(httpApp, middleware)
-          yield* Effect.addFinalizer(() => Effect.sync(() => void (app = notYet)))
+          answerWith(
+            middleware === undefined
+              ? yield* NodeHttpServer.makeHandler(httpApp)
+              : yield* NodeHttpServer.makeHandler(httpApp, middleware)
+          )
+          yield* Effect.addFinalizer(() => Effect.sync(() => answerWith(stopped)))
         })
     })
   })
