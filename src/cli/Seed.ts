@@ -1,7 +1,6 @@
 import { Command, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { Effect } from "effect"
-import { DEFAULT_COMPANIES, DEFAULT_SEED, MAX_COMPANIES } from "../../services/catalog/empresas/Generator.ts"
-import { DEFAULT_AWARDS, MAX_AWARDS } from "../../services/catalog/mercado/MarketSeed.ts"
+import { DEFAULT_AWARDS, DEFAULT_COMPANIES, DEFAULT_SEED, MAX_AWARDS, MAX_COMPANIES } from "../../schema/catalog/SeedSizes.ts"
 import { loaded } from "./Loaded.ts"
 import { database, databaseSettings } from "./Settings.ts"
 

@@ -8,10 +8,7 @@ import { rutFromBody } from "../../../schema/upstream/Rut.ts"
 import { hashSeed, makePrng, type NonEmpty, type Prng } from "../../upstream/Prng.ts"
 import { FIRST_NAMES, INDUSTRY_WORDS, LAST_NAMES, LEGAL_SUFFIX, MORE_CITIES, MX_AREA, NAME_WORDS, ROLES } from "./Names.ts"
 
-export const DEFAULT_SEED = "brein"
-export const DEFAULT_COMPANIES = 20_000
-/** RUT bodies and RFC (date, homoclave) pairs are drawn without repetition up to this many companies. */
-export const MAX_COMPANIES = 1_500_000
+export { DEFAULT_COMPANIES, DEFAULT_SEED, MAX_COMPANIES } from "../../../schema/catalog/SeedSizes.ts"
 
 const RUT_FIRST = 76_000_000
 const RUT_SPAN = 3_000_000

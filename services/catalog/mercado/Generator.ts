@@ -5,9 +5,7 @@ import { type Market, procedureAt } from "./Procedures.ts"
 import type { AwardRow, MarketBatch, OpportunityRow, PermitRow, RiskRow, SupplierRow, SupplierSize } from "./Rows.ts"
 import { buildUnits } from "./Units.ts"
 
-export const DEFAULT_MARKET_SEED = "brein"
-export const DEFAULT_AWARDS = 200_000
-export const MAX_AWARDS = 5_000_000
+export { DEFAULT_AWARDS, DEFAULT_MARKET_SEED, MAX_AWARDS } from "../../../schema/catalog/SeedSizes.ts"
 
 /** How many of each the data set of `awards` contracts holds beside them. */
 export const marketSizes = (awards: number) => {
