@@ -77,7 +77,12 @@ const decodes = (path: string) => Either.isRight(Either.try(() => decodeURICompo
 const noRoute = (method: string, url: string) => {
   const path = url.split("?")[0] ?? url
   const refuse = (error: GateError) => refuseAt(path, error)
-  const allowed = [...new Set(routes.filter((route) => route.pattern.test(path)).map((route) => route.method))]
+  // a route that answers GET answers HEAD too (the router serves it), so both are said
+  const allowed = [
+    ...new Set(
+      routes.filter((route) => route.pattern.test(path)).flatMap((route) => route.method === "GET" ? ["GET", "HEAD"] : [route.method])
+    )
+  ]
   // the router matches no parameter longer than any id (MAX_PATH_PARAM) nor one it cannot decode: nothing is there
   if (allowed.includes(method)) {
     const why = decodes(path)

@@ -156,8 +156,11 @@ layer(GatedTest, { excludeTestServices: true })("one gate for REST and /mcp", (i
       assert.deepInclude(yield* errorBody(missing), { _tag: "RouteNotFound", message: "no route GET /api/v1/nope" })
       const wrong = yield* raw({ method: "DELETE", path: "/api/v1/tools" })
       assert.strictEqual(wrong.status, 405)
-      assert.strictEqual(wrong.headers["allow"], "GET")
-      assert.deepInclude(yield* errorBody(wrong), { _tag: "MethodNotAllowed", allowed: ["GET"] })
+      assert.strictEqual(wrong.headers["allow"], "GET, HEAD")
+      assert.deepInclude(yield* errorBody(wrong), { _tag: "MethodNotAllowed", allowed: ["GET", "HEAD"] })
+      // HEAD is answered where GET is, as the header says
+      const head = yield* raw({ method: "HEAD", path: "/api/v1/tools" })
+      assert.strictEqual(head.status, 200)
       const put = yield* raw({ method: "PUT", path: "/api/v1/tools/echo.message.reflect/execute" })
       assert.deepInclude(yield* errorBody(put), { _tag: "MethodNotAllowed", allowed: ["POST"] })
       for (const method of ["GET", "DELETE"]) {
