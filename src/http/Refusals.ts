@@ -49,6 +49,7 @@ export const refuseAt = (url: string, error: GateError) => {
   return HttpServerResponse.text(PAGES[error._tag], { status: answer.status, headers: answer.headers, contentType: HTML })
 }
 
+// The routes the API app serves (/mcp is the Node bridge's, which answers every method there itself).
 interface Route {
   readonly method: string
   readonly pattern: RegExp
@@ -60,10 +61,7 @@ const patternOf = (path: string) =>
 const routes: ReadonlyArray<Route> = (() => {
   const found: Array<Route> = [
     { method: "GET", pattern: patternOf("/openapi.json") },
-    { method: "GET", pattern: patternOf("/docs") },
-    { method: "GET", pattern: patternOf("/mcp") },
-    { method: "POST", pattern: patternOf("/mcp") },
-    { method: "DELETE", pattern: patternOf("/mcp") }
+    { method: "GET", pattern: patternOf("/docs") }
   ]
   HttpApi.reflect(BreinApi, {
     onGroup: () => undefined,

@@ -307,18 +307,17 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
       assert.include(unknown.stderr, `no workspace named "nobody-here" (brein workspaces list shows them)`)
     }), { timeout: 60_000 })
 
-  // /health on `port` once it answers 200, asked again while the server runs (until it listens). These tests are
-  // about the port: any other answer is asked again, and what the server wrote is logged when it never answers 200.
-  // (A 503 seen here once came from requests answered before the server's app was built; they now wait for it.)
+  // /health's first answer on `port`, asked again only while nothing listens there and the server runs. The first
+  // answer must be 200: a request that comes while the server starts waits for its app (NodeBridge); a 503 here was
+  // once a start-up read as an outage. What the server wrote is logged when no answer comes.
   const healthOn = (port: number, server: Fiber.RuntimeFiber<Run, unknown>) =>
     Effect.tryPromise(() => fetch(`http://127.0.0.1:${port}/health`)).pipe(
-      Effect.filterOrFail((response) => response.status === 200, (response) => new Error(`/health answered ${response.status}`)),
       Effect.retry({
         schedule: Schedule.spaced("200 millis"),
         times: 200,
         while: () => Effect.map(server.poll, (exit) => exit._tag === "None")
       }),
-      Effect.onError((cause) => Effect.flatMap(server.poll, (exit) => Effect.logError("no 200 from /health", cause, exit)))
+      Effect.onError((cause) => Effect.flatMap(server.poll, (exit) => Effect.logError("no answer from /health", cause, exit)))
     )
 
   it.effect("serve --port listens on that port, over the environment's PORT", () =>

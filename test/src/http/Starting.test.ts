@@ -54,9 +54,10 @@ layer(Gate.Default.pipe(Layer.provideMerge(ServicesTest)), { excludeTestServices
       assert.deepStrictEqual(yield* get(port, "/health"), { status: 503, retryAfter: "2", body: stopping })
     }))
 
-  it.effect("a request still waiting for an app when the server stops is answered 503, not left open", () =>
+  it.scoped("a request still waiting for an app when the server stops is answered 503, not left open", () =>
     Effect.gen(function* () {
-      const scope = yield* Scope.make()
+      // closed by the test to stop the server, and by the test's scope if an assertion fails before that
+      const scope = yield* Effect.acquireRelease(Scope.make(), (scope) => Scope.close(scope, Exit.void))
       const { port, received } = yield* listening(scope)
       const answer = yield* Effect.fork(get(port, "/health"))
       yield* Queue.take(received)
