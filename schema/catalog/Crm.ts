@@ -65,6 +65,9 @@ export const SaveItem = Schema.Struct({
   changed: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }).annotations({
     description: "The CRM properties this call wrote"
   }),
+  linked_company: Schema.optionalWith(CrmId, { exact: true }).annotations({
+    description: "The CRM company (its crm_id) this call linked the person to; absent when the link was already there"
+  }),
   error: Schema.optionalWith(Schema.String, { exact: true }).annotations({ description: "Why the CRM refused this record" })
 })
 export type SaveItem = typeof SaveItem.Type

@@ -86,6 +86,28 @@ export const BatchResponse = Schema.Struct({
 })
 export type BatchResponse = typeof BatchResponse.Type
 
+/** HubSpot's v4 batch read of associations (`POST /crm/v4/associations/{from}/{to}/batch/read`): the objects asked about. */
+export const AssociationsReadRequest = Schema.Struct({ inputs: Schema.Array(Schema.Struct({ id: Schema.String })) })
+export type AssociationsReadRequest = typeof AssociationsReadRequest.Type
+
+/** The object each input is linked to; an input linked to nothing has no result (HubSpot names it in `errors`). */
+export const AssociationsReadResponse = Schema.Struct({
+  status: Schema.Literal("PENDING", "PROCESSING", "CANCELED", "COMPLETE"),
+  results: Schema.Array(Schema.Struct({
+    from: Schema.Struct({ id: Schema.String }),
+    to: Schema.Array(Schema.Struct({
+      toObjectId: Schema.Union(Schema.Number, Schema.String),
+      associationTypes: Schema.Array(Schema.Struct({
+        category: Schema.String,
+        typeId: Schema.Int,
+        label: Schema.optional(Schema.NullOr(Schema.String))
+      }))
+    }))
+  })),
+  errors: Schema.optional(Schema.Array(BatchError))
+})
+export type AssociationsReadResponse = typeof AssociationsReadResponse.Type
+
 /** HubSpot's error body: 400, 401, 404, 429, 5xx. */
 export const ErrorBody = Schema.Struct({
   status: Schema.Literal("error"),
@@ -97,5 +119,15 @@ export const ErrorBody = Schema.Struct({
 })
 export type ErrorBody = typeof ErrorBody.Type
 
-/** HubSpot's documented ceilings: 100 inputs per batch, 100 values per IN, 5 groups of 6 filters, 200 results a page. */
-export const CRM_LIMITS = { batchInputs: 100, inValues: 100, filterGroups: 5, filtersPerGroup: 6, pageSize: 200 } as const
+/**
+ * HubSpot's documented ceilings: 100 inputs per batch, 100 values per IN, 5 groups of 6 filters, 200 results a page,
+ * 1,000 inputs per batch read of associations.
+ */
+export const CRM_LIMITS = {
+  batchInputs: 100,
+  inValues: 100,
+  filterGroups: 5,
+  filtersPerGroup: 6,
+  pageSize: 200,
+  associationInputs: 1000
+} as const

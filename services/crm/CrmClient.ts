@@ -2,6 +2,7 @@ import { HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platf
 import { Array as Arr, Context, Data, Duration, Effect, Option, type Redacted, Schedule, Schema } from "effect"
 import { CrmRejected, CrmUnavailable } from "../../schema/crm/Errors.ts"
 import {
+  AssociationsReadResponse,
   BatchResponse,
   CRM_LIMITS,
   CrmObject,
@@ -124,7 +125,10 @@ export const surfaced = (error: CrmCallFailed): CrmUnavailable | CrmRejected => 
   }
 }
 
-/** HubSpot's CRM v3 objects API over HttpClient: search, batch upsert and read, each retried by the schedules above. */
+/**
+ * HubSpot's CRM v3 objects API over HttpClient (search, batch upsert and read) and the v4 read of a contact's companies,
+ * each retried by the schedules above.
+ */
 export class CrmClient extends Effect.Service<CrmClient>()("brein/crm/CrmClient", {
   effect: Effect.gen(function* () {
     const settings = yield* CrmSettings
@@ -205,6 +209,18 @@ export class CrmClient extends Effect.Service<CrmClient>()("brein/crm/CrmClient"
       )
     })
 
-    return { search, searchIn, batchUpsert, get }
+    /** The companies each of `contactIds` is linked to (v4 batch read): a contact linked to none is absent. */
+    const companiesOf = Effect.fn("CrmClient.companiesOf")(function* (workspaceId: string, contactIds: ReadonlyArray<string>) {
+      const linked = new Map<string, ReadonlySet<string>>()
+      for (const chunk of Arr.chunksOf(Arr.dedupe(contactIds), CRM_LIMITS.associationInputs)) {
+        const request = HttpClientRequest.post("/crm/v4/associations/contacts/companies/batch/read")
+        const body = HttpClientRequest.bodyUnsafeJson(request, { inputs: chunk.map((id) => ({ id })) })
+        const response = yield* call(workspaceId, body, answer(AssociationsReadResponse))
+        for (const result of response.results) linked.set(result.from.id, new Set(result.to.map((to) => String(to.toObjectId))))
+      }
+      return linked as ReadonlyMap<string, ReadonlySet<string>>
+    })
+
+    return { search, searchIn, batchUpsert, get, companiesOf }
   })
 }) {}

@@ -19,7 +19,8 @@ interface Planned {
   readonly id: string
   readonly desired: Record<string, string>
   readonly existing: CrmObject | undefined
-  readonly companyCrmId?: string
+  /** The CRM company to link the person to: it is in the CRM and the person is not linked to it yet. */
+  readonly linkTo?: string
 }
 
 /** Upserts the records that would change (in batches of 100) and says what became of each: none is left out. */
@@ -29,10 +30,10 @@ const save = Effect.fn("CrmTools.saveBatch")(function* (workspaceId: string, typ
   const toSend: Array<{ readonly plan: Planned; readonly changed: ReadonlyArray<string>; readonly input: UpsertInput }> = []
   for (const plan of planned) {
     const changed = changedProperties(plan.desired, plan.existing?.properties)
-    if (plan.existing !== undefined && changed.length === 0) {
+    if (plan.existing !== undefined && changed.length === 0 && plan.linkTo === undefined) {
       outcome.set(plan.id, { id: plan.id, status: "unchanged", crm_id: plan.existing.id, crm_ref: crmRef(type, plan.existing.id) })
     } else {
-      toSend.push({ plan, changed, input: upsertInput(plan.desired, plan.companyCrmId) })
+      toSend.push({ plan, changed, input: upsertInput(plan.desired, plan.linkTo) })
     }
   }
   for (const batch of Arr.chunksOf(toSend, CRM_LIMITS.batchInputs)) {
@@ -49,7 +50,8 @@ const save = Effect.fn("CrmTools.saveBatch")(function* (workspaceId: string, typ
             status: result.new ? "created" : "updated",
             crm_id: result.id,
             crm_ref: crmRef(type, result.id),
-            changed
+            changed,
+            ...(plan.linkTo === undefined ? {} : { linked_company: plan.linkTo })
           }
           : { id: plan.id, status: "failed", error: error?.message ?? "the CRM did not report this record: save it again" }
       )
@@ -77,16 +79,26 @@ export const crmSave = Effect.fn("CrmTools.save")(function* (input: CrmRecordsIn
     yield* crm.searchIn(workspaceId, "contacts", "brein_id", records.people.map((p) => p.id), CONTACT_PROPERTIES),
     "brein_id"
   )
+  // Whether a saved person is linked to their company is not among their properties: read it for those it could concern.
+  const inCrm = records.people.flatMap((p) => {
+    const existing = existingPeople.get(p.id.toLowerCase())
+    return existing === undefined || companyCrmId(p.companyId) === undefined ? [] : [existing.id]
+  })
+  const linked = inCrm.length === 0 ? new Map<string, ReadonlySet<string>>() : yield* crm.companiesOf(workspaceId, inCrm)
   const people = yield* save(
     workspaceId,
     "contacts",
     records.people.map((p) => {
       const company = companyCrmId(p.companyId)
+      const existing = existingPeople.get(p.id.toLowerCase())
+      const linkTo = company === undefined || (existing !== undefined && linked.get(existing.id)?.has(company) === true)
+        ? undefined
+        : company
       return {
         id: p.id,
         desired: contactProperties(p, records.companyById.get(p.companyId), records.emails.get(p.id)),
-        existing: existingPeople.get(p.id.toLowerCase()),
-        ...(company === undefined ? {} : { companyCrmId: company })
+        existing,
+        ...(linkTo === undefined ? {} : { linkTo })
       }
     })
   )

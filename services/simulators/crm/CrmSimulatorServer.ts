@@ -1,6 +1,7 @@
 import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Clock, Context, Data, Effect, Layer, Option, type Redacted, Ref, Schema } from "effect"
 import {
+  AssociationsReadRequest,
   BatchUpsertRequest,
   CRM_LIMITS,
   CrmObjectType,
@@ -206,10 +207,50 @@ export const makeCrmSimulator = Effect.fn("CrmSimulatorServer.make")(function* (
     })
   )
 
+  // v4: what each input is linked to. HubSpot answers an input linked to nothing in `errors` (207); so does this.
+  const associations = guarded((portal, type) =>
+    Effect.gen(function* () {
+      const toType = ObjectTypeParam((yield* HttpRouter.params).toObjectType)
+      if (Option.isNone(toType)) return yield* error(404, { message: "Unable to infer object type", category: "OBJECT_NOT_FOUND" })
+      const body = yield* Effect.option(HttpServerRequest.schemaBodyJson(AssociationsReadRequest))
+      if (Option.isNone(body)) return yield* invalid("Invalid input JSON: a batch read takes inputs of id")
+      const inputs = body.value.inputs
+      if (inputs.length === 0 || inputs.length > CRM_LIMITS.associationInputs) {
+        return yield* invalid(`a batch read takes 1 to ${CRM_LIMITS.associationInputs} inputs, not ${inputs.length}`)
+      }
+      const startedAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+      const linked = yield* store.associated(portal, type, inputs.map((input) => input.id), toType.value)
+      const results = inputs.flatMap((input) => {
+        const links = linked.get(input.id)
+        return links === undefined ? [] : [{
+          from: { id: input.id },
+          to: links.map((link) => ({
+            toObjectId: Number(link.toId),
+            associationTypes: [{ category: "HUBSPOT_DEFINED", typeId: link.typeId, label: link.typeId === 1 ? "Primary" : null }]
+          }))
+        }]
+      })
+      const errors = inputs.filter((input) => !linked.has(input.id)).map((input) => ({
+        status: "error" as const,
+        category: "OBJECT_NOT_FOUND",
+        message: `No ${toType.value} is associated with ${type} ${input.id}.`,
+        context: { fromObjectId: [input.id] }
+      }))
+      return HttpServerResponse.unsafeJson({
+        status: "COMPLETE",
+        results,
+        ...(errors.length > 0 ? { numErrors: errors.length, errors } : {}),
+        startedAt,
+        completedAt: new Date(yield* Clock.currentTimeMillis).toISOString()
+      }, { status: errors.length > 0 ? 207 : 200 })
+    })
+  )
+
   const router = HttpRouter.empty.pipe(
     HttpRouter.post("/crm/v3/objects/:objectType/search", search),
     HttpRouter.post("/crm/v3/objects/:objectType/batch/upsert", upsert),
-    HttpRouter.get("/crm/v3/objects/:objectType/:objectId", get)
+    HttpRouter.get("/crm/v3/objects/:objectType/:objectId", get),
+    HttpRouter.post("/crm/v4/associations/:objectType/:toObjectType/batch/read", associations)
   )
 
   const control = CrmSimulatorControl.of({
@@ -222,7 +263,10 @@ export const makeCrmSimulator = Effect.fn("CrmSimulatorServer.make")(function* (
 })
 
 export const CrmSimulatorServer = {
-  /** Serves HubSpot's CRM v3 search, batch upsert and read for companies and contacts on the provided HttpServer. */
+  /**
+   * Serves HubSpot's CRM v3 search, batch upsert and read for companies and contacts, and the v4 batch read of their
+   * associations, on the provided HttpServer.
+   */
   layer: (
     options: CrmSimulatorOptions
   ): Layer.Layer<CrmSimulatorControl, never, HttpServer.HttpServer | CrmSimulatorStore> =>

@@ -164,6 +164,22 @@ export class CrmSimulatorStore extends Effect.Service<CrmSimulatorStore>()("brei
       Effect.orDie
     )
 
+    /** What each of `ids` (of `type`) is linked to among `toType`, by id; an id linked to nothing is absent. */
+    const associated = Effect.fn("CrmSimulatorStore.associated")(
+      function* (portal: string, type: CrmObjectType, ids: ReadonlyArray<string>, toType: CrmObjectType) {
+        const numeric = ids.filter((id) => /^\d{1,18}$/.test(id))
+        if (numeric.length === 0) return new Map<string, ReadonlyArray<{ readonly toId: string; readonly typeId: number }>>()
+        const links = yield* sql<{ fromId: string; toId: string; typeId: number }>`
+          SELECT from_id::text AS from_id, to_id::text AS to_id, type_id FROM crm_sim_associations
+          WHERE portal_id = ${portal} AND from_type = ${type} AND to_type = ${toType} AND from_id = ANY(${numeric}::bigint[])
+          ORDER BY from_id, to_id`
+        const byFrom = new Map<string, Array<{ readonly toId: string; readonly typeId: number }>>()
+        for (const link of links) byFrom.set(link.fromId, [...(byFrom.get(link.fromId) ?? []), { toId: link.toId, typeId: link.typeId }])
+        return byFrom as ReadonlyMap<string, ReadonlyArray<{ readonly toId: string; readonly typeId: number }>>
+      },
+      Effect.orDie
+    )
+
     /** How many objects of a type a portal holds (tests and the README's walkthrough). */
     const count = Effect.fn("CrmSimulatorStore.count")(
       function* (portal: string, type: CrmObjectType) {
@@ -175,6 +191,6 @@ export class CrmSimulatorStore extends Effect.Service<CrmSimulatorStore>()("brei
       Effect.orDie
     )
 
-    return { search, get, upsert, count }
+    return { search, get, upsert, associated, count }
   })
 }) {}

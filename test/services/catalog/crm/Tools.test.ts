@@ -126,6 +126,35 @@ layer(Services)("crm tools over the CRM simulator", (it) => {
       assert.strictEqual(first.response.warnings?.length, 1, "saved without email: not revealed")
     }))
 
+  it.effect("save: a person saved before their company is linked to it when saved again after the company, then unchanged", () =>
+    Effect.gen(function* () {
+      const { principal } = yield* issuePrincipal("free")
+      const acme = yield* insertCompany()
+      const ana = yield* insertPerson(acme.id)
+      const alone = yield* save(principal, { person_ids: [ana] })
+      assert.deepStrictEqual(alone.data.people.map((p) => [p.status, p.linked_company]), [["created", undefined]])
+      assert.deepStrictEqual(alone.response.next_actions?.map((a) => [a.tool, a.input]), [["crm_save", { company_ids: [acme.id] }]])
+      const company = yield* save(principal, { company_ids: [acme.id] })
+      const companyId = company.data.companies[0]?.crm_id
+      const contactId = alone.data.people[0]?.crm_id ?? ""
+      assert.deepStrictEqual(yield* linksOf(contactId), [])
+
+      const again = yield* save(principal, { person_ids: [ana] })
+      assert.deepStrictEqual(again.data.people.map((p) => [p.status, p.crm_id, p.changed, p.linked_company]), [[
+        "updated",
+        contactId,
+        [],
+        companyId
+      ]])
+      assert.deepStrictEqual(again.data.counts, { created: 0, updated: 1, unchanged: 0, failed: 0, not_found: 0 })
+      assert.strictEqual(again.response.next_actions, undefined)
+      assert.deepStrictEqual(yield* linksOf(contactId), [companyId])
+
+      const third = yield* save(principal, { company_ids: [acme.id], person_ids: [ana] })
+      assert.deepStrictEqual(third.data.counts, { created: 0, updated: 0, unchanged: 2, failed: 0, not_found: 0 })
+      assert.deepStrictEqual(yield* linksOf(contactId), [companyId])
+    }))
+
   it.effect("save: a record the CRM refuses is reported failed beside the saved ones; only revealed emails are sent", () =>
     Effect.gen(function* () {
       const { principal } = yield* issuePrincipal("free")
@@ -169,4 +198,16 @@ const companyName = (id: string) =>
   Effect.flatMap(
     SqlClient.SqlClient,
     (sql) => Effect.map(sql<{ tradeName: string }>`SELECT trade_name FROM companies WHERE id = ${id}`, (rows) => rows[0]?.tradeName ?? null)
+  )
+
+/** The companies the simulator holds a contact linked to, read from its own table. */
+const linksOf = (contactId: string) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      Effect.map(
+        sql<{ toId: string }>`SELECT to_id::text AS to_id FROM crm_sim_associations
+          WHERE from_type = 'contacts' AND from_id = ${contactId}::bigint AND to_type = 'companies' ORDER BY to_id`,
+        (rows) => rows.map((row) => row.toId)
+      )
   )
