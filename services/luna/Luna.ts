@@ -1,10 +1,11 @@
-import { Cause, Effect, Stream } from "effect"
+import { Cause, Duration, Effect, Exit, Option, Schedule, Scope, Stream } from "effect"
 import { isTurnEnd, type LunaEvent } from "../../schema/luna/Events.ts"
 import { TurnInProgress } from "../../schema/luna/Session.ts"
 import type { Stage } from "../../schema/tools/Definition.ts"
 import { Boards } from "../catalog/Boards.ts"
 import { newId } from "../Ids.ts"
 import { Executor } from "../pipeline/Executor.ts"
+import { SessionLock } from "../sync/SessionLock.ts"
 import { Registry } from "../tools/Registry.ts"
 import { beltOf } from "./Belts.ts"
 import { boardItemsOf } from "./BoardItems.ts"
@@ -16,10 +17,16 @@ import { runTurn, type TurnContext } from "./Turn.ts"
 import { type CitableResult, historyOf, resultsOf, systemMessage } from "./TurnInput.ts"
 import { type Owner, type TurnPlace, WorkSessions } from "./WorkSessions.ts"
 
+/** A session's turn lease: held by the running turn (named by its id) in whichever process runs it. */
+const TURN_LEASE = "luna:turn:"
+const STOPPED = "the service stopped during the turn; effects already executed are not undone"
+
 /**
  * Luna: runs a session's turns over the shared registry and executor. A turn runs in the service's
  * own scope, so it finishes (and its log is complete) even when the client that started it goes away;
- * clients read the turn from the log.
+ * clients read the turn from the log. One turn at a time per session across every process: a turn holds
+ * the session's lease (SessionLock) while it runs. A turn whose process died (its lease ran out) is
+ * ended in the log as failed by whichever process next takes the lease: the next message, or the sweep.
  */
 export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
   scoped: Effect.gen(function* () {
@@ -29,7 +36,7 @@ export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
     const sessions = yield* WorkSessions
     const boards = yield* Boards
     const scope = yield* Effect.scope
-    const running = new Map<string, string>()
+    const lock = yield* SessionLock
 
     const emitter = (sessionId: string, place: TurnPlace): Emit => (bodies) => Effect.asVoid(sessions.append(sessionId, place, bodies))
 
@@ -92,21 +99,48 @@ export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
     const failTurn = (sessionId: string, place: TurnPlace, tag: string, message: string) =>
       sessions.append(sessionId, place, [{ type: "turn.failed", error: { tag, message } }]).pipe(Effect.ignore)
 
+    /** Ends as failed the session's turns that never ended: called holding its lease, so none of them is running. */
+    const settle = Effect.fn("Luna.settle")(function* (sessionId: string) {
+      for (const place of yield* sessions.unended(sessionId)) {
+        yield* Effect.logWarning("a Luna turn was cut off by a stop of its process: it is ended as failed").pipe(
+          Effect.annotateLogs({ sessionId, turnId: place.turnId })
+        )
+        yield* failTurn(sessionId, place, "Interrupted", STOPPED)
+      }
+    })
+
+    /** The sessions whose turn lease ran out unreleased (their process died mid-turn): each taken, settled and let go. */
+    const sweep = Effect.fn("Luna.sweep")(function* () {
+      for (const key of yield* lock.expired(TURN_LEASE)) {
+        yield* Effect.scoped(
+          Effect.flatMap(lock.tryAcquire(key), (lease) => Option.isSome(lease) ? settle(key.slice(TURN_LEASE.length)) : Effect.void)
+        )
+      }
+    })
+    yield* Effect.forkScoped(
+      sweep().pipe(
+        Effect.catchAllCause((cause) => Effect.logWarning("the sweep of cut-off Luna turns failed; it runs again", cause)),
+        Effect.repeat(Schedule.spaced(Duration.max(lock.ttl, Duration.seconds(1))))
+      )
+    )
+
     /** Starts a turn: writes its first events and runs it in the background. Answers where the turn's events start. */
     const start = Effect.fn("Luna.start")(function* (who: Owner, sessionId: string, text: string) {
       yield* sessions.get(who, sessionId)
       yield* gateway.ready
       const turnId = yield* newId("turn")
-      // checked and taken in one step: two messages at once cannot both start a turn
-      const busy = yield* Effect.sync(() => {
-        const current = running.get(sessionId)
-        if (current === undefined) running.set(sessionId, turnId)
-        return current
-      })
-      if (busy !== undefined) {
+      // The session's lease, taken in one statement: two messages at once, to any process, cannot both start a
+      // turn. It lives in the turn's own scope, closed when the turn ends.
+      const turnScope = yield* Scope.make()
+      const lease = yield* Scope.extend(lock.tryAcquire(`${TURN_LEASE}${sessionId}`, turnId), turnScope).pipe(
+        Effect.onError((cause) => Scope.close(turnScope, Exit.failCause(cause)))
+      )
+      if (Option.isNone(lease)) {
+        yield* Scope.close(turnScope, Exit.void)
+        const busy = yield* lock.holderOf(`${TURN_LEASE}${sessionId}`)
         return yield* new TurnInProgress({
           sessionId,
-          turnId: busy,
+          turnId: Option.getOrElse(busy, () => "(it has just ended)"),
           message: "this session is running a turn: one turn at a time",
           hint: "Read the running turn from GET /api/v1/sessions/{id}/events and send the message when it ends"
         })
@@ -114,14 +148,22 @@ export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
       const place: TurnPlace = { turnId, parentTurnId: null, variant: 1 }
       // read again once the turn is ours: a turn that ended meanwhile may have moved the stage
       const { first, session } = yield* Effect.gen(function* () {
+        yield* settle(sessionId)
         const session = yield* sessions.get(who, sessionId)
         const first = yield* sessions.append(sessionId, place, [{ type: "turn.started", stage: session.stage }, {
           type: "message.user",
           text
         }])
         return { first, session }
-      }).pipe(Effect.onError(() => Effect.sync(() => running.delete(sessionId))))
+      }).pipe(Effect.onExit((exit) => Exit.isFailure(exit) ? Scope.close(turnScope, exit) : Effect.void))
+      // Its lease lost (the database unreachable longer than the lease lasts), another process may start a turn:
+      // this one stops.
+      const leaseLost = Effect.flatMap(
+        Effect.option(lease.value.lost),
+        () => Effect.dieMessage("the session's turn lease was lost: the database could not be reached in time")
+      )
       yield* execute(who, sessionId, place, session.stage, text).pipe(
+        Effect.raceFirst(leaseLost),
         Effect.catchAllCause((cause) =>
           Cause.isInterruptedOnly(cause)
             ? Effect.failCause(cause)
@@ -130,10 +172,8 @@ export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
               failTurn(sessionId, place, "TurnFailed", "the turn stopped on an internal error")
             )
         ),
-        Effect.onInterrupt(() =>
-          failTurn(sessionId, place, "Interrupted", "the service stopped during the turn; effects already executed are not undone")
-        ),
-        Effect.ensuring(Effect.sync(() => running.delete(sessionId))),
+        Effect.onInterrupt(() => failTurn(sessionId, place, "Interrupted", STOPPED)),
+        Effect.ensuring(Scope.close(turnScope, Exit.void)),
         Effect.forkIn(scope)
       )
       return { turnId, after: (first[0]?.seq ?? 1) - 1 }
@@ -160,5 +200,5 @@ export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
 
     return { create: sessions.create, start, turn, turnEvents, follow, view }
   }),
-  dependencies: [WorkSessions.Default]
+  dependencies: [WorkSessions.Default, SessionLock.Default]
 }) {}

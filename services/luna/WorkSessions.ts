@@ -27,6 +27,8 @@ const EventRow = Schema.Struct({
   at: Schema.DateFromSelf
 })
 const decodeEventRows = Schema.decodeUnknown(Schema.Array(EventRow))
+const PlaceRow = Schema.Struct({ turnId: Schema.String, parentTurnId: Schema.NullOr(Schema.String), variant: Schema.Int })
+const decodePlaces = Schema.decodeUnknown(Schema.Array(PlaceRow))
 const decodeEvent = Schema.decodeUnknown(LunaEvent)
 const encodeBody = Schema.encodeSync(Schema.parseJson(Schema.Unknown))
 
@@ -163,6 +165,16 @@ export class WorkSessions extends Effect.Service<WorkSessions>()("brein/luna/Wor
           })).pipe(Stream.flattenIterables)
       }))
 
-    return { create, get, append, events: page, tail }
+    /** The turns of the session's log that started and never ended (neither completed nor failed), in log order. */
+    const unended = Effect.fn("WorkSessions.unended")(function* (sessionId: string) {
+      const rows = yield* sql`SELECT started.turn_id, started.parent_turn_id, started.variant FROM work_session_events started
+        WHERE started.session_id = ${sessionId} AND started.type = 'turn.started' AND NOT EXISTS (
+          SELECT 1 FROM work_session_events ended WHERE ended.session_id = started.session_id
+            AND ended.turn_id = started.turn_id AND ended.type IN ('turn.completed', 'turn.failed'))
+        ORDER BY started.seq`.pipe(Effect.flatMap(decodePlaces), Effect.orDie)
+      return rows satisfies ReadonlyArray<TurnPlace>
+    })
+
+    return { create, get, append, events: page, tail, unended }
   })
 }) {}

@@ -33,9 +33,12 @@ export class SessionLock extends Effect.Service<SessionLock>()("brein/sync/Sessi
     // How long after a renewal was sent the holder may still act on it.
     const trust = Duration.toMillis(ttl) - Duration.toMillis(renew)
 
-    /** Some(lease) while held in the caller's scope; None if another session holds it now. */
-    const tryAcquire = Effect.fn("SessionLock.tryAcquire")(function* (key: string) {
-      const holder = yield* newId("lease")
+    /**
+     * Some(lease) while held in the caller's scope; None if another holds it now. `holder` names the holder
+     * (what `holderOf` answers others); by default a new lease id.
+     */
+    const tryAcquire = Effect.fn("SessionLock.tryAcquire")(function* (key: string, named?: string) {
+      const holder = named ?? (yield* newId("lease"))
       const sent = real.unsafeCurrentTimeMillis()
       // clock_timestamp(), not now(): a statement that waited on the row judges expiry when it runs.
       // Taken and its release registered in one uninterruptible step: a stop that interrupts the caller
@@ -87,6 +90,20 @@ export class SessionLock extends Effect.Service<SessionLock>()("brein/sync/Sessi
       })
       return Option.some<SessionLease>({ check, lost: Deferred.await(lostSignal) })
     })
-    return { tryAcquire }
+    /** Who holds the lease on `key` now, if anyone does and it has not run out. */
+    const holderOf = Effect.fn("SessionLock.holderOf")(function* (key: string) {
+      const rows = yield* sql<{ readonly holder: string }>`SELECT holder FROM session_leases
+        WHERE key = ${key} AND expires_at > clock_timestamp()`.pipe(Effect.orDie)
+      return Option.fromNullable(rows[0]?.holder)
+    })
+
+    /** The keys starting with `prefix` whose lease ran out without being released: their holder stopped (a crash). */
+    const expired = Effect.fn("SessionLock.expired")(function* (prefix: string) {
+      const rows = yield* sql<{ readonly key: string }>`SELECT key FROM session_leases
+        WHERE starts_with(key, ${prefix}) AND expires_at <= clock_timestamp() ORDER BY key`.pipe(Effect.orDie)
+      return rows.map((row) => row.key)
+    })
+
+    return { tryAcquire, holderOf, expired, ttl }
   })
 }) {}

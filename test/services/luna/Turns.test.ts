@@ -1,13 +1,16 @@
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
-import { Chunk, Deferred, Effect, Layer, Stream } from "effect"
+import { Chunk, Clock, Deferred, Effect, Layer, Schedule, Stream } from "effect"
 import { BenchServicesLive } from "../../../layers/LunaBench.ts"
 import { CONTROL } from "../../../schema/luna/Control.ts"
+import type { SessionView } from "../../../schema/luna/Projection.ts"
+import { newIdNow } from "../../../services/Ids.ts"
 import { benchOwner } from "../../../services/luna/bench/Setup.ts"
 import { Luna } from "../../../services/luna/Luna.ts"
 import { ModelGateway } from "../../../services/luna/ModelGateway.ts"
 import { modelView } from "../../../services/luna/ModelView.ts"
 import { ScriptedModel } from "../../../services/luna/ScriptedModel.ts"
+import { type TurnPlace, WorkSessions } from "../../../services/luna/WorkSessions.ts"
 import { call, callsReply, LunaBenchTest, scriptedTurn, textReply } from "../../support/LunaBench.ts"
 import { TestDatabase } from "../../support/TestDatabase.ts"
 
@@ -56,6 +59,93 @@ layer(GatedTest, { timeout: "60 seconds" })("one turn at a time", (it) => {
       const view = yield* luna.view(who, session.id)
       assert.deepStrictEqual(view.turns.map((t) => [t.user, t.status]), [["primero", "completed"], ["segundo", "completed"]])
     }))
+})
+
+/** What another process would do with `effect`: a Luna of its own (its own state) over the same database. */
+const inAnotherProcess = <A, E, R>(effect: Effect.Effect<A, E, R | Luna>) => Effect.provide(effect, Layer.fresh(Luna.Default))
+
+/**
+ * A turn as a process that died during it left it: started in the log, never ended, and its lease on the
+ * session run out unreleased (`lease: false`: no lease at all, as before turns held one).
+ */
+const cutOffTurn = (sessionId: string, lease: boolean) =>
+  Effect.gen(function* () {
+    const place: TurnPlace = { turnId: newIdNow("turn"), parentTurnId: null, variant: 1 }
+    yield* Effect.provide(
+      Effect.flatMap(WorkSessions, (sessions) =>
+        sessions.append(sessionId, place, [{ type: "turn.started", stage: "prospectando" }, { type: "message.user", text: "cortado" }])),
+      WorkSessions.Default
+    )
+    const sql = yield* SqlClient.SqlClient
+    if (lease) {
+      yield* sql`INSERT INTO session_leases (key, holder, expires_at)
+        VALUES (${`luna:turn:${sessionId}`}, ${place.turnId}, clock_timestamp() - interval '1 second')`
+    }
+    return place.turnId
+  })
+
+const leaseOf = (sessionId: string) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql<{ readonly holder: string }>`SELECT holder FROM session_leases WHERE key = ${`luna:turn:${sessionId}`}`
+  )
+
+layer(GatedTest, { timeout: "60 seconds" })("one turn at a time, across processes", (it) => {
+  it.effect("a message to another process while a turn runs is refused with TurnInProgress naming it", () =>
+    Effect.gen(function* () {
+      const luna = yield* Luna
+      const who = yield* benchOwner("two-processes", "paid")
+      const session = yield* luna.create(who, { stage: "prospectando" })
+      const first = yield* luna.start(who, session.id, "primero")
+      const refused = yield* Effect.flip(inAnotherProcess(Effect.flatMap(Luna, (other) => other.start(who, session.id, "segundo"))))
+      assert.deepStrictEqual(refused._tag === "TurnInProgress" ? [refused._tag, refused.turnId] : [refused._tag], [
+        "TurnInProgress",
+        first.turnId
+      ])
+      assert.deepStrictEqual((yield* leaseOf(session.id)).map((row) => row.holder), [first.turnId], "the running turn holds the lease")
+      const view = yield* luna.view(who, session.id)
+      assert.deepStrictEqual(view.turns.map((t) => [t.user, t.status]), [["primero", "running"]])
+    }))
+
+  it.effect("a turn cut off by its process's death is ended as failed by the next message, whose turn then starts", () =>
+    Effect.gen(function* () {
+      const luna = yield* Luna
+      const who = yield* benchOwner("cut-off", "paid")
+      for (const lease of [true, false]) {
+        const session = yield* luna.create(who, { stage: "prospectando" })
+        const dead = yield* cutOffTurn(session.id, lease)
+        const next = yield* luna.start(who, session.id, "de nuevo")
+        const view = yield* luna.view(who, session.id)
+        assert.deepStrictEqual(view.turns.map((t) => [t.turn_id, t.user, t.status]), [
+          [dead, "cortado", "failed"],
+          [next.turnId, "de nuevo", "running"]
+        ], lease ? "its lease ran out" : "it held no lease")
+        const events = Chunk.toReadonlyArray(
+          yield* Stream.runCollect(Stream.take(luna.turnEvents(session.id, { turnId: dead, after: 0 }), 3))
+        )
+        const failed = events.find((event) => event.type === "turn.failed")
+        assert.strictEqual(failed?.type === "turn.failed" ? failed.error.tag : undefined, "Interrupted")
+      }
+    }))
+
+  it.effect("a cut-off turn no message follows is ended as failed by a process's sweep, and its lease let go", () =>
+    Effect.gen(function* () {
+      const luna = yield* Luna
+      const who = yield* benchOwner("swept", "paid")
+      const session = yield* luna.create(who, { stage: "prospectando" })
+      const dead = yield* cutOffTurn(session.id, true)
+      // a process that starts sweeps at once (and every lease's length after)
+      const view = yield* inAnotherProcess(
+        luna.view(who, session.id).pipe(
+          Effect.repeat(
+            Schedule.recurWhile((seen: SessionView) => seen.turns[0]?.status === "running").pipe(Schedule.addDelay(() => "50 millis"))
+          ),
+          Effect.timeoutFail({ duration: "20 seconds", onTimeout: () => new Error("the cut-off turn was never ended: no sweep") })
+        )
+      )
+      assert.deepStrictEqual(view.turns.map((t) => [t.turn_id, t.status]), [[dead, "failed"]])
+      assert.deepStrictEqual(yield* leaseOf(session.id), [])
+    }).pipe(Effect.withClock(Clock.make()))) // the sweep and the wait for it, on the real clock
 })
 
 layer(LunaBenchTest, { timeout: "120 seconds" })("what the model reads", (it) => {
