@@ -1,4 +1,4 @@
-import { Cause, Duration, Effect, Exit, Option, Schedule, Scope, Stream } from "effect"
+import { Cause, Clock, Duration, Effect, Exit, Option, Schedule, Scope, Stream } from "effect"
 import { isTurnEnd, type LunaEvent } from "../../schema/luna/Events.ts"
 import { TurnInProgress } from "../../schema/luna/Session.ts"
 import type { Stage } from "../../schema/tools/Definition.ts"
@@ -117,10 +117,12 @@ export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
         )
       }
     })
+    // On the real clock, as the leases' expiry is the database's (a test's clock moved by years must not replay it)
     yield* Effect.forkScoped(
       sweep().pipe(
         Effect.catchAllCause((cause) => Effect.logWarning("the sweep of cut-off Luna turns failed; it runs again", cause)),
-        Effect.repeat(Schedule.spaced(Duration.max(lock.ttl, Duration.seconds(1))))
+        Effect.repeat(Schedule.spaced(Duration.max(lock.ttl, Duration.seconds(1)))),
+        Effect.withClock(Clock.make())
       )
     )
 
