@@ -204,8 +204,10 @@ export class DispatchStore extends Effect.Service<DispatchStore>()("brein/sequen
         if (found === undefined || !found.known) return Option.none<Unsubscribed>()
         if (found.email === null) return Option.some<Unsubscribed>({ workspaceId: found.workspaceId, email: null, changed: false })
         const email = found.email.toLowerCase()
+        // Locked: clicks at once wait here for the first to commit, then find nothing active (one change, one audit row).
         const stopped = yield* sql<{ version: number }>`
-          SELECT version FROM sequence_enrollments WHERE sequence_id = ${sequenceId} AND person_id = ${personId} AND state = 'active'`
+          SELECT version FROM sequence_enrollments WHERE sequence_id = ${sequenceId} AND person_id = ${personId} AND state = 'active'
+          ORDER BY version FOR UPDATE`
         for (const { version } of stopped) yield* finish({ sequenceId, version, personId }, "unsubscribed", now, ["active"])
         const suppressed = yield* sql`INSERT INTO suppressions (workspace_id, address, reason, source, at)
             VALUES (${found.workspaceId}, ${email}, 'unsubscribed', ${`link:${sequenceId}`}, ${now})

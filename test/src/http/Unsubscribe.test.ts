@@ -70,6 +70,17 @@ layer(HttpTest)("unsubscribe links", (it) => {
       assert.lengthOf(yield* sentMessages(seeded.grantId), 1, "the second step is never sent")
     }).pipe(Effect.provide(dispatching)))
 
+  it.effect("ten one-click POSTs of one link at once stop the enrollment once: one audit row, every answer the same page", () =>
+    Effect.gen(function* () {
+      const { path, seeded } = yield* sentFirstStep
+      const [person] = seeded.personIds
+      const answers = yield* Effect.all(Array.from({ length: 10 }, () => form(path, "List-Unsubscribe=One-Click")), { concurrency: 10 })
+      assert.deepStrictEqual(answers.map((answer) => answer.status), Array.from({ length: 10 }, () => 200))
+      assert.isTrue(answers.every((answer) => answer.text.includes("te diste de baja")))
+      assert.deepStrictEqual(yield* enrollmentStates(seeded.sequenceId), { [person ?? ""]: "unsubscribed" })
+      assert.deepStrictEqual((yield* auditRows(seeded.sequenceId)).map((r) => r.principal), [`recipient:${person}`])
+    }).pipe(Effect.provide(dispatching)))
+
   it.effect("a mail scanner that opens the link, again and with the one-click field in the query, unsubscribes nobody", () =>
     Effect.gen(function* () {
       const { path, seeded } = yield* sentFirstStep
