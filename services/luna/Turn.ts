@@ -1,5 +1,6 @@
 import { Effect, Either, Schema } from "effect"
 import { ChangeStage, CONTROL, DeclareLimit, ProposeDecision, SHOWN_MAX } from "../../schema/luna/Control.ts"
+import type { ModelNotConfigured, ModelUnavailable } from "../../schema/luna/LunaErrors.ts"
 import type { ModelMessage, ModelToolCall } from "../../schema/luna/Model.ts"
 import type { Outcome, TurnMetrics } from "../../schema/luna/Outcome.ts"
 import type { Stage } from "../../schema/tools/Definition.ts"
@@ -68,6 +69,14 @@ const shownMetrics = (metrics: TurnMetrics, shown: ReadonlyArray<Narrated>): Tur
   models: [...metrics.models, ...shown.flatMap((s) => s.models)]
 })
 
+/** What a person is told when no model answered: in their language, without the endpoints' own words. */
+const unavailableDetail = (error: ModelUnavailable | ModelNotConfigured) =>
+  error._tag === "ModelNotConfigured"
+    ? "Luna no tiene un modelo configurado; quien administra el servicio debe configurarlo."
+    : error.attempts.length > 1
+    ? `Ninguno de los ${error.attempts.length} modelos de Luna respondió; el turno quedó sin terminar.`
+    : "El modelo de Luna no respondió; el turno quedó sin terminar."
+
 type Step = { readonly _tag: "next"; readonly state: State } | { readonly _tag: "end"; readonly end: TurnEnd }
 
 /** One model step: the model answers, its calls run in order; a control function or a text ends the turn. */
@@ -77,10 +86,14 @@ const step = (context: TurnContext, state: State): Effect.Effect<Step> =>
     const replied = yield* Effect.either(context.gateway.complete({ messages: state.messages, functions: functionsOf(belt) }))
     const metrics = { ...state.metrics, steps: state.metrics.steps + 1 }
     if (Either.isLeft(replied)) {
+      // The person reads a sentence; what each endpoint answered (decoder output, an upstream body) goes to the log.
+      yield* Effect.logWarning("Luna's model did not answer: the turn ends as modelo_no_disponible").pipe(
+        Effect.annotateLogs({ sessionId: context.sessionId, problem: replied.left.message })
+      )
       const outcome: Outcome = {
         kind: "limite",
         tipo: "modelo_no_disponible",
-        detalle: replied.left.message,
+        detalle: unavailableDetail(replied.left),
         redirect: { tool: null, message: "Intenta de nuevo en unos minutos." }
       }
       return { _tag: "end", end: { outcome, metrics } } as const

@@ -361,6 +361,11 @@ layer(LunaBenchTest, { timeout: "120 seconds" })("Luna's loop with the scripted 
     Effect.gen(function* () {
       const { calls, end } = yield* scriptedTurn([callsReply(search)], "Constructoras medianas")
       assert.strictEqual(end.outcome.kind === "limite" ? end.outcome.tipo : end.outcome.kind, "modelo_no_disponible")
+      // the person reads a sentence in their language; what the model's endpoint said stays in the log
+      assert.strictEqual(
+        end.outcome.kind === "limite" ? end.outcome.detalle : "",
+        "El modelo de Luna no respondió; el turno quedó sin terminar."
+      )
       assert.strictEqual(calls.length, 2)
       assert.isNull(calls[1]?.reply)
       assert.include(calls[1]?.problem ?? "", "the script ran out after 1 replies")
