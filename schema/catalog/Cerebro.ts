@@ -40,9 +40,12 @@ export const Tag = Schema.String.pipe(
   })
 )
 
-export const Tags = Schema.Array(Tag).pipe(Schema.maxItems(TAGS_MAX)).annotations({
-  description: `Up to ${TAGS_MAX} lower-case tags`
-})
+/** A set: a tag given twice is kept once (in its first place), so repeating one changes nothing of a topic. */
+export const Tags = Schema.transform(Schema.Array(Tag).pipe(Schema.maxItems(TAGS_MAX)), Schema.Array(Tag), {
+  strict: true,
+  decode: (tags) => [...new Set(tags)],
+  encode: (tags) => tags
+}).annotations({ description: `Up to ${TAGS_MAX} lower-case tags; a repeated tag is kept once` })
 
 const compiles = (s: string) => Either.match(compilePattern(s), { onLeft: (problem) => problem, onRight: () => true })
 

@@ -8,9 +8,10 @@ export class TopicNotFound extends Schema.TaggedError<TopicNotFound>()(
   HttpApiSchema.annotations({ status: 404 })
 ) {}
 
-export const TopicConflictReason = Schema.Literal("duplicate_title", "stale_version").annotations({
+export const TopicConflictReason = Schema.Literal("duplicate_title", "stale_version", "unknown_version").annotations({
   description: "duplicate_title: the area already has a topic with this title (ignoring case and accents); " +
-    "stale_version: the topic changed since the version the update was based on"
+    "stale_version: the topic changed since the version the update was based on; " +
+    "unknown_version: the update names a version later than the topic's, which it never had"
 })
 
 /** A write that would lose or repeat knowledge: nothing was written. */

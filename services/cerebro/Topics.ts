@@ -159,12 +159,14 @@ export class Topics extends Effect.Service<Topics>()("brein/cerebro/Topics", {
         if (Option.isNone(current)) return yield* notFound(change.id)
         const before = current.value
         if (before.version !== change.version) {
+          const ahead = change.version > before.version
           return yield* new TopicConflict({
-            reason: "stale_version",
+            reason: ahead ? "unknown_version" : "stale_version",
             topicId: before.id,
             currentVersion: before.version,
-            message:
-              `${before.id} is at version ${before.version}, not ${change.version}: it changed since it was read, and nothing was written`,
+            message: ahead
+              ? `${before.id} is at version ${before.version}: it never had version ${change.version}, and nothing was written`
+              : `${before.id} is at version ${before.version}, not ${change.version}: it changed since it was read, and nothing was written`,
             hint: "Read the topic again with context_get, apply the change to what it says now, and update with its version",
             next_actions: [{ tool: "context_get", reason: "read the current version", input: { id: before.id } }]
           })

@@ -113,7 +113,12 @@ layer(ServicesTest)("Cerebro topics", (it) => {
     Effect.gen(function* () {
       const { principal } = yield* issuePrincipal("free")
       const topic = yield* create(principal, { title: "Horarios de llamada", body: "De 10 a 12.", tags: ["llamadas", "horario"] })
-      for (const same of [{ body: "De 10 a 12." }, { title: "Horarios de llamada", tags: ["llamadas", "horario"], pattern: null }]) {
+      const sameChanges = [
+        { body: "De 10 a 12." },
+        { title: "Horarios de llamada", tags: ["llamadas", "horario"], pattern: null },
+        { tags: ["llamadas", "llamadas", "horario", "llamadas"] } // a tag repeated is kept once
+      ]
+      for (const same of sameChanges) {
         const answer = yield* call(principal, "context_update", { id: topic.id, version: 1, ...same })
         assert.strictEqual(dataOf(answer)["changed"], false)
         assert.strictEqual(topicOf(answer).version, 1)
@@ -123,6 +128,23 @@ layer(ServicesTest)("Cerebro topics", (it) => {
       assert.strictEqual(yield* countRows("topic_versions", topic.id), 1)
       const changed = yield* call(principal, "context_update", { id: topic.id, version: 1, tags: ["horario", "llamadas"] })
       assert.deepStrictEqual([dataOf(changed)["changed"], topicOf(changed).version], [true, 2])
+    }))
+
+  it.effect("a topic created with a tag repeated keeps it once", () =>
+    Effect.gen(function* () {
+      const { principal } = yield* issuePrincipal("free")
+      const topic = yield* create(principal, { title: "Etiquetas repetidas", body: "x", tags: ["ventas", "retail", "ventas"] })
+      assert.deepStrictEqual(topic.tags, ["ventas", "retail"])
+    }))
+
+  it.effect("an update naming a version the topic never had is TopicConflict unknown_version and writes nothing", () =>
+    Effect.gen(function* () {
+      const { principal } = yield* issuePrincipal("free")
+      const topic = yield* create(principal, { title: "Versión inexistente", body: "Original." })
+      const ahead = yield* failure(principal, "context_update", { id: topic.id, version: 5, body: "Otro." })
+      assert.deepStrictEqual(ahead._tag === "TopicConflict" ? [ahead.reason, ahead.currentVersion] : [ahead._tag], ["unknown_version", 1])
+      assert.include(ahead.message, "never had version 5")
+      assert.strictEqual(yield* countRows("topic_versions", topic.id), 1)
     }))
 
   it.effect("an update based on a stale version is TopicConflict and writes nothing", () =>
