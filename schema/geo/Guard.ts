@@ -1,8 +1,36 @@
 import { ParseResult, Schema } from "effect"
 
-/** Lower case, no accents, no punctuation, single spaces: "Nuevo León" and "nuevo-leon" fold alike. */
+// The letters unaccent spells out (PostgreSQL's brein_fold, which the stored names are folded by) that lose no mark in NFD.
+const SPELLED: Record<string, string> = {
+  ß: "ss",
+  ẞ: "ss",
+  æ: "ae",
+  Æ: "ae",
+  œ: "oe",
+  Œ: "oe",
+  ø: "o",
+  Ø: "o",
+  ł: "l",
+  Ł: "l",
+  đ: "d",
+  Đ: "d",
+  ð: "d",
+  Ð: "d",
+  þ: "th",
+  Þ: "th",
+  ħ: "h",
+  Ħ: "h",
+  ı: "i"
+}
+const SPELLED_LETTERS = new RegExp(`[${Object.keys(SPELLED).join("")}]`, "g")
+
+/**
+ * Lower case, no accents, no punctuation, single spaces: "Nuevo León" and "nuevo-leon" fold alike, as do
+ * "Straße" and "strasse" (as PostgreSQL's unaccent folds them). Letters of other scripts stay, as words.
+ */
 export const fold = (text: string): string =>
-  text.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase().replace(/[^a-z0-9]+/g, " ").trim()
+  text.normalize("NFD").replace(/[\u0300-\u036f]/g, "").replace(SPELLED_LETTERS, (letter) => SPELLED[letter] ?? letter)
+    .toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim()
 
 export interface Place<Code extends string> {
   readonly code: Code

@@ -79,7 +79,8 @@ export const searchIdOf = (tool: string, filter: object) =>
 /** The folded words of a name query long enough for the trigram index (3 characters or more). */
 export const wordsOf = Effect.fn("Empresas.wordsOf")(function* (text: string | undefined, field: string) {
   if (text === undefined) return []
-  const words = [...new Set(fold(text).split(" ").filter((w) => w.length >= 3))].slice(0, 8)
+  // letters, not UTF-16 units: 日本語 is a word of three
+  const words = [...new Set(fold(text).split(" ").filter((w) => [...w].length >= 3))].slice(0, 8)
   if (words.length === 0) {
     const message = "give at least one word of 3 or more letters"
     return yield* new InvalidInput({ message: `input.${field}: ${message}`, issues: [{ path: `input.${field}`, message }] })

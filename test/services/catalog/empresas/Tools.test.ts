@@ -67,6 +67,22 @@ layer(Seeded, { timeout: 120_000 })("empresas tools", (it) => {
       assert.include(none.hint ?? "", "No companies match")
     }))
 
+  it.effect("companies_search: letters without a mark fold as the stored names do, and other scripts are words too", () =>
+    Effect.gen(function* () {
+      const principal = yield* principalOf()
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`UPDATE companies SET legal_name = 'Østra Straße Bäckerei Ltda' WHERE id = (SELECT max(id) FROM companies WHERE country = 'CL')`
+      const folded = as(CompaniesSearchOutput)(yield* call(principal, "companies_search", { q: "ostra strasse" }))
+      const spelled = as(CompaniesSearchOutput)(yield* call(principal, "companies_search", { q: "ØSTRA Straße" }))
+      assert.deepStrictEqual(folded.companies.map((c) => c.legal_name), ["Østra Straße Bäckerei Ltda"])
+      assert.deepStrictEqual(spelled.companies.map((c) => c.id), folded.companies.map((c) => c.id))
+      // a word that is in no name matches nothing (ß was a space: "ßtraße" searched for "tra")
+      assert.strictEqual(as(CompaniesSearchOutput)(yield* call(principal, "companies_search", { q: "ßtraße" })).total, 0)
+      for (const q of ["Привет", "שלום", "日本語"]) {
+        assert.strictEqual(as(CompaniesSearchOutput)(yield* call(principal, "companies_search", { q })).total, 0, q)
+      }
+    }))
+
   it.effect("companies_search: keyset pages cover every match once, in id order", () =>
     Effect.gen(function* () {
       const principal = yield* principalOf()
