@@ -22,7 +22,7 @@ export const CrmRecordsInput = Schema.Struct({
   Schema.filter((input) => {
     const n = (input.company_ids?.length ?? 0) + (input.person_ids?.length ?? 0)
     if (n === 0) return { path: ["company_ids"], message: "must have at least one id, here or in person_ids" }
-    if (n > CRM_MAX_IDS) return { path: ["person_ids"], message: `at most ${CRM_MAX_IDS} ids in all (${n} given)` }
+    if (n > CRM_MAX_IDS) return { path: ["person_ids"], message: `and company_ids together: at most ${CRM_MAX_IDS} ids (${n} given)` }
     return true
   })
 )

@@ -57,7 +57,7 @@ const NextCursor = Schema.NullOr(Schema.String).annotations({ description: "Send
 
 const regionInCountry = (input: { readonly country?: string; readonly region?: string }) =>
   input.country === undefined || input.region === undefined || input.region.startsWith(`${input.country}-`) ||
-  { path: ["region"], message: `region ${input.region} is not in ${input.country}` }
+  { path: ["region"], message: `${input.region} is not a region of ${input.country}` }
 
 export const CompaniesSearchInput = Schema.Struct({
   q: Words("Words of the company's name (legal or trade); case and accents are ignored: compania finds Compañía"),
@@ -74,7 +74,7 @@ export const CompaniesSearchInput = Schema.Struct({
   Schema.filter((input) => [
     regionInCountry(input),
     input.employees_min === undefined || input.employees_max === undefined || input.employees_min <= input.employees_max ||
-    { path: ["employees_max"], message: "employees_max must not be below employees_min" }
+    { path: ["employees_max"], message: "must not be below employees_min" }
   ])
 )
 export type CompaniesSearchInput = typeof CompaniesSearchInput.Type
@@ -180,7 +180,7 @@ export const ListSaveInput = Schema.Struct({
   Schema.filter((input) => {
     const prefix = input.kind === "companies" ? "co_" : "pe_"
     const at = input.ids.findIndex((id) => !id.startsWith(prefix))
-    return at < 0 || { path: ["ids", at], message: `a list of ${input.kind} holds ${prefix}… ids` }
+    return at < 0 || { path: ["ids", at], message: `must be a ${prefix}… id: a list of ${input.kind} holds those` }
   })
 )
 
@@ -203,7 +203,7 @@ export const ListGetInput = Schema.Struct({
 }).pipe(
   Schema.filter((input) =>
     (input.name === undefined) !== (input.list_id === undefined) ||
-    { path: ["name"], message: "give the list's name or its list_id (one of them)" }
+    { path: ["name"], message: "or list_id: give exactly one of them" }
   )
 )
 

@@ -90,7 +90,7 @@ export const MarketSearchOpportunitiesInput = Schema.Struct({
   limit: Limit,
   cursor: Cursor
 }).pipe(
-  Schema.filter((i) => inOrder(i.published_from, i.published_to, "published_to", "published_to must not be before published_from"))
+  Schema.filter((i) => inOrder(i.published_from, i.published_to, "published_to", "must not be before published_from"))
 )
 export type MarketSearchOpportunitiesInput = typeof MarketSearchOpportunitiesInput.Type
 
@@ -136,11 +136,11 @@ export const MarketSearchAwardsInput = Schema.Struct({
   cursor: Cursor
 }).pipe(
   Schema.filter((i) => [
-    i.supplier_id === undefined || i.rfc === undefined || { path: ["rfc"], message: "give supplier_id or rfc, not both" },
+    i.supplier_id === undefined || i.rfc === undefined || { path: ["rfc"], message: "or supplier_id: give one of them, not both" },
     i.year === undefined || (i.signed_from === undefined && i.signed_to === undefined) ||
-    { path: ["year"], message: "give year or signed_from/signed_to, not both" },
-    inOrder(i.signed_from, i.signed_to, "signed_to", "signed_to must not be before signed_from"),
-    inOrder(i.amount_min, i.amount_max, "amount_max", "amount_max must not be below amount_min")
+    { path: ["year"], message: "or signed_from/signed_to: give one of them, not both" },
+    inOrder(i.signed_from, i.signed_to, "signed_to", "must not be before signed_from"),
+    inOrder(i.amount_min, i.amount_max, "amount_max", "must not be below amount_min")
   ])
 )
 export type MarketSearchAwardsInput = typeof MarketSearchAwardsInput.Type
@@ -208,7 +208,7 @@ export const MarketSearchPermitsOutput = Schema.Struct({ ...SearchFields, permit
 const statusOfList = (i: { readonly list?: RiskList; readonly status?: RiskStatus }) => {
   if (i.list === undefined || i.status === undefined) return true
   const statuses: ReadonlyArray<string> = RISK_STATUSES[i.list]
-  return statuses.includes(i.status) || { path: ["status"], message: `${i.list} records are ${statuses.join(", ")}` }
+  return statuses.includes(i.status) || { path: ["status"], message: `must be one of ${statuses.join(", ")} for ${i.list} records` }
 }
 
 export const MarketSearchRisksInput = Schema.Struct({

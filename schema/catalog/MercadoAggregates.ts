@@ -58,7 +58,7 @@ export const AwardFilterFields = {
 
 export const yearRange = (input: { readonly year_from?: number; readonly year_to?: number }) =>
   input.year_from === undefined || input.year_to === undefined || input.year_from <= input.year_to ||
-  { path: ["year_to"], message: "year_to must not be before year_from" }
+  { path: ["year_to"], message: "must not be before year_from" }
 
 export const AwardFilter = Schema.Struct(AwardFilterFields).pipe(Schema.filter(yearRange))
 export type AwardFilter = typeof AwardFilter.Type
@@ -98,7 +98,7 @@ export const CountSuppliersInput = Schema.Struct({
 }).pipe(
   Schema.filter((input) =>
     input.awarded_from === undefined || input.awarded_to === undefined || input.awarded_from <= input.awarded_to ||
-    { path: ["awarded_to"], message: "awarded_to must not be before awarded_from" }
+    { path: ["awarded_to"], message: "must not be before awarded_from" }
   )
 )
 export type CountSuppliersInput = typeof CountSuppliersInput.Type

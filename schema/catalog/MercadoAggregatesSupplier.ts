@@ -33,7 +33,7 @@ export const SupplierHistoryInput = Schema.Struct({
 }).pipe(
   Schema.filter((input) => [
     (input.supplier_id === undefined) !== (input.rfc === undefined) ||
-    { path: ["supplier_id"], message: "give the supplier_id or the rfc (one of them)" },
+    { path: ["supplier_id"], message: "or rfc: give exactly one of them" },
     yearRange(input)
   ])
 )
@@ -120,9 +120,9 @@ export const ScreenRisksInput = Schema.Struct({
   Schema.filter((input) => {
     const count = (input.rfcs?.length ?? 0) + (input.supplier_ids?.length ?? 0)
     return count === 0 ?
-      { path: ["rfcs"], message: "give rfcs or supplier_ids to screen" }
+      { path: ["rfcs"], message: "or supplier_ids: give at least one to screen" }
       : count > MAX_SCREENED ?
-      { path: ["rfcs"], message: `screen at most ${MAX_SCREENED} RFCs and supplier ids together` }
+      { path: ["rfcs"], message: `and supplier_ids together: at most ${MAX_SCREENED} to screen` }
       : true
   })
 )

@@ -5,7 +5,7 @@ import { AwardSummary, OpportunitySummary, PermitSummary, RiskRecord, SupplierSu
 import { cased, ContractType, Government, Id, Mxn, optional, PermitKind, ProcedureType, Ref, RiskList } from "./MercadoFields.ts"
 
 const oneOf = (a: string, b: string) => (input: object) =>
-  (a in input) !== (b in input) || { path: [a], message: `give ${a} or ${b} (one of them)` }
+  (a in input) !== (b in input) || { path: [a], message: `or ${b}: give exactly one of them` }
 
 export const MarketGetSupplierInput = Schema.Struct({
   id: optional(Id, "The supplier's id, from market_search_suppliers"),

@@ -40,7 +40,7 @@ export const SequenceUpdateInput = Schema.Struct({
 }).pipe(
   Schema.filter((input) =>
     input.name !== undefined || input.mailbox_id !== undefined || input.steps !== undefined || input.settings !== undefined ||
-    { path: ["steps"], message: "give at least one of name, mailbox_id, steps, settings" }
+    { path: ["steps"], message: "(or name, mailbox_id, settings): give at least one to change" }
   )
 )
 
@@ -67,7 +67,7 @@ export const RecipientsSetInput = Schema.Struct({
 }).pipe(
   Schema.filter((input) =>
     (input.list_id === undefined) !== (input.person_ids === undefined) ||
-    { path: ["list_id"], message: "give list_id or person_ids (one of them)" }
+    { path: ["list_id"], message: "or person_ids: give exactly one of them" }
   )
 )
 

@@ -64,7 +64,7 @@ export const Step = Schema.Struct({
   Schema.filter((step) => {
     const ids = ["a", ...(step.variants ?? []).map((v) => v.id)]
     const at = ids.findIndex((id, i) => ids.indexOf(id) !== i)
-    return at < 0 || { path: ["variants", at - 1, "id"], message: `variant id ${ids[at]} is used twice (a is the step's own)` }
+    return at < 0 || { path: ["variants", at - 1, "id"], message: `repeats ${ids[at]}, the id of another variant (a is the step's own)` }
   })
 ).annotations({ identifier: "SequenceStep" })
 export type Step = typeof Step.Type
@@ -124,9 +124,10 @@ export const Steps = Schema.Array(Step).pipe(
   Schema.maxItems(MAX_STEPS),
   Schema.filter((steps) => {
     const at = steps.findIndex((s, i) => steps.findIndex((t) => t.id === s.id) !== i)
-    if (at >= 0) return { path: [at, "id"], message: `step id ${steps[at]?.id} is used twice` }
+    if (at >= 0) return { path: [at, "id"], message: `repeats ${steps[at]?.id}, the id of an earlier step` }
     const first = steps[0]
-    return first === undefined || first.delay === 0 || { path: [0, "delay"], message: "the first step's delay is 0" }
+    return first === undefined || first.delay === 0 ||
+      { path: [0, "delay"], message: "must be 0: the first step goes out when the sequence starts" }
   })
 ).annotations({ description: `The steps in order, 1–${MAX_STEPS}; each delay is relative to the previous step` })
 

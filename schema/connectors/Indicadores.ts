@@ -45,9 +45,9 @@ export const SerieObtenerInput = Schema.Struct({
   hasta: described(Fecha, `Last date of the range (included); the range spans at most ${MAX_SERIE_DIAS} days`)
 }).pipe(
   Schema.filter((input) => {
-    if (input.hasta < input.desde) return { path: ["hasta"], message: "hasta must not be before desde" }
+    if (input.hasta < input.desde) return { path: ["hasta"], message: "must not be before desde" }
     const dias = diasEntre(input.desde, input.hasta)
-    return dias <= MAX_SERIE_DIAS || { path: ["hasta"], message: `the range spans ${dias} days; at most ${MAX_SERIE_DIAS}` }
+    return dias <= MAX_SERIE_DIAS || { path: ["hasta"], message: `makes a range of ${dias} days from desde; at most ${MAX_SERIE_DIAS}` }
   })
 )
 

@@ -138,8 +138,11 @@ layer(Seeded, { timeout: 120_000 })("empresas tools", (it) => {
       assert.deepStrictEqual(rut.paths, ["input.tax_id"])
       const mismatch = yield* failure(principal, "companies_search", { country: "CL", region: "Jalisco" })
       assert.deepStrictEqual(mismatch.paths, ["input.region"])
+      assert.include(mismatch.message, "input.region MX-JAL is not a region of CL")
       const range = yield* failure(principal, "companies_search", { employees_min: 50, employees_max: 10 })
       assert.deepStrictEqual(range.paths, ["input.employees_max"])
+      // a rule across two fields reads as a sentence after the field it is reported on
+      assert.include(range.message, "input.employees_max must not be below employees_min")
       const short = yield* failure(principal, "companies_search", { q: "a b" })
       assert.deepStrictEqual(short.paths, ["input.q"])
       // what is wrong with q is said as it is: not a string, or too short
