@@ -40,7 +40,15 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
   scoped: Effect.gen(function* () {
     const store = yield* AuditStore
     const key = yield* AuditKey
-    const every = yield* Config.integer("BREIN_AUDIT_CHECKPOINT_MS").pipe(Config.withDefault(5000), Config.map(Duration.millis))
+    // at least 100 ms: 0 made the checkpoint loop spin and starve the process (no listen, no signal handled)
+    const every = yield* Config.integer("BREIN_AUDIT_CHECKPOINT_MS").pipe(
+      Config.validate({
+        message: "BREIN_AUDIT_CHECKPOINT_MS must be 100 or more (milliseconds between signed checkpoints)",
+        validation: (n) => n >= 100
+      }),
+      Config.withDefault(5000),
+      Config.map(Duration.millis)
+    )
     // The writer outlives the call that wakes it: it must not inherit that call's context (its transaction).
     const context = yield* Effect.context<never>()
     const heads = new Map<string, ChainHead>()
