@@ -1,5 +1,6 @@
 import { Config, Context, Effect, Layer, type Option, Redacted } from "effect"
 import { AppLive } from "../../layers/App.ts"
+import { Unauthorized } from "../../schema/Errors.ts"
 import type { Executor } from "../../services/pipeline/Executor.ts"
 import type { Registry } from "../../services/tools/Registry.ts"
 import { KEY_PREFIX, Workspaces } from "../../services/workspace/Workspaces.ts"
@@ -10,6 +11,11 @@ import { stdinEnded } from "./StdinEnded.ts"
 import { servesUntilStopped } from "./Stopped.ts"
 
 const keyRejected = (message: string) => new CommandFailed({ message, exitCode: 1 })
+
+const revoked = new Unauthorized({
+  message: "BREIN_API_KEY is no longer accepted (revoked, or unknown): no call is served; " +
+    "start brein mcp again with a key from `brein keys create`"
+})
 
 export class StdioApiKey extends Context.Tag("brein/cli/StdioApiKey")<StdioApiKey, Redacted.Redacted<string>>() {
   static readonly Live = Layer.effect(
@@ -26,10 +32,13 @@ export class StdioApiKey extends Context.Tag("brein/cli/StdioApiKey")<StdioApiKe
 const serveOverStdio = Effect.gen(function* () {
   yield* servesUntilStopped
   const key = yield* StdioApiKey
-  const principal = yield* (yield* Workspaces).authenticate(Redacted.value(key)).pipe(
+  const workspaces = yield* Workspaces
+  const principal = yield* workspaces.authenticate(Redacted.value(key)).pipe(
     Effect.mapError(() => keyRejected("BREIN_API_KEY was not accepted: the key is unknown or revoked"))
   )
-  yield* serveMcpStdio(principal)
+  // checked again before each call (from the keys' cache, which a revocation anywhere clears): revoked, it is refused
+  const current = workspaces.authenticate(Redacted.value(key)).pipe(Effect.mapError(() => revoked))
+  yield* serveMcpStdio(principal, { current })
   yield* Effect.logInfo("serving MCP over stdio").pipe(Effect.annotateLogs({ workspace: principal.workspaceName }))
   // the stdio transport ends the connection when stdin ends; the process follows it
   yield* stdinEnded

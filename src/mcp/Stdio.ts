@@ -1,6 +1,7 @@
 import { ProtocolErrorCode, STDIO_DEFAULT_MAX_BUFFER_SIZE, type Transport } from "@modelcontextprotocol/server"
 import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio"
 import { Effect, Runtime } from "effect"
+import type { Unauthorized } from "../../schema/Errors.ts"
 import type { Principal } from "../../schema/Principal.ts"
 import { BoundedLines, type Refused } from "./BoundedLines.ts"
 import { makeMcpSurface } from "./Surface.ts"
@@ -38,14 +39,21 @@ const boundedStdio = Effect.gen(function* () {
  * MCP for one principal over stdio (or another stream transport) until the scope closes. The SDK
  * pins the era from the client's opening: `initialize` (2025) or `server/discover` (2026-07-28).
  */
-export const serveMcpStdio = (principal: Principal, options: { readonly transport?: Transport } = {}) =>
+export const serveMcpStdio = (
+  principal: Principal,
+  options: {
+    readonly transport?: Transport
+    /** The principal again before each call (its key may be revoked while the connection is open). */
+    readonly current?: Effect.Effect<Principal, Unauthorized>
+  } = {}
+) =>
   Effect.gen(function* () {
     const surface = yield* makeMcpSurface
     const runtime = yield* Effect.runtime<never>()
     const transport = options.transport ?? (yield* boundedStdio)
     yield* Effect.acquireRelease(
       Effect.sync(() =>
-        serveStdio(() => surface.server(principal), {
+        serveStdio(() => surface.server(principal, undefined, options.current), {
           transport,
           onerror: (error) => Runtime.runFork(runtime)(Effect.logWarning("MCP stdio error", error.message))
         })

@@ -7,7 +7,7 @@ import {
   type ServerContext
 } from "@modelcontextprotocol/server"
 import { Cause, Data, Effect, Exit, Option, Schema, type Tracer } from "effect"
-import { ServiceUnavailable, type ToolNotFound } from "../../schema/Errors.ts"
+import { ServiceUnavailable, type ToolNotFound, type Unauthorized } from "../../schema/Errors.ts"
 import { isToolId } from "../../schema/Ids.ts"
 import type { CallContext, Principal } from "../../schema/Principal.ts"
 import { isTransient } from "../../services/Database.ts"
@@ -57,13 +57,16 @@ const isSync = (toolId: string) => toolId.endsWith(".conexion.sincronizar")
  * An unknown tool is a JSON-RPC error (-32602), as the spec asks; the typed error rides in `data`. Its
  * hint (the tool it probably meant) is in the message too, which is what a client shows.
  */
-const protocolErrorOf = (error: ToolNotFound | McpCallDied) =>
+const protocolErrorOf = (error: ToolNotFound | McpCallDied | Unauthorized) =>
   error._tag === "ToolNotFound"
     ? new ProtocolError(
       ProtocolErrorCode.InvalidParams,
       error.hint === undefined ? error.message : `${error.message}. ${error.hint}`,
       { _tag: error._tag, toolId: error.toolId, message: error.message, ...(error.hint === undefined ? {} : { hint: error.hint }) }
     )
+    : error._tag === "Unauthorized"
+    // a connection's key revoked while it is open: its calls are refused as a request the server will not serve
+    ? new ProtocolError(ProtocolErrorCode.InvalidRequest, error.message, { _tag: error._tag, message: error.message })
     : new ProtocolError(ProtocolErrorCode.InternalError, "the tool call failed unexpectedly")
 
 /**
@@ -141,14 +144,18 @@ export const makeMcpSurface = Effect.gen(function* () {
   // SDK aborts the request's signal when the client cancels it (notifications/cancelled, on stdio) or
   // its transport closes (stdio closed; over HTTP, /mcp closes the request's server when its client
   // leaves before the answer): the call is then interrupted, and the SDK sends no answer for it.
-  const run = (effect: Effect.Effect<CallToolResult, ToolNotFound | McpCallDied>, options: RunOptions) =>
+  const run = (effect: Effect.Effect<CallToolResult, ToolNotFound | McpCallDied | Unauthorized>, options: RunOptions) =>
     runPromise(effect, options).then((exit) =>
       Exit.isSuccess(exit)
         ? exit.value
         : Promise.reject(protocolErrorOf(Option.getOrElse(Cause.failureOption(exit.cause), () => new McpCallDied())))
     )
 
-  const server = (principal: Principal, parent?: Tracer.AnySpan) => {
+  /**
+   * `current`, for a connection that outlives a request (stdio): the principal again before each call, so a key
+   * revoked meanwhile is refused from its next call (an HTTP request authenticates on its own).
+   */
+  const server = (principal: Principal, parent?: Tracer.AnySpan, current?: Effect.Effect<Principal, Unauthorized>) => {
     const mcp = new ParamsServer(serverInfo, { capabilities: { tools: { listChanged: false }, logging: {} }, instructions: INSTRUCTIONS })
     mcp.setRequestHandler("logging/setLevel", { params: SetLevelParams }, (params) => {
       levels.set(keyOf(principal), params.level)
@@ -158,9 +165,10 @@ export const makeMcpSurface = Effect.gen(function* () {
     mcp.setRequestHandler(
       "tools/call",
       (request, ctx) =>
-        run(call(principal, request.params, ctx), { parent, signal: ctx.mcpReq.signal }).then((result) =>
-          mcp.projectCallToolResult(result, catalog.entries.get(request.params.name)?.outputSchema)
-        )
+        run(
+          current === undefined ? call(principal, request.params, ctx) : Effect.flatMap(current, (now) => call(now, request.params, ctx)),
+          { parent, signal: ctx.mcpReq.signal }
+        ).then((result) => mcp.projectCallToolResult(result, catalog.entries.get(request.params.name)?.outputSchema))
     )
     return mcp
   }

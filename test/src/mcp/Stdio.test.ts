@@ -4,7 +4,7 @@ import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/client"
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio"
-import { Context, Deferred, Effect, Layer, Option, Redacted, Schema, Stream } from "effect"
+import { Context, Deferred, Effect, Layer, Option, Redacted, Schedule, Schema, Stream } from "effect"
 import { fileURLToPath } from "node:url"
 import { ServicesLive } from "../../../layers/App.ts"
 import { databaseFromUrl } from "../../../layers/Database.ts"
@@ -200,6 +200,23 @@ layer(StdioTest, { excludeTestServices: true, timeout: 60_000 })("brein mcp (std
         ["brein: BREIN_API_KEY was not accepted: the key is unknown or revoked"]
       )
       assert.strictEqual(revoked.stdout, "")
+    }))
+
+  it.scoped("a key revoked while brein mcp runs is refused from its next call (a JSON-RPC error saying so), not served on", () =>
+    Effect.gen(function* () {
+      const databaseUrl = yield* DatabaseUrl
+      const key = yield* issueKeyIn("stdio-revoked-live")
+      const { client } = yield* spawnClient({ DATABASE_URL: databaseUrl, BREIN_API_KEY: key })
+      const call = Effect.tryPromise(() => client.callTool({ name: "core.timestamp.now", arguments: {} }))
+      assert.strictEqual((yield* decodeResponse((yield* call).structuredContent)).meta.audit_status, "recorded")
+      const workspaces = yield* Workspaces
+      yield* workspaces.revokeByKey(Redacted.make(key))
+      // the revocation reaches the running process as a signal: its calls are refused once it has
+      const refused = yield* Effect.flip(call).pipe(
+        Effect.retry({ schedule: Schedule.spaced("100 millis"), times: 100 }),
+        Effect.timeoutFail({ duration: "20 seconds", onTimeout: () => new Error("the revoked key was still served") })
+      )
+      assert.include(String(refused.error), "BREIN_API_KEY is no longer accepted")
     }))
 
   it.effect("a line over 10 MiB is a parse error on the wire; the next line is served and the end of stdin ends brein mcp", () =>
