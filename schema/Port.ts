@@ -8,7 +8,11 @@ export type Port = typeof Port.Type
 
 export const DEFAULT_PORT = Port.make(8787)
 
-const PortFromString = Schema.compose(Schema.NumberFromString, Port)
+/** A port as written: decimal digits only (not 0x10, 1e3 or 4103.0, which a number parser reads), 1 to 65535. */
+export const PortFromString = Schema.compose(
+  Schema.compose(Schema.String.pipe(Schema.pattern(/^[0-9]{1,5}$/)), Schema.NumberFromString),
+  Port
+)
 
 /** Why `text`, given as `name`, is not a port. */
 export const notAPort = (name: string, text: string) =>

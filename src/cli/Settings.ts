@@ -3,7 +3,7 @@ import { ConfigProvider, Effect, Option, Schema } from "effect"
 import { OperatorLogging } from "../../layers/Logging.ts"
 import { namesAFolder, noDataDir } from "../../schema/DataDir.ts"
 import { issuesOf, summary } from "../../schema/Issues.ts"
-import { notAPort, Port } from "../../schema/Port.ts"
+import { notAPort, PortFromString } from "../../schema/Port.ts"
 import { Plan } from "../../schema/tools/Definition.ts"
 import { decodeWorkspaceName } from "../../schema/WorkspaceName.ts"
 
@@ -15,11 +15,13 @@ export const dataDir = Options.text("data-dir").pipe(
   Options.optional
 )
 
-export const port = Options.integer("port").pipe(
+// text, then decoded: an integer option reads 0x10, 1e3 and 4103.0 as numbers
+export const port = Options.text("port").pipe(
+  Options.withPseudoName("PORT"),
   Options.withDescription("HTTP port, 1 to 65535 (env PORT, default 8787)"),
   Options.mapEffect((value) =>
-    Schema.decodeUnknown(Port)(value).pipe(
-      Effect.mapError(() => ValidationError.invalidValue(HelpDoc.p(notAPort("--port", String(value)))))
+    Schema.decodeUnknown(PortFromString)(value.trim()).pipe(
+      Effect.mapError(() => ValidationError.invalidValue(HelpDoc.p(notAPort("--port", value))))
     )
   ),
   Options.optional

@@ -19,7 +19,8 @@ describe("Port", () => {
 
   it.effect("a PORT that is not a port fails, naming PORT and the value", () =>
     Effect.gen(function* () {
-      for (const bad of ["abc", "99999", "0", "1.5", "80x", ""]) {
+      // and what a number parser reads as a number: hex, exponents, decimals
+      for (const bad of ["abc", "99999", "0", "1.5", "80x", "", "0x1007", "1e3", "4103.0", "-80", "+80"]) {
         const error = yield* Effect.flip(portFrom([["PORT", bad]]))
         assert.include(String(error), `PORT must be an integer from 1 to 65535, not ${JSON.stringify(bad)}`, bad)
       }

@@ -367,6 +367,8 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
       const runs = [
         { env: {}, args: ["serve", "--port", "99999"], says: `--port must be an integer from 1 to 65535, not "99999"`, code: 2 },
         { env: {}, args: ["--port", "0"], says: `--port must be an integer from 1 to 65535, not "0"`, code: 2 },
+        { env: {}, args: ["serve", "--port", "1e3"], says: `--port must be an integer from 1 to 65535, not "1e3"`, code: 2 },
+        { env: { PORT: "0x1007" }, args: ["serve"], says: `brein: PORT must be an integer from 1 to 65535, not "0x1007"`, code: 1 },
         { env: { PORT: "abc" }, args: ["serve"], says: `brein: PORT must be an integer from 1 to 65535, not "abc"`, code: 1 },
         { env: { PORT: "70000" }, args: [], says: `brein: PORT must be an integer from 1 to 65535, not "70000"`, code: 1 }
       ]
