@@ -4,6 +4,7 @@ import { AdminLive } from "../../layers/Admin.ts"
 import { Workspaces } from "../../services/workspace/Workspaces.ts"
 import { CommandFailed } from "./Failure.ts"
 import { database, databaseSettings, plan, workspaceArg } from "./Settings.ts"
+import { shellWord } from "./ShellWord.ts"
 import { table, when } from "./Table.ts"
 
 const list = Command.make("list", database, (options) =>
@@ -25,7 +26,9 @@ const create = Command.make("create", {
       Effect.mapError((error) => new CommandFailed({ message: error.message, exitCode: 1 }))
     )
     yield* Console.log(
-      `created workspace "${created.name}" (plan ${created.plan}); make its key with: brein keys create --workspace ${created.name}`
+      `created workspace "${created.name}" (plan ${created.plan}); make its key with: brein keys create --workspace ${
+        shellWord(created.name)
+      }`
     )
   }).pipe(Effect.provide(AdminLive), databaseSettings(options))).pipe(Command.withDescription("Create a workspace"))
 
