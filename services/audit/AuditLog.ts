@@ -40,11 +40,11 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
   scoped: Effect.gen(function* () {
     const store = yield* AuditStore
     const key = yield* AuditKey
-    // at least 100 ms: 0 made the checkpoint loop spin and starve the process (no listen, no signal handled)
+    // at least 10 ms: 0 made the checkpoint loop spin and starve the process (no listen, no signal handled)
     const every = yield* Config.integer("BREIN_AUDIT_CHECKPOINT_MS").pipe(
       Config.validate({
-        message: "BREIN_AUDIT_CHECKPOINT_MS must be 100 or more (milliseconds between signed checkpoints)",
-        validation: (n) => n >= 100
+        message: "BREIN_AUDIT_CHECKPOINT_MS must be 10 or more (milliseconds between signed checkpoints)",
+        validation: (n) => n >= 10
       }),
       Config.withDefault(5000),
       Config.map(Duration.millis)
