@@ -1,33 +1,71 @@
-import { ProtocolErrorCode, STDIO_DEFAULT_MAX_BUFFER_SIZE, type Transport } from "@modelcontextprotocol/server"
+import { parseJSONRPCMessage, ProtocolErrorCode, STDIO_DEFAULT_MAX_BUFFER_SIZE, type Transport } from "@modelcontextprotocol/server"
 import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio"
-import { Effect, Runtime } from "effect"
+import { Effect, Either, Predicate, Runtime } from "effect"
 import type { Unauthorized } from "../../schema/Errors.ts"
 import type { Principal } from "../../schema/Principal.ts"
-import { BoundedLines, type Refused } from "./BoundedLines.ts"
+import { BoundedLines, type Refusal } from "./BoundedLines.ts"
 import { makeMcpSurface } from "./Surface.ts"
 
 /** The longest message read from stdin, in bytes: the SDK's own bound (10 MiB). */
 export const MAX_LINE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE
 
-const refusals: Record<Refused, string> = {
-  too_long: `Parse error: a line longer than ${MAX_LINE_BYTES} bytes (10 MiB) was skipped unread; the lines after it are served`,
-  not_utf8:
-    "Parse error: a line that is not UTF-8 was skipped unread (send JSON-RPC messages encoded as UTF-8); the lines after it are served"
+type Checked =
+  | { readonly why: "not_json" }
+  | { readonly why: "not_jsonrpc"; readonly id: string | number | undefined }
+
+/** The id of a message that is not JSON-RPC, where it has one a client could be waiting on. */
+const idOf = (value: unknown) =>
+  Predicate.hasProperty(value, "id") && (typeof value.id === "string" || typeof value.id === "number") ? value.id : undefined
+
+/**
+ * A line the SDK would drop without a word (not JSON) or report only to the server's log (JSON, not JSON-RPC):
+ * either way its client would wait on an answer that never comes. Blank lines pass; the SDK skips them.
+ */
+const checkLine = (line: string): Checked | undefined => {
+  if (line.trim() === "") return undefined
+  const parsed = Either.try(() => JSON.parse(line) as unknown)
+  if (Either.isLeft(parsed)) return { why: "not_json" }
+  return Either.isLeft(Either.try(() => parseJSONRPCMessage(parsed.right)))
+    ? { why: "not_jsonrpc", id: idOf(parsed.right) }
+    : undefined
 }
 
-const refuseLine = Effect.fn("McpStdio.refuseLine")(function* (wire: Transport, why: Refused) {
-  const message = refusals[why]
+const skipped = "was skipped; the lines after it are served"
+const refusals: Record<Refusal<Checked>["why"], { readonly code: number; readonly message: string }> = {
+  too_long: {
+    code: ProtocolErrorCode.ParseError,
+    message: `Parse error: a line longer than ${MAX_LINE_BYTES} bytes (10 MiB) was skipped unread; the lines after it are served`
+  },
+  not_utf8: {
+    code: ProtocolErrorCode.ParseError,
+    message:
+      "Parse error: a line that is not UTF-8 was skipped unread (send JSON-RPC messages encoded as UTF-8); the lines after it are served"
+  },
+  not_json: {
+    code: ProtocolErrorCode.ParseError,
+    message: `Parse error: a line that is not JSON ${skipped} (send one JSON-RPC message per line)`
+  },
+  not_jsonrpc: {
+    code: ProtocolErrorCode.InvalidRequest,
+    message: `Invalid request: a line that is JSON but not a JSON-RPC 2.0 message ${skipped} ` +
+      `(a request needs "jsonrpc": "2.0", an id and a method)`
+  }
+}
+
+const refuseLine = Effect.fn("McpStdio.refuseLine")(function* (wire: Transport, refusal: Refusal<Checked>) {
+  const { code, message } = refusals[refusal.why]
   yield* Effect.logWarning(`MCP stdio: ${message}`)
-  // the line was never parsed, so its id is unknown: the error goes without one (JSON-RPC's parse error)
-  yield* Effect.tryPromise(() => wire.send({ jsonrpc: "2.0", error: { code: ProtocolErrorCode.ParseError, message } })).pipe(
-    Effect.catchTag("UnknownException", (error) => Effect.logWarning("MCP stdio: the parse error was not written", error.message))
+  // an id is answered when the line had one; otherwise (never parsed, or no id in it) the error goes without one
+  const id = refusal.why === "not_jsonrpc" ? refusal.id : undefined
+  yield* Effect.tryPromise(() => wire.send({ jsonrpc: "2.0", ...(id === undefined ? {} : { id }), error: { code, message } })).pipe(
+    Effect.catchTag("UnknownException", (error) => Effect.logWarning("MCP stdio: the refusal was not written", error.message))
   )
 })
 
 /** The SDK's stdio transport over stdin cut into UTF-8 lines of at most MAX_LINE_BYTES, any other refused on the wire. */
 const boundedStdio = Effect.gen(function* () {
   const runtime = yield* Effect.runtime<never>()
-  const lines = new BoundedLines(MAX_LINE_BYTES, (why) => Runtime.runFork(runtime)(refuseLine(wire, why)))
+  const lines = new BoundedLines(MAX_LINE_BYTES, checkLine, (refusal) => Runtime.runFork(runtime)(refuseLine(wire, refusal)))
   const wire: Transport = new StdioServerTransport(lines, process.stdout, { maxBufferSize: MAX_LINE_BYTES + 1 })
   return yield* Effect.acquireRelease(
     Effect.sync(() => (process.stdin.pipe(lines), wire)),

@@ -4,8 +4,9 @@ import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/client"
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio"
-import { Context, Deferred, Effect, Layer, Option, Redacted, Schedule, Schema, Stream } from "effect"
+import { Context, Deferred, Effect, identity, Layer, Option, Redacted, Ref, Schedule, Schema, Stream } from "effect"
 import { fileURLToPath } from "node:url"
+import pg from "pg"
 import { ServicesLive } from "../../../layers/App.ts"
 import { databaseFromUrl } from "../../../layers/Database.ts"
 import { ToolResponse } from "../../../schema/tools/Response.ts"
@@ -28,6 +29,8 @@ const StdioTest = Layer.unwrapScoped(
 
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 const mcpArgs = [breinBin, "mcp"]
+/** Nothing listens on port 1: a connection to it is refused at once, as to a database that is down. */
+const CLOSED_DATABASE = "postgres://postgres@127.0.0.1:1/postgres"
 
 const decodeResponse = Schema.decodeUnknown(ToolResponse)
 
@@ -86,7 +89,7 @@ const initialize = bytes(`${
 }\n`)
 
 const WireMessage = Schema.parseJson(Schema.Struct({
-  id: Schema.optional(Schema.Number),
+  id: Schema.optional(Schema.Union(Schema.Number, Schema.String)),
   result: Schema.optional(Schema.Struct({ serverInfo: Schema.Struct({ name: Schema.String }) })),
   error: Schema.optional(Schema.Struct({ code: Schema.Number, message: Schema.String }))
 }))
@@ -94,9 +97,13 @@ const decodeWire = Schema.decodeUnknown(WireMessage)
 
 /**
  * `brein mcp` given `first`, then an initialize; stdin stays open until that initialize is answered, then
- * ends. The first message on the wire is the refusal (a parse error, without an id), the second the reply.
+ * ends. The first message on the wire is the refusal (a parse error without an id unless `refused` says
+ * otherwise), the second the reply.
  */
-const refusedThenServed = (first: Uint8Array) =>
+const refusedThenServed = (
+  first: Uint8Array,
+  refused: { readonly code: number; readonly id?: number | string } = { code: -32700 }
+) =>
   Effect.gen(function* () {
     const databaseUrl = yield* DatabaseUrl
     const key = yield* issueKey
@@ -123,8 +130,8 @@ const refusedThenServed = (first: Uint8Array) =>
       child.exitCode
     ], { concurrency: "unbounded" })
     const [refusal, reply, ...rest] = messages
-    assert.strictEqual(refusal?.id, undefined)
-    assert.strictEqual(refusal?.error?.code, -32700)
+    assert.strictEqual(refusal?.id, refused.id)
+    assert.strictEqual(refusal?.error?.code, refused.code)
     assert.strictEqual(reply?.id, 1)
     assert.strictEqual(reply?.result?.serverInfo.name, "brein")
     assert.strictEqual(exitCode, 0)
@@ -171,6 +178,23 @@ layer(StdioTest, { excludeTestServices: true, timeout: 60_000 })("brein mcp (std
         assert.strictEqual((yield* decodeResponse(result.structuredContent)).meta.audit_status, "recorded")
       }))
   }
+
+  it.scoped("a database away when the key is looked up again before a call answers the tool error ServiceUnavailable", () =>
+    Effect.gen(function* () {
+      const principal = yield* Effect.flatMap(Workspaces, (w) => Effect.flatMap(issueKey, w.authenticate))
+      // the lookup as an outage makes it fail: its connection to the database is refused
+      const lookups = yield* Ref.make(0)
+      const away = Ref.update(lookups, (n) => n + 1).pipe(
+        Effect.zipRight(Effect.tryPromise({ try: () => new pg.Client({ connectionString: CLOSED_DATABASE }).connect(), catch: identity })),
+        Effect.orDie,
+        Effect.as(principal)
+      )
+      const client = yield* connectInProcess("legacy", principal, away)
+      const result = yield* Effect.promise(() => client.callTool({ name: "core.timestamp.now", arguments: {} }))
+      assert.strictEqual(yield* Ref.get(lookups), 1, "the key was looked up before the call")
+      assert.isTrue(result.isError)
+      assert.include(JSON.stringify(result.content), "ServiceUnavailable")
+    }))
 
   it.effect("a missing or unknown BREIN_API_KEY is a clear message on stderr and exit code 1", () =>
     Effect.gen(function* () {
@@ -239,6 +263,31 @@ layer(StdioTest, { excludeTestServices: true, timeout: 60_000 })("brein mcp (std
       assert.include(refusal?.error?.message, "not UTF-8")
       assert.deepStrictEqual(rest, [], "the call never ran: no answer to id 7")
       assert.include(stderr, "a line that is not UTF-8 was skipped unread")
+    }))
+
+  it.effect("a line that is not JSON is a parse error on the wire (the SDK dropped it without a word); a blank line is skipped", () =>
+    Effect.gen(function* () {
+      const { refusal, rest, stderr } = yield* refusedThenServed(bytes("\n  \r\nhello brein\n"))
+      assert.include(refusal?.error?.message, "a line that is not JSON was skipped")
+      assert.deepStrictEqual(rest, [], "one refusal: the blank lines are not answered")
+      assert.include(stderr, "a line that is not JSON was skipped")
+    }))
+
+  it.effect("JSON that is not JSON-RPC is an invalid request answered with its id, not a schema dump on stderr", () =>
+    Effect.gen(function* () {
+      const { refusal, rest, stderr } = yield* refusedThenServed(
+        bytes(`{"jsonrpc":"1.0","id":"q-7","method":"tools/list"}\n`),
+        { code: -32600, id: "q-7" }
+      )
+      assert.include(refusal?.error?.message, "not a JSON-RPC 2.0 message")
+      assert.deepStrictEqual(rest, [])
+      assert.notInclude(stderr, "invalid_union")
+    }))
+
+  it.effect("a JSON array (a batch, which MCP does not take) is an invalid request without an id", () =>
+    Effect.gen(function* () {
+      const { refusal } = yield* refusedThenServed(bytes(`[{"jsonrpc":"2.0","id":3,"method":"ping"}]\n`), { code: -32600 })
+      assert.include(refusal?.error?.message, "not a JSON-RPC 2.0 message")
     }))
 
   it.effect("stdin that ends inside a line over 10 MiB ends brein mcp (exit code 0)", () =>
