@@ -125,20 +125,24 @@ export const makeMcpSurface = Effect.gen(function* () {
   })
 
   // A malformed name never reaches the executor (nor, through it, the audit log): -32602, as for an unknown tool.
-  const call = (principal: Principal, params: CallParams, ctx: ServerContext): Effect.Effect<CallToolResult, ToolNotFound | McpCallDied> =>
-    (params.name === SEARCH_DOCS
+  const call = (principal: Principal, params: CallParams, ctx: ServerContext): Effect.Effect<CallToolResult, ToolNotFound> =>
+    params.name === SEARCH_DOCS
       ? searchDocs(params)
       : isToolId(params.name)
       ? execute(principal, params, ctx)
-      : Effect.fail(catalog.notFound(params.name))).pipe(
-        Effect.catchAllDefect((defect) =>
-          isTransient(defect)
-            ? Effect.logWarning("database unavailable: the MCP call answers ServiceUnavailable", Cause.die(defect)).pipe(
-              Effect.as(failure(ServiceUnavailable.database))
-            )
-            : Effect.logError("MCP tools/call died", Cause.die(defect)).pipe(Effect.zipRight(Effect.fail(new McpCallDied())))
-        )
+      : Effect.fail(catalog.notFound(params.name))
+
+  /** A database away (the call's, or the key's lookup before it) is the tool error ServiceUnavailable; any other defect, -32603. */
+  const answered = <E>(effect: Effect.Effect<CallToolResult, E>): Effect.Effect<CallToolResult, E | McpCallDied> =>
+    effect.pipe(
+      Effect.catchAllDefect((defect) =>
+        isTransient(defect)
+          ? Effect.logWarning("database unavailable: the MCP call answers ServiceUnavailable", Cause.die(defect)).pipe(
+            Effect.as(failure(ServiceUnavailable.database))
+          )
+          : Effect.logError("MCP tools/call died", Cause.die(defect)).pipe(Effect.zipRight(Effect.fail(new McpCallDied())))
       )
+    )
 
   // Over HTTP, a call's spans sit below its request's span, which the SDK's promises do not carry. The
   // SDK aborts the request's signal when the client cancels it (notifications/cancelled, on stdio) or
@@ -166,7 +170,11 @@ export const makeMcpSurface = Effect.gen(function* () {
       "tools/call",
       (request, ctx) =>
         run(
-          current === undefined ? call(principal, request.params, ctx) : Effect.flatMap(current, (now) => call(now, request.params, ctx)),
+          answered(
+            current === undefined
+              ? call(principal, request.params, ctx)
+              : Effect.flatMap(current, (now) => call(now, request.params, ctx))
+          ),
           { parent, signal: ctx.mcpReq.signal }
         ).then((result) => mcp.projectCallToolResult(result, catalog.entries.get(request.params.name)?.outputSchema))
     )

@@ -10,6 +10,7 @@ import {
 } from "@modelcontextprotocol/client"
 import { Array as Arr, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { servicesWith } from "../../../layers/App.ts"
+import type { Unauthorized } from "../../../schema/Errors.ts"
 import type { Principal } from "../../../schema/Principal.ts"
 import type { Plan } from "../../../schema/tools/Definition.ts"
 import { CoreConnector, EchoConnector } from "../../../services/connectors/Core.ts"
@@ -132,10 +133,10 @@ export const connect = (era: Era, headers: Record<string, string>) =>
   )
 
 /** `brein mcp`'s server in process for `principal`, over a linked pair of transports, with a client of `era` on the other end. */
-export const connectInProcess = (era: Era, principal: Principal) =>
+export const connectInProcess = (era: Era, principal: Principal, current?: Effect.Effect<Principal, Unauthorized>) =>
   Effect.gen(function* () {
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
-    yield* serveMcpStdio(principal, { transport: serverSide })
+    yield* serveMcpStdio(principal, { transport: serverSide, ...(current === undefined ? {} : { current }) })
     const client = new Client({ name: "brein-test", version: "0.0.0" }, clientOptions(era))
     yield* Effect.acquireRelease(Effect.promise(() => client.connect(clientSide)), () => Effect.promise(() => client.close()))
     return client
