@@ -1,4 +1,4 @@
-import { Cause, Clock, Duration, Effect, Queue, Ref, Schedule, Stream } from "effect"
+import { Cause, Clock, Deferred, Duration, Effect, Queue, Ref, Schedule, Stream } from "effect"
 import { TERMINAL } from "../../schema/connections/SyncJob.ts"
 import type { JobRow } from "./SyncJobs.ts"
 
@@ -19,6 +19,7 @@ const signature = (jobs: ReadonlyArray<JobRow>) => JSON.stringify(jobs.map((j) =
 export const makeJobWatch = Effect.fn("JobWatch.make")(
   function* (byIds: (ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<JobRow>>) {
     const watchers = yield* Ref.make<ReadonlySet<Watcher>>(new Set())
+    const stopped = yield* Deferred.make<void>()
 
     const tick = Effect.gen(function* () {
       const current = yield* Ref.get(watchers)
@@ -39,7 +40,10 @@ export const makeJobWatch = Effect.fn("JobWatch.make")(
         (watcher) => Ref.update(watchers, (set) => new Set([...set].filter((w) => w !== watcher)))
       )
 
-    /** Waits until every job ended or the time is up; reports progress as it changes; answers the jobs as last seen. */
+    /**
+     * Waits until every job ended, the time is up or waiting stopped; reports progress as it changes; answers the
+     * jobs as last seen (none when no tick came).
+     */
     const awaitJobs = Effect.fn("JobWatch.await")(function* (
       ids: ReadonlyArray<string>,
       maxWait: Duration.Duration,
@@ -50,7 +54,7 @@ export const makeJobWatch = Effect.fn("JobWatch.make")(
         Stream.changesWith((a, b) => signature(a) === signature(b)),
         Stream.tap(onProgress),
         Stream.takeUntil(ended),
-        Stream.interruptWhen(Effect.sleep(maxWait)),
+        Stream.interruptWhen(Effect.race(Effect.sleep(maxWait), Deferred.await(stopped))),
         Stream.runLast
       )
     }, Effect.scoped)
@@ -58,6 +62,14 @@ export const makeJobWatch = Effect.fn("JobWatch.make")(
     /** How many callers wait now (one query per tick serves them all). */
     const watching = Effect.map(Ref.get(watchers), (set) => set.size)
 
-    return { awaitJobs, watching }
+    /**
+     * A shutdown's first step: every caller waiting now, or from now on, answers at once with the jobs as they stand
+     * (committed, they run on; a server's drain would otherwise wait on them and cut them off when its grace ends).
+     */
+    const stopWaiting = Effect.fn("JobWatch.stopWaiting")(function* () {
+      yield* Deferred.succeed(stopped, undefined)
+    })
+
+    return { awaitJobs, watching, stopWaiting }
   }
 )

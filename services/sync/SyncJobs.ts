@@ -231,8 +231,8 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
           WHERE ${owned(claim)} AND state = 'sincronizando'`.pipe(Effect.orDie, Effect.asVoid)
     })
 
-    const { awaitJobs, watching } = yield* makeJobWatch(byIds)
+    const { awaitJobs, watching, stopWaiting } = yield* makeJobWatch(byIds)
 
-    return { enqueue, byIds, list, claim, renew, report, finish, failQueued, retryLater, release, awaitJobs, watching }
+    return { enqueue, byIds, list, claim, renew, report, finish, failQueued, retryLater, release, awaitJobs, watching, stopWaiting }
   })
 }) {}

@@ -8,6 +8,7 @@ import { UNSUBSCRIBE_PREFIX } from "../../schema/http/Unsubscribe.ts"
 import { MAX_PATH_PARAM } from "../../schema/Ids.ts"
 import { PortConfig } from "../../schema/Port.ts"
 import { DispatchStore } from "../../services/sequences/DispatchStore.ts"
+import { SyncJobs } from "../../services/sync/SyncJobs.ts"
 import { makeMcpRoute } from "../mcp/Http.ts"
 import { AccountLive } from "./Account.ts"
 import { AuthenticationLive } from "./Authentication.ts"
@@ -105,12 +106,14 @@ export const listen = (port: number) =>
 
 /**
  * Built after the server, so released before it: a shutdown drains the socket while the request
- * handlers and every service they use are still there, and only then takes them down.
+ * handlers and every service they use are still there, and only then takes them down. Calls waiting
+ * on syncs answer first, with their jobs as they stand: a wait may be longer than the grace.
  */
-const drainOnShutdown = Layer.scopedDiscard(Effect.gen(function* () {
+export const drainOnShutdown = Layer.scopedDiscard(Effect.gen(function* () {
   const { drain } = yield* HttpDrain
+  const jobs = yield* SyncJobs
   const grace = yield* shutdownGrace
-  yield* Effect.addFinalizer(() => drain(grace))
+  yield* Effect.addFinalizer(() => Effect.zipRight(jobs.stopWaiting(), drain(grace)))
 }))
 
 /** REST and /mcp on the given server, behind one gate (which needs Workspaces). */
