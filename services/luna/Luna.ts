@@ -131,54 +131,62 @@ export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
       yield* sessions.get(who, sessionId)
       yield* gateway.ready
       const turnId = yield* newId("turn")
-      // The session's lease, taken in one statement: two messages at once, to any process, cannot both start a
-      // turn. It lives in the turn's own scope, closed when the turn ends.
-      const turnScope = yield* Scope.make()
-      const lease = yield* Scope.extend(lock.tryAcquire(`${TURN_LEASE}${sessionId}`, turnId), turnScope).pipe(
-        Effect.onError((cause) => Scope.close(turnScope, Exit.failCause(cause)))
-      )
-      if (Option.isNone(lease)) {
-        yield* Scope.close(turnScope, Exit.void)
-        const busy = yield* lock.holderOf(`${TURN_LEASE}${sessionId}`)
-        return yield* new TurnInProgress({
-          sessionId,
-          turnId: Option.getOrElse(busy, () => "(it has just ended)"),
-          message: "this session is running a turn: one turn at a time",
-          hint: "Read the running turn from GET /api/v1/sessions/{id}/events and send the message when it ends"
-        })
-      }
-      const place: TurnPlace = { turnId, parentTurnId: null, variant: 1 }
-      // read again once the turn is ours: a turn that ended meanwhile may have moved the stage
-      const { first, session } = yield* Effect.gen(function* () {
-        yield* settle(sessionId)
-        const session = yield* sessions.get(who, sessionId)
-        const first = yield* sessions.append(sessionId, place, [{ type: "turn.started", stage: session.stage }, {
-          type: "message.user",
-          text
-        }])
-        return { first, session }
-      }).pipe(Effect.onExit((exit) => Exit.isFailure(exit) ? Scope.close(turnScope, exit) : Effect.void))
-      // Its lease lost (the database unreachable longer than the lease lasts), another process may start a turn:
-      // this one stops.
-      const leaseLost = Effect.flatMap(
-        Effect.option(lease.value.lost),
-        () => Effect.dieMessage("the session's turn lease was lost: the database could not be reached in time")
-      )
-      yield* execute(who, sessionId, place, session.stage, text).pipe(
-        Effect.raceFirst(leaseLost),
-        Effect.catchAllCause((cause) =>
-          Cause.isInterruptedOnly(cause)
-            ? Effect.failCause(cause)
-            : Effect.zipRight(
-              Effect.logError("a Luna turn failed", cause),
-              failTurn(sessionId, place, "TurnFailed", "the turn stopped on an internal error")
+      // From the lease taken to the turn forked, nothing may be cut off in between: an interruption there (its
+      // client gone) would leave the lease renewed until the process stops and the session refusing every message.
+      // Only the steps that wait are interruptible, each undoing what came before it if it is.
+      return yield* Effect.uninterruptibleMask((restore) =>
+        Effect.gen(function* () {
+          // The session's lease, taken in one statement: two messages at once, to any process, cannot both start a
+          // turn. It lives in the turn's own scope, closed when the turn ends.
+          const turnScope = yield* Scope.make()
+          const lease = yield* restore(Scope.extend(lock.tryAcquire(`${TURN_LEASE}${sessionId}`, turnId), turnScope)).pipe(
+            Effect.onError((cause) => Scope.close(turnScope, Exit.failCause(cause)))
+          )
+          if (Option.isNone(lease)) {
+            yield* Scope.close(turnScope, Exit.void)
+            const busy = yield* restore(lock.holderOf(`${TURN_LEASE}${sessionId}`))
+            return yield* new TurnInProgress({
+              sessionId,
+              turnId: Option.getOrElse(busy, () => "(it has just ended)"),
+              message: "this session is running a turn: one turn at a time",
+              hint: "Read the running turn from GET /api/v1/sessions/{id}/events and send the message when it ends"
+            })
+          }
+          const place: TurnPlace = { turnId, parentTurnId: null, variant: 1 }
+          // read again once the turn is ours: a turn that ended meanwhile may have moved the stage
+          const { first, session } = yield* restore(Effect.gen(function* () {
+            yield* settle(sessionId)
+            const session = yield* sessions.get(who, sessionId)
+            const first = yield* sessions.append(sessionId, place, [{ type: "turn.started", stage: session.stage }, {
+              type: "message.user",
+              text
+            }])
+            return { first, session }
+          })).pipe(Effect.onExit((exit) => Exit.isFailure(exit) ? Scope.close(turnScope, exit) : Effect.void))
+          // Its lease lost (the database unreachable longer than the lease lasts), another process may start a turn:
+          // this one stops.
+          const leaseLost = Effect.flatMap(
+            Effect.option(lease.value.lost),
+            () => Effect.dieMessage("the session's turn lease was lost: the database could not be reached in time")
+          )
+          // the turn itself is interruptible (a stop of the process ends it), and so is the race in it
+          yield* restore(
+            execute(who, sessionId, place, session.stage, text).pipe(
+              Effect.raceFirst(leaseLost),
+              Effect.catchAllCause((cause) =>
+                Cause.isInterruptedOnly(cause)
+                  ? Effect.failCause(cause)
+                  : Effect.zipRight(
+                    Effect.logError("a Luna turn failed", cause),
+                    failTurn(sessionId, place, "TurnFailed", "the turn stopped on an internal error")
+                  )
+              ),
+              Effect.onInterrupt(() => failTurn(sessionId, place, "Interrupted", STOPPED))
             )
-        ),
-        Effect.onInterrupt(() => failTurn(sessionId, place, "Interrupted", STOPPED)),
-        Effect.ensuring(Scope.close(turnScope, Exit.void)),
-        Effect.forkIn(scope)
+          ).pipe(Effect.ensuring(Scope.close(turnScope, Exit.void)), Effect.forkIn(scope))
+          return { turnId, after: (first[0]?.seq ?? 1) - 1 }
+        })
       )
-      return { turnId, after: (first[0]?.seq ?? 1) - 1 }
     })
 
     /** A started turn's events, from turn.started to its end. */
