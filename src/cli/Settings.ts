@@ -46,9 +46,21 @@ export const workspaceOption = (description: string) =>
     Options.mapEffect((value) => workspaceNameOf("--workspace")(value).pipe(Effect.mapError(ValidationError.invalidValue)))
   )
 
+/**
+ * A new workspace's name. One that begins with "-" is an option misplaced (`workspaces create --plan`, whose
+ * value is missing, made a workspace named "--plan"), and would read as one in every later `--workspace`.
+ */
 export const workspaceArg = Args.text({ name: "NAME" }).pipe(
   Args.withDescription("The workspace's name"),
-  Args.mapEffect(workspaceNameOf("NAME"))
+  Args.mapEffect((value) =>
+    value.trimStart().startsWith("-")
+      ? Effect.fail(HelpDoc.p(
+        `NAME must not begin with "-", which reads as an option (got ${
+          JSON.stringify(value.slice(0, 40))
+        }): brein workspaces create NAME [--plan free|paid]`
+      ))
+      : workspaceNameOf("NAME")(value)
+  )
 )
 
 export const workspaceFilter = workspaceOption("Only this workspace").pipe(Options.optional)

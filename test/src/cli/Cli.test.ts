@@ -291,6 +291,21 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
       assert.include(taken.stderr, `a workspace named "northwind" already exists`)
     }), { timeout: 60_000 })
 
+  it.effect(
+    "workspaces create refuses a name that begins with \"-\": a flag without its value made a workspace named after it",
+    () =>
+      Effect.gen(function* () {
+        const missingValue = yield* brein("workspaces", "create", "--plan")
+        assert.strictEqual(missingValue.exitCode, 2, missingValue.stdout)
+        const dashed = yield* brein("workspaces", "create", "--", "-x")
+        assert.strictEqual(dashed.exitCode, 2, dashed.stdout)
+        assert.include(dashed.stderr, `NAME must not begin with "-", which reads as an option (got "-x")`)
+        const listed = yield* brein("workspaces", "list")
+        assert.notMatch(listed.stdout, /^(--plan|-x)\s/m, "no workspace was created")
+      }),
+    { timeout: 60_000 }
+  )
+
   it.effect("connections list shows each connection's state, never its credentials", () =>
     Effect.gen(function* () {
       const principal = yield* (yield* Workspaces).inProcess("holder", "paid")
