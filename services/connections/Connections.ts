@@ -210,10 +210,31 @@ export class Connections extends Effect.Service<Connections>()("brein/connection
     /**
      * Replaces a connection's credentials: sealed again, and the connection starts over as `pendiente`,
      * its credentials' generation one more, so no job that logged in with the old ones settles it.
-     * The update is the lookup: a connection deleted meanwhile is not found, not half replaced.
+     * Run in the caller's transaction: the row is held from the lookup on, so a connection deleted
+     * meanwhile is not found, not half replaced. The RUT stays the connection's: its cache is one
+     * taxpayer's data, and another's synced into it would be summed with it.
      */
     const replaceCredentials = Effect.fn("Connections.replaceCredentials")(
       function* (principal: Principal, id: string, credentials: Credentials) {
+        const held = yield* sql`SELECT connector, institution, credentials, state, state_reason, credentials_generation
+                 FROM connections WHERE id = ${id} AND workspace_id = ${principal.workspaceId} FOR UPDATE`.pipe(
+          Effect.flatMap(decodeSealed),
+          Effect.orDie,
+          Effect.map(Arr.head)
+        )
+        if (Option.isNone(held)) return yield* notFound(id)
+        // credentials the key can no longer open cannot be compared: replacing them is how access is restored
+        const current = yield* vault.open(held.value.credentials).pipe(
+          Effect.flatMap((text) => Effect.orDie(Schema.decode(CredentialsJson)(text))),
+          Effect.option
+        )
+        if (Option.isSome(current) && current.value.rut !== credentials.rut) {
+          return yield* new InvalidInput({
+            message: "credentials.rut must be the RUT this connection was made with: its cached data is that taxpayer's. " +
+              "To sync another RUT, create a connection for it (POST /api/v1/connections)",
+            issues: [{ path: "credentials.rut", message: "must be the RUT this connection was made with" }]
+          })
+        }
         const sealed = yield* vault.seal(JSON.stringify({ rut: credentials.rut, clave: Redacted.value(credentials.clave) }))
         const rows = yield* sql`UPDATE connections SET credentials = ${sealed}, credentials_generation = credentials_generation + 1,
                    state = 'pendiente', state_reason = NULL, updated_at = now()

@@ -124,6 +124,40 @@ layer(HttpConnected, { excludeTestServices: true })("PATCH /api/v1/connections/{
       assert.strictEqual(audited?.n, 0)
     }))
 
+  it.effect("keeps the connection's RUT: another taxpayer's is refused (422) and nothing is replaced; the same RUT written with dots passes", () =>
+    Effect.gen(function* () {
+      const { key, client } = yield* workspace
+      const own = rut(76700004)
+      const created = yield* client.connections.create({
+        payload: { connector: "sii", credentials: { rut: own, clave: Redacted.make("clave-1") } }
+      })
+      const before = yield* storedCredentials(created.id)
+      const patch = (credentials: unknown) =>
+        rawRequest(
+          HttpClientRequest.patch(`/api/v1/connections/${created.id}`).pipe(
+            HttpClientRequest.bearerToken(Redacted.value(key)),
+            HttpClientRequest.bodyUnsafeJson({ credentials })
+          )
+        )
+      const other = yield* patch({ rut: rut(76700005), clave: NEW_CLAVE })
+      assert.strictEqual(other.status, 422, other.text)
+      assert.deepInclude(JSON.parse(other.text), {
+        _tag: "InvalidInput",
+        issues: [{ path: "credentials.rut", message: "must be the RUT this connection was made with" }]
+      })
+      assert.strictEqual(yield* storedCredentials(created.id), before, "nothing was replaced")
+      const sql = yield* SqlClient.SqlClient
+      const [audited] = yield* sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM audit_log WHERE connection_id = ${created.id} AND tool_id = 'connections.credentials.update'`
+      assert.strictEqual(audited?.n, 0, "a refused replacement is not audited as done")
+
+      const [body, digit] = own.split("-")
+      const dotted = `${body?.slice(0, 2)}.${body?.slice(2, 5)}.${body?.slice(5)}-${digit}`
+      const same = yield* patch({ rut: dotted, clave: NEW_CLAVE })
+      assert.strictEqual(same.status, 200, same.text)
+      assert.notStrictEqual(yield* storedCredentials(created.id), before)
+    }))
+
   it.effect("a PATCH that loses the race with a DELETE of its connection is 404 ConnectionNotFound, and writes nothing", () =>
     Effect.gen(function* () {
       const { key, principal } = yield* issuePrincipal("paid")
@@ -134,7 +168,7 @@ layer(HttpConnected, { excludeTestServices: true })("PATCH /api/v1/connections/{
       // The DELETE holds the row (deleted, not yet committed) while the PATCH waits to update it.
       const patched = yield* commitFirst({
         first: Effect.flatMap(Connections, (connections) => connections.remove(principal, created.id)),
-        waitsAt: "UPDATE connections SET credentials",
+        waitsAt: "SELECT connector, institution, credentials, state, state_reason, credentials_generation%FOR UPDATE",
         what: "the PATCH waiting for the row the DELETE holds"
       })(
         rawRequest(
