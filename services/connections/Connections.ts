@@ -248,10 +248,12 @@ export class Connections extends Effect.Service<Connections>()("brein/connection
 
     /**
      * Serializes the transactions that end jobs of one connection, so the last to commit sees the others
-     * (and a replacement of its credentials commits before them or after them).
+     * (and a replacement of its credentials commits before them or after them). False when the connection
+     * is gone (deleted while its jobs ran).
      */
     const lock = Effect.fn("Connections.lock")(function* (id: string) {
-      yield* sql`SELECT 1 FROM connections WHERE id = ${id} FOR UPDATE`.pipe(Effect.orDie)
+      const rows = yield* sql`SELECT 1 FROM connections WHERE id = ${id} FOR UPDATE`.pipe(Effect.orDie)
+      return rows.length > 0
     })
 
     /**

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Array as Arr, Cause, Duration, Effect, Exit, Fiber, Option, Schedule } from "effect"
+import { Array as Arr, Cause, Duration, Effect, Exit, Option, Schedule } from "effect"
 import type { JobError } from "../../schema/connections/SyncJob.ts"
 import { UpstreamCredentialsInvalid, type UpstreamError } from "../../schema/upstream/Errors.ts"
 import { Connections, type Ended, sessionKey } from "../connections/Connections.ts"
@@ -21,6 +21,11 @@ class SessionBusy {
 /** The connection's credentials were replaced between the claim and the login: the batch runs again with the new ones. */
 class CredentialsReplaced {
   readonly _tag = "CredentialsReplaced"
+}
+
+/** The batch's jobs were deleted (with their connection) while it ran. */
+class JobsDeleted {
+  readonly _tag = "JobsDeleted"
 }
 
 /** What a settling transaction leaves the connection as: `ended` once no job of it is open, else `whileOpen`. */
@@ -60,7 +65,12 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
 
     const settle = Effect.fn("SyncBatch.settle")(
       function* (claimed: ClaimedJob, body: Effect.Effect<Settled>) {
-        yield* connections.lock(claimed.connectionId)
+        if (!(yield* connections.lock(claimed.connectionId))) {
+          // its jobs went with it: nothing is left to end, and what was read is no one's
+          return yield* Effect.logInfo("the connection was deleted while this sync ran: what it read is dropped").pipe(
+            Effect.annotateLogs({ connectionId: claimed.connectionId, jobId: claimed.id })
+          )
+        }
         const { ended, whileOpen } = yield* body
         if (yield* connections.settle(claimed.connectionId, claimed.credentialsGeneration, ended, whileOpen)) return
         yield* Effect.logInfo("the connection's credentials were replaced while this sync ran: it stays pendiente").pipe(
@@ -211,7 +221,7 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
 
     const onLoginFailure = (
       batch: Arr.NonEmptyReadonlyArray<ClaimedJob>,
-      cause: Cause.Cause<UpstreamError | SessionBusy | SessionLeaseLost | CredentialsReplaced | VaultKeyUnusable>
+      cause: Cause.Cause<UpstreamError | SessionBusy | SessionLeaseLost | CredentialsReplaced | VaultKeyUnusable | JobsDeleted>
     ) => {
       const first = Arr.headNonEmpty(batch)
       const error = Cause.failureOption(cause)
@@ -229,6 +239,9 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
         )
       }
       const failed = error.value
+      if (failed._tag === "JobsDeleted") {
+        return Effect.logInfo("the connection was deleted while this sync ran: its upstream session stopped").pipe(annotated(first))
+      }
       // Another sync holds this user's upstream session: wait for it without spending an attempt.
       // The database could not confirm the session lease: the session stopped; try again soon without spending an attempt.
       // The credentials were replaced before the login: claimed again, the jobs log in with the new ones.
@@ -256,14 +269,18 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
         yield* settle(job, fail(job, { reason: "intentos_agotados", message: `gave up after ${job.maxAttempts} attempts` }))
       }
       if (!Arr.isNonEmptyReadonlyArray(runnable)) return
-      const heartbeat = yield* Effect.forEach(runnable, (job) => jobs.renew(job, settings.lease)).pipe(
+      const ids = runnable.map((job) => job.id)
+      // Renews the jobs' lease until they are found deleted (their connection deleted): the session then stops.
+      const heartbeat = Effect.forEach(runnable, (job) => jobs.renew(job, settings.lease)).pipe(
+        Effect.zipRight(jobs.allGone(ids)),
         // A renewal lost to a database failure is not the end of the heartbeat.
-        Effect.catchAllDefect((defect) => Effect.logWarning("sync job lease not renewed; trying again", Cause.die(defect))),
-        Effect.repeat(Schedule.spaced(Duration.times(settings.lease, 1 / 3))),
-        Effect.fork
+        Effect.catchAllDefect((defect) =>
+          Effect.as(Effect.logWarning("sync job lease not renewed; trying again", Cause.die(defect)), false)
+        ),
+        Effect.repeat({ schedule: Schedule.spaced(Duration.times(settings.lease, 1 / 3)), until: (gone) => gone }),
+        Effect.zipRight(Effect.fail(new JobsDeleted()))
       )
-      const exit = yield* Effect.exit(underOneSession(runnable))
-      yield* Fiber.interrupt(heartbeat)
+      const exit = yield* Effect.exit(Effect.raceFirst(underOneSession(runnable), heartbeat))
       if (Exit.isFailure(exit)) yield* onLoginFailure(runnable, exit.cause)
     })
 

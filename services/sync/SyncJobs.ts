@@ -143,8 +143,12 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
      */
     const claim = Effect.fn("SyncJobs.claim")(function* (lease: Duration.Duration) {
       return yield* sql`WITH first AS (
-            SELECT connection_id FROM sync_jobs WHERE state IN ('en_cola', 'sincronizando') AND run_after <= now()
-            ORDER BY run_after FOR UPDATE SKIP LOCKED LIMIT 1
+            -- The earliest due job whose connection no transaction holds (its delete, a job of it settling), both rows
+            -- locked without waiting: a delete takes the connection and then its jobs, so waiting for either here, the
+            -- other held, could deadlock with it. Locked, the connection is read as last committed (its generation).
+            SELECT j.connection_id, c.credentials_generation FROM sync_jobs j JOIN connections c ON c.id = j.connection_id
+            WHERE j.state IN ('en_cola', 'sincronizando') AND j.run_after <= now()
+            ORDER BY j.run_after FOR UPDATE OF j, c SKIP LOCKED LIMIT 1
           ), batch AS (
             SELECT j.id, j.state = 'sincronizando' AS taken_over FROM sync_jobs j JOIN first f ON j.connection_id = f.connection_id
             WHERE j.state IN ('en_cola', 'sincronizando') AND j.run_after <= now()
@@ -152,17 +156,12 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
           ), marked AS (
             UPDATE connections c SET state = 'sincronizando', state_reason = NULL, updated_at = now()
             FROM first f WHERE c.id = f.connection_id AND NOT (c.state = 'error' AND c.state_reason = 'credenciales_invalidas')
-            RETURNING c.credentials_generation
-          ), generation AS (
-            -- the row marked, which may be newer than this statement's snapshot (credentials replaced meanwhile)
-            SELECT coalesce(m.credentials_generation, c.credentials_generation) AS credentials_generation
-            FROM connections c JOIN first f ON c.id = f.connection_id LEFT JOIN marked m ON true
           ), claimed AS (
             UPDATE sync_jobs j SET state = 'sincronizando', attempts = j.attempts + 1,
               run_after = now() + ${`${Duration.toMillis(lease)} milliseconds`}::interval,
               started_at = coalesce(j.started_at, now()),
               progress = j.progress || '{"done": 0, "step": "login"}'::jsonb
-            FROM batch b, generation g WHERE j.id = b.id
+            FROM batch b, first g WHERE j.id = b.id
             RETURNING j.*, b.taken_over, g.credentials_generation
           )
           SELECT ${COLUMNS}, taken_over, credentials_generation FROM claimed ORDER BY created_at, seq`
@@ -179,6 +178,12 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
     const renew = Effect.fn("SyncJobs.renew")(function* (claim: Claim, lease: Duration.Duration) {
       return yield* sql`UPDATE sync_jobs SET run_after = now() + ${`${Duration.toMillis(lease)} milliseconds`}::interval
           WHERE ${owned(claim)} AND state = 'sincronizando'`.pipe(Effect.orDie, Effect.asVoid)
+    })
+
+    /** Whether none of these jobs exists any more (deleted with their connection). */
+    const allGone = Effect.fn("SyncJobs.allGone")(function* (ids: ReadonlyArray<string>) {
+      const rows = yield* sql`SELECT 1 FROM sync_jobs WHERE id = ANY(${ids}::text[]) LIMIT 1`.pipe(Effect.orDie)
+      return rows.length === 0
     })
 
     const report = Effect.fn("SyncJobs.report")(function* (claim: Claim, progress: Progress) {
@@ -233,6 +238,21 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
 
     const { awaitJobs, watching, stopWaiting } = yield* makeJobWatch(byIds)
 
-    return { enqueue, byIds, list, claim, renew, report, finish, failQueued, retryLater, release, awaitJobs, watching, stopWaiting }
+    return {
+      enqueue,
+      byIds,
+      list,
+      claim,
+      renew,
+      allGone,
+      report,
+      finish,
+      failQueued,
+      retryLater,
+      release,
+      awaitJobs,
+      watching,
+      stopWaiting
+    }
   })
 }) {}

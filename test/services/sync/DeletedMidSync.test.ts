@@ -1,0 +1,43 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Context, Effect, Layer } from "effect"
+import { databaseFromUrl } from "../../../layers/Database.ts"
+import { Connections } from "../../../services/connections/Connections.ts"
+import { execute, jobsOf, rut, siiConnection, simulatedServices, waitForJobs } from "../../support/Connected.ts"
+import { waitUntil } from "../../support/Eventually.ts"
+import { monthsAgo } from "../../support/Periods.ts"
+import { freshDatabase } from "../../support/TestDatabase.ts"
+import { issuePrincipal } from "../../support/TestLayers.ts"
+import { RecordedLogs, RecordLogs } from "../../support/TestLogging.ts"
+
+describe("a connection deleted while its sync runs", () => {
+  it.scopedLive(
+    "stops the sync's upstream session, quietly: no job dies, nothing is said of replaced credentials",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* freshDatabase
+        // a login that takes seconds (the SII's at a fifth of its pace): the deletion comes while it runs
+        const app = yield* Layer.build(
+          simulatedServices({}, 0.2).pipe(Layer.provideMerge(databaseFromUrl(url)), Layer.provideMerge(RecordLogs))
+        )
+        const logs = Context.get(app, RecordedLogs).lines
+        yield* Effect.gen(function* () {
+          const { principal } = yield* issuePrincipal("paid")
+          const connection = yield* siiConnection(principal, rut(76500031))
+          const periodo = yield* monthsAgo(1)
+          yield* execute(principal, "sii.conexion.sincronizar", { periodo, perspectiva: "ventas", esperar: 0 }, connection.id)
+          yield* waitForJobs(connection.id, (jobs) => jobs[0]?.state === "sincronizando")
+          yield* Effect.flatMap(Connections, (c) => c.remove(principal, connection.id))
+          assert.deepStrictEqual(yield* jobsOf(connection.id), [], "the jobs went with their connection")
+          yield* waitUntil(logs, (lines) => lines.some((l) => l.includes("its upstream session stopped")), {
+            what: "the sync's session stopping",
+            tries: 200
+          })
+        }).pipe(Effect.provide(app))
+        const said = (yield* logs).join("\n")
+        assert.notInclude(said, "sync job died")
+        assert.notInclude(said, "sync batch died")
+        assert.notInclude(said, "credentials were replaced")
+      }),
+    60_000
+  )
+})
