@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { bodyOptional, EmptyBody } from "../Body.ts"
 import { ConnectionNotFound, ConnectionView, CreateConnection, UpdateCredentials } from "../connections/Connection.ts"
 import { SyncJobView } from "../connections/SyncJob.ts"
 import { AuditUnavailable, Forbidden, InvalidInput, ServiceUnavailable } from "../Errors.ts"
@@ -50,10 +51,12 @@ export class ConnectionsGroup extends HttpApiGroup.make("connections")
   .add(
     HttpApiEndpoint.del("remove", "/api/v1/connections/:id")
       .setPath(IdParam)
+      .setPayload(EmptyBody)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(ConnectionNotFound)
       .addError(AuditUnavailable)
       .annotate(OpenApi.Summary, "Delete a connection with its cached data and jobs; audited")
+      .annotate(OpenApi.Transform, bodyOptional)
   )
   .add(
     HttpApiEndpoint.get("jobs", "/api/v1/connections/:id/jobs")

@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { bodyOptional, EmptyBody } from "../Body.ts"
 import { SequenceConflict, SequenceNotFound, SequenceStatusChange } from "../catalog/SequenceErrors.ts"
 import {
   ActivationRefused,
@@ -75,9 +76,11 @@ export class HumansGroup extends HttpApiGroup.make("humans")
   )
   .add(
     HttpApiEndpoint.post("signOut", "/auth/sign-out")
+      .setPayload(EmptyBody)
       .addSuccess(SignedOut)
       .middleware(HumanSession)
       .annotate(OpenApi.Summary, "End the session (cookie and X-CSRF-Token)")
+      .annotate(OpenApi.Transform, bodyOptional)
   )
 {}
 
@@ -87,12 +90,14 @@ export const SequenceIdParam = Schema.Struct({ id: Schema.String })
 const statusChange = <Name extends "pause" | "resume">(name: Name, summary: string) =>
   HttpApiEndpoint.post(name, `/api/v1/sequences/:id/${name}`)
     .setPath(SequenceIdParam)
+    .setPayload(EmptyBody)
     .addSuccess(SequenceStatusChange)
     .addError(SequenceNotFound)
     .addError(SequenceConflict)
     .addError(AuditUnavailable)
     .middleware(HumanSession)
     .annotate(OpenApi.Summary, summary)
+    .annotate(OpenApi.Transform, bodyOptional)
 
 export class SequenceAuthorizationsGroup extends HttpApiGroup.make("sequenceAuthorizations")
   .add(

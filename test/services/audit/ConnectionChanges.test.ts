@@ -28,7 +28,7 @@ layer(HttpConnected, { excludeTestServices: true })("connection changes over RES
         path: { id: created.id },
         payload: { credentials: { rut: user, clave: Redacted.make(`${clave}2`) } }
       })
-      yield* client.connections.remove({ path: { id: created.id } })
+      yield* client.connections.remove({ path: { id: created.id }, payload: {} })
 
       const sql = yield* SqlClient.SqlClient
       const rows = yield* sql<{ seq: number; toolId: string; surface: string; connectionId: string; inputDigest: string; whole: string }>`

@@ -105,7 +105,7 @@ layer(HttpConnected, { excludeTestServices: true })("HTTP connections API", (it)
 
       const before = yield* rowsOf(created.id)
       assert.isAbove(before?.documents ?? 0, 0)
-      const [, deleted] = yield* client.connections.remove({ path: { id: created.id }, withResponse: true })
+      const [, deleted] = yield* client.connections.remove({ path: { id: created.id }, payload: {}, withResponse: true })
       assert.strictEqual(deleted.status, 204)
       assert.deepStrictEqual(yield* rowsOf(created.id), { documents: 0, coverage: 0, jobs: 0, history: 0, connections: 0 })
       const gone = yield* Effect.flip(client.connections.get({ path: { id: created.id } }))
@@ -132,6 +132,52 @@ layer(HttpConnected, { excludeTestServices: true })("HTTP connections API", (it)
         SELECT count(*)::int AS n FROM audit_log WHERE connection_id = ${created.id} AND tool_id = 'connections.delete'`
       assert.strictEqual(audited?.n, 0, "the DELETE that found nothing to delete audits no deletion")
       assert.deepStrictEqual(yield* rowsOf(created.id), { documents: 0, coverage: 0, jobs: 0, history: 0, connections: 0 })
+    }))
+
+  it.effect("DELETE takes no body or {}: a body not JSON (400), a field (422), another type (415) is refused and the connection stays", () =>
+    Effect.gen(function* () {
+      const { client, key } = yield* workspace("paid")
+      const connect = (n: number) =>
+        client.connections.create({ payload: { connector: "sii", credentials: { rut: rut(n), clave: Redacted.make(CLAVE) } } })
+      const remove = (id: string, body?: { readonly text: string; readonly type: string }) =>
+        rawRequest(
+          HttpClientRequest.del(`/api/v1/connections/${id}`).pipe(
+            HttpClientRequest.bearerToken(Redacted.value(key)),
+            (request) => body === undefined ? request : HttpClientRequest.bodyText(request, body.text, body.type)
+          )
+        )
+      const kept = yield* connect(76900008)
+      const bodies = [
+        { text: "delete it", type: "application/json", answer: [400, "BadRequest", "the request body is not valid JSON"] },
+        { text: `{"force":true}`, type: "application/json", answer: [422, "InvalidInput", "force is not a field this input accepts"] },
+        { text: "[]", type: "application/json", answer: [422, "InvalidInput", "body must be a JSON object, got an array"] },
+        {
+          text: "{}",
+          type: "text/plain",
+          answer: [
+            415,
+            "UnsupportedMediaType",
+            "the request body must be JSON: send it with Content-Type: application/json, not text/plain"
+          ]
+        }
+      ] as const
+      const answered = yield* Effect.forEach(bodies, (body) =>
+        Effect.map(remove(kept.id, body), (answer): ReadonlyArray<unknown> => {
+          const error = answer.text === "" ? {} : JSON.parse(answer.text) as { readonly _tag?: string; readonly message?: string }
+          return [`${body.type} ${body.text}`, answer.status, error._tag, error.message]
+        }))
+      assert.deepStrictEqual<ReadonlyArray<ReadonlyArray<unknown>>>(
+        answered,
+        bodies.map((body) => [`${body.type} ${body.text}`, ...body.answer])
+      )
+      assert.strictEqual((yield* rowsOf(kept.id))?.connections, 1, "no refused body deleted it")
+      assert.strictEqual((yield* client.connections.get({ path: { id: kept.id } })).state, "pendiente")
+
+      assert.strictEqual((yield* remove(kept.id, { text: "{}", type: "application/json" })).status, 204)
+      assert.strictEqual((yield* rowsOf(kept.id))?.connections, 0)
+      const other = yield* connect(76900009)
+      assert.strictEqual((yield* remove(other.id)).status, 204, "no body at all")
+      assert.strictEqual((yield* rowsOf(other.id))?.connections, 0)
     }))
 
   it.effect("a free workspace cannot connect: 403 plan_required", () =>
@@ -238,7 +284,7 @@ layer(HttpConnected, { excludeTestServices: true })("HTTP connections API", (it)
       for (
         const attempt of [
           stranger.client.connections.get({ path }),
-          stranger.client.connections.remove({ path }),
+          stranger.client.connections.remove({ path, payload: {} }),
           stranger.client.connections.jobs({ path, urlParams: {} })
         ]
       ) {

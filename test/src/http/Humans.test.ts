@@ -1,6 +1,7 @@
-import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { assert, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, Redacted, Schema } from "effect"
+import { BreinApi } from "../../../schema/http/Api.ts"
 import { Users } from "../../../services/humans/Users.ts"
 import { Workspaces } from "../../../services/workspace/Workspaces.ts"
 import { insertPreflight, insertSequence, ledgerRows, sequenceState } from "../../services/humans/SequenceFixtures.ts"
@@ -44,6 +45,50 @@ const withCredentials = (request: HttpClientRequest.HttpClientRequest, credentia
 const get = (path: string, credentials: Credentials = {}) => send(withCredentials(HttpClientRequest.get(path), credentials))
 const post = (path: string, body: unknown, credentials: Credentials = {}) =>
   send(withCredentials(HttpClientRequest.post(path).pipe(HttpClientRequest.bodyUnsafeJson(body)), credentials))
+
+/** A body sent as it is, with its own Content-Type: what the typed client cannot send. */
+const postText = (path: string, text: string, contentType: string, credentials: Credentials) =>
+  send(withCredentials(HttpClientRequest.post(path).pipe(HttpClientRequest.bodyText(text, contentType)), credentials))
+/** Without any body at all, as `curl -X POST` sends it. */
+const postNothing = (path: string, credentials: Credentials) => send(withCredentials(HttpClientRequest.post(path), credentials))
+
+/** Bodies a route that takes none (or `{}`) refuses, each with the error every other route answers it with. */
+const FOREIGN_BODIES = [
+  { text: "pause now", type: "application/json", answer: [400, "BadRequest", "the request body is not valid JSON"] },
+  { text: `{"force":true}`, type: "application/json", answer: [422, "InvalidInput", "force is not a field this input accepts"] },
+  { text: "[]", type: "application/json", answer: [422, "InvalidInput", "body must be a JSON object, got an array"] },
+  {
+    text: "{}",
+    type: "text/plain",
+    answer: [415, "UnsupportedMediaType", "the request body must be JSON: send it with Content-Type: application/json, not text/plain"]
+  }
+] as const
+
+/** Each of FOREIGN_BODIES sent to `path`: what was answered, beside what should have been. */
+const foreignBodies = (path: string, credentials: Credentials) =>
+  Effect.forEach(FOREIGN_BODIES, (body) =>
+    Effect.map(postText(path, body.text, body.type, credentials), (answer) => ({
+      sent: `${body.type} ${body.text}`,
+      answered: [answer.status, answer.body["_tag"], answer.body["message"]],
+      expected: body.answer
+    })))
+
+const assertRefused = (answers: Effect.Effect.Success<ReturnType<typeof foreignBodies>>) =>
+  assert.deepStrictEqual(answers.map((a) => [a.sent, ...a.answered]), answers.map((a) => [a.sent, ...a.expected]))
+
+const BODY_METHODS = new Set(["post", "put", "patch", "delete"])
+const decodePaths = Schema.decodeUnknownSync(Schema.Record({
+  key: Schema.String,
+  value: Schema.Record({
+    key: Schema.String,
+    value: Schema.Struct({
+      requestBody: Schema.optional(Schema.Struct({
+        required: Schema.Boolean,
+        content: Schema.Record({ key: Schema.String, value: Schema.Struct({ schema: Schema.Unknown }) })
+      }))
+    })
+  })
+}))
 
 const COOKIE = /^brein_session=([A-Za-z0-9_-]{43})$/
 
@@ -214,6 +259,51 @@ layer(HttpTest, { excludeTestServices: true })("people over HTTP: sign-in, sessi
       assert.deepInclude((yield* post(resume, {}, as)).body, { status: "active", changed: false })
     }))
 
+  it.effect("pause, resume and sign-out take no body or {}: a body not JSON (400), a field (422), another type (415) is refused and changes nothing", () =>
+    Effect.gen(function* () {
+      const me = yield* signedIn()
+      const as = { cookie: me.cookie, csrf: me.csrf }
+      const sequence = yield* insertSequence(me.workspaceId)
+      yield* insertPreflight(me.workspaceId, sequence)
+      assert.strictEqual((yield* post(`/api/v1/sequences/${sequence.id}/activate`, { version: sequence.version }, as)).status, 200)
+      const pause = `/api/v1/sequences/${sequence.id}/pause`
+      const resume = `/api/v1/sequences/${sequence.id}/resume`
+
+      assertRefused(yield* foreignBodies(pause, as))
+      assert.strictEqual((yield* sequenceState(sequence.id))?.status, "active", "no refused body paused it")
+      const paused = yield* postNothing(pause, as)
+      assert.strictEqual(paused.status, 200, JSON.stringify(paused.body))
+      assert.deepInclude(paused.body, { status: "paused", changed: true })
+
+      assertRefused(yield* foreignBodies(resume, as))
+      assert.strictEqual((yield* sequenceState(sequence.id))?.status, "paused", "no refused body resumed it")
+      assert.deepInclude((yield* postNothing(resume, as)).body, { status: "active", changed: true })
+      assert.deepInclude((yield* post(pause, {}, as)).body, { status: "paused", changed: true })
+
+      assertRefused(yield* foreignBodies("/auth/sign-out", as))
+      assert.strictEqual((yield* get("/api/v1/me", { cookie: me.cookie })).status, 200, "no refused body signed it out")
+      const out = yield* postNothing("/auth/sign-out", as)
+      assert.strictEqual(out.status, 200, JSON.stringify(out.body))
+      assert.strictEqual((yield* get("/api/v1/me", { cookie: me.cookie })).status, 401)
+    }))
+
+  it.effect("the typed client pauses, resumes and signs out, sending {}", () =>
+    Effect.gen(function* () {
+      const me = yield* signedIn()
+      const as = { cookie: me.cookie, csrf: me.csrf }
+      const sequence = yield* insertSequence(me.workspaceId)
+      yield* insertPreflight(me.workspaceId, sequence)
+      assert.strictEqual((yield* post(`/api/v1/sequences/${sequence.id}/activate`, { version: sequence.version }, as)).status, 200)
+      const client = yield* HttpApiClient.make(BreinApi, {
+        transformClient: HttpClient.mapRequest((request) => withCredentials(request, as))
+      })
+      const path = { id: sequence.id }
+      assert.deepInclude(yield* client.sequenceAuthorizations.pause({ path, payload: {} }), { status: "paused", changed: true })
+      assert.deepInclude(yield* client.sequenceAuthorizations.resume({ path, payload: {} }), { status: "active", changed: true })
+      assert.deepStrictEqual(yield* client.humans.signOut({ payload: {} }), { signed_out: true })
+      assert.strictEqual((yield* get("/api/v1/me", { cookie: me.cookie })).status, 401)
+    }))
+
   it.effect("refusals over HTTP: blocked preflight (with its blockers), changed after preflight, reviewed version, another workspace", () =>
     Effect.gen(function* () {
       const me = yield* signedIn()
@@ -270,7 +360,7 @@ layer(HttpTest, { excludeTestServices: true })("people over HTTP: sign-in, sessi
       for (const id of [blocked.id, changed.id, reviewed.id, theirs.id]) assert.lengthOf(yield* ledgerRows(id), 0)
     }))
 
-  it.effect("the OpenAPI document describes the new routes and the cookie scheme", () =>
+  it.effect("the OpenAPI document describes the new routes, the cookie scheme, and the body of every route that takes one", () =>
     Effect.gen(function* () {
       const doc = yield* get("/openapi.json")
       const paths = Object.keys(doc.body["paths"] ?? {})
@@ -278,6 +368,18 @@ layer(HttpTest, { excludeTestServices: true })("people over HTTP: sign-in, sessi
         assert.include(paths, route)
       }
       assert.include(JSON.stringify(doc.body["components"]), "brein_session")
+      const operations = decodePaths(doc.body["paths"])
+      const undeclared = Object.entries(operations).flatMap(([path, methods]) =>
+        Object.entries(methods)
+          .filter(([method, operation]) => BODY_METHODS.has(method) && operation.requestBody === undefined)
+          .map(([method]) => `${method} ${path}`)
+      )
+      assert.deepStrictEqual(undeclared, [], "every route a body can be sent to says which it takes")
+      for (const path of ["/auth/sign-out", "/api/v1/sequences/{id}/pause", "/api/v1/sequences/{id}/resume"]) {
+        const body = operations[path]?.["post"]?.requestBody
+        assert.strictEqual(body?.required, false, path)
+        assert.deepInclude(body?.content["application/json"]?.schema, { type: "object", additionalProperties: false }, path)
+      }
     }))
 })
 
