@@ -1,5 +1,6 @@
 import { PgClient } from "@effect/sql-pg"
 import { Config, Context, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { DecimalFromString, setting, WholeNumberFromString } from "../schema/Setting.ts"
 import { EmbeddedPostgres } from "./EmbeddedPostgres.ts"
 import { MigrationsLive } from "./Migrations.ts"
 import { CONNECT_TIMEOUT, naming, pgPool } from "./PgPool.ts"
@@ -20,21 +21,18 @@ export class DatabaseUrl extends Context.Tag("brein/layers/DatabaseUrl")<Databas
   )
 }
 
+// PostgreSQL takes at most 262,143 connections (MAX_BACKENDS), whatever its max_connections
 /** Connections per process. */
-export const poolSize = Config.integer("BREIN_DB_POOL_SIZE").pipe(
-  Config.validate({ message: "BREIN_DB_POOL_SIZE must be 1 or more", validation: (n) => n >= 1 }),
-  Config.withDefault(20)
-)
+export const poolSize = setting("BREIN_DB_POOL_SIZE", WholeNumberFromString({ min: 1, max: 262_143 })).pipe(Config.withDefault(20))
 
 /** How long a caller waits for a connection before it fails (503): BREIN_DB_CONNECT_TIMEOUT_SECONDS, 0 = without bound. */
-export const connectTimeout = Config.number("BREIN_DB_CONNECT_TIMEOUT_SECONDS").pipe(
-  Config.validate({
-    message: "BREIN_DB_CONNECT_TIMEOUT_SECONDS must be 0 (wait without bound) or more",
-    validation: (n) => Number.isFinite(n) && n >= 0
-  }),
-  Config.map(Duration.seconds),
-  Config.withDefault(CONNECT_TIMEOUT)
-)
+export const connectTimeout = setting(
+  "BREIN_DB_CONNECT_TIMEOUT_SECONDS",
+  // past 24.8 days Node's timers fire at once, so that pg's bound would end every connection attempt
+  DecimalFromString({ min: 0, max: 86_400 }).annotations({
+    description: "a number of seconds from 0 (wait without bound) to 86,400 (a day)"
+  })
+).pipe(Config.map(Duration.seconds), Config.withDefault(CONNECT_TIMEOUT))
 
 /** The pool's settings, read (and refused, if bad) before any database is started or reached. */
 const poolSettings = Config.all({ maxConnections: poolSize, connectTimeout })

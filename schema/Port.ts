@@ -1,4 +1,5 @@
-import { Config, ConfigError, Either, Schema } from "effect"
+import { Config, Schema } from "effect"
+import { setting, settingRefused } from "./Setting.ts"
 
 export const Port = Schema.Int.pipe(Schema.between(1, 65535), Schema.brand("Port")).annotations({
   identifier: "Port",
@@ -12,16 +13,10 @@ export const DEFAULT_PORT = Port.make(8787)
 export const PortFromString = Schema.compose(
   Schema.compose(Schema.String.pipe(Schema.pattern(/^[0-9]{1,5}$/)), Schema.NumberFromString),
   Port
-)
+).annotations({ description: "an integer from 1 to 65535" })
 
 /** Why `text`, given as `name`, is not a port. */
-export const notAPort = (name: string, text: string) =>
-  `${name} must be an integer from 1 to 65535, not ${JSON.stringify(text.slice(0, 40))}`
+export const notAPort = (name: string, text: string) => settingRefused(name, PortFromString, text)
 
 /** PORT from the configuration (8787 when unset); a value that is not a Port fails naming PORT and the value. */
-export const PortConfig = Config.string("PORT").pipe(
-  Config.mapOrFail((text) =>
-    Either.mapLeft(Schema.decodeUnknownEither(PortFromString)(text.trim()), () => ConfigError.InvalidData([], notAPort("PORT", text)))
-  ),
-  Config.withDefault(DEFAULT_PORT)
-)
+export const PortConfig = setting("PORT", PortFromString).pipe(Config.withDefault(DEFAULT_PORT))

@@ -2,6 +2,7 @@ import type { Context } from "effect"
 import { Cause, Clock, Config, Duration, Effect, Exit, Option, Queue, Redacted, Schedule, type Tracer } from "effect"
 import type { AuditEntry, AuditRow } from "../../schema/audit/AuditRow.ts"
 import { AuditUnavailable } from "../../schema/Errors.ts"
+import { setting, WholeNumberFromString } from "../../schema/Setting.ts"
 import { AuditKey } from "./AuditKey.ts"
 import { AuditStore, type ChainHead, refusedByDatabase } from "./AuditStore.ts"
 import { boundEntry } from "./Bound.ts"
@@ -41,11 +42,7 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
     const store = yield* AuditStore
     const key = yield* AuditKey
     // at least 10 ms: 0 made the checkpoint loop spin and starve the process (no listen, no signal handled)
-    const every = yield* Config.integer("BREIN_AUDIT_CHECKPOINT_MS").pipe(
-      Config.validate({
-        message: "BREIN_AUDIT_CHECKPOINT_MS must be 10 or more (milliseconds between signed checkpoints)",
-        validation: (n) => n >= 10
-      }),
+    const every = yield* setting("BREIN_AUDIT_CHECKPOINT_MS", WholeNumberFromString({ min: 10, unit: "milliseconds" })).pipe(
       Config.withDefault(5000),
       Config.map(Duration.millis)
     )

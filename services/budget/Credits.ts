@@ -4,6 +4,7 @@ import type { GrantReason, QuoteItem } from "../../schema/budget/Budget.ts"
 import { LedgerKind, SpentCost } from "../../schema/budget/Budget.ts"
 import { IdempotencyConflict, InsufficientCredits, QuoteRefused } from "../../schema/Errors.ts"
 import type { Principal } from "../../schema/Principal.ts"
+import { setting, WholeNumberFromString } from "../../schema/Setting.ts"
 import type { Plan } from "../../schema/tools/Definition.ts"
 import { randomToken, sha256 } from "../Crypto.ts"
 import { readSnapshot } from "../Database.ts"
@@ -16,14 +17,11 @@ export const MAX_BALANCE = 1_000_000_000
 
 const counted = (n: number) => n.toLocaleString("en-US")
 
-const openingCredits = (name: string, fallback: number) =>
-  Config.integer(name).pipe(
-    Config.validate({
-      message: `must be from 0 to ${counted(MAX_BALANCE)} (the most a balance holds)`,
-      validation: (n) => n >= 0 && n <= MAX_BALANCE
-    }),
-    Config.withDefault(fallback)
-  )
+const OpeningBalance = WholeNumberFromString({ min: 0, max: MAX_BALANCE }).annotations({
+  description: `a whole number from 0 to ${counted(MAX_BALANCE)} (the most a balance holds)`
+})
+
+const openingCredits = (name: string, fallback: number) => setting(name, OpeningBalance).pipe(Config.withDefault(fallback))
 
 export const OpeningCredits = Config.all({
   free: openingCredits("BREIN_OPENING_CREDITS_FREE", 0),

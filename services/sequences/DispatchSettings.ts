@@ -1,4 +1,5 @@
 import { Config, Context, Duration, Layer } from "effect"
+import { setting, WholeNumberFromString } from "../../schema/Setting.ts"
 
 /** How the dispatcher runs: whether at all, how often it looks without a reason to wake, how long a claim holds. */
 export class DispatchSettings extends Context.Tag("brein/sequences/DispatchSettings")<DispatchSettings, {
@@ -20,14 +21,8 @@ export const DispatchSettingsLive = Layer.effect(
   DispatchSettings,
   Config.all({
     enabled: Config.literal("on", "off")("BREIN_DISPATCHER").pipe(Config.withDefault("on")),
-    poll: Config.integer("BREIN_DISPATCHER_POLL_SECONDS").pipe(
-      Config.validate({ message: "BREIN_DISPATCHER_POLL_SECONDS must be 1 or more", validation: (n) => n >= 1 }),
-      Config.withDefault(30)
-    ),
-    lease: Config.integer("BREIN_DISPATCHER_LEASE_SECONDS").pipe(
-      Config.validate({ message: "BREIN_DISPATCHER_LEASE_SECONDS must be 45 or more", validation: (n) => n >= 45 }),
-      Config.withDefault(120)
-    )
+    poll: setting("BREIN_DISPATCHER_POLL_SECONDS", WholeNumberFromString({ min: 1, unit: "seconds" })).pipe(Config.withDefault(30)),
+    lease: setting("BREIN_DISPATCHER_LEASE_SECONDS", WholeNumberFromString({ min: 45, unit: "seconds" })).pipe(Config.withDefault(120))
   }).pipe(Config.map(({ enabled, poll, lease }) => ({
     ...DISPATCH_DEFAULTS,
     enabled: enabled === "on",

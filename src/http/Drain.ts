@@ -1,14 +1,11 @@
-import { Config, ConfigError, Context, Deferred, Duration, Effect, Either, Exit } from "effect"
+import { Config, Context, Deferred, Duration, Effect, Exit } from "effect"
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import { Server as NetServer, type Socket } from "node:net"
+import { setting, WholeNumberFromString } from "../../schema/Setting.ts"
 
 /** How long a shutdown waits for the requests it accepted before it closes the sockets still open. */
-export const shutdownGrace = Config.integer("BREIN_SHUTDOWN_GRACE_MS").pipe(
-  Config.mapOrFail((ms) =>
-    ms >= 0
-      ? Either.right(Duration.millis(ms))
-      : Either.left(ConfigError.InvalidData([], `BREIN_SHUTDOWN_GRACE_MS must be 0 or more (got ${ms})`))
-  ),
+export const shutdownGrace = setting("BREIN_SHUTDOWN_GRACE_MS", WholeNumberFromString({ min: 0, unit: "milliseconds" })).pipe(
+  Config.map(Duration.millis),
   Config.withDefault(Duration.seconds(10))
 )
 

@@ -116,8 +116,10 @@ layer(BudgetServices)("the credits ledger", (it) => {
           Effect.withConfigProvider(ConfigProvider.fromJson({ BREIN_OPENING_CREDITS_PAID: MAX_BALANCE + 1 }))
         )
       )
-      assert.include(String(refused), "BREIN_OPENING_CREDITS_PAID")
-      assert.include(String(refused), "must be from 0 to 1,000,000,000")
+      assert.include(
+        String(refused),
+        `BREIN_OPENING_CREDITS_PAID must be a whole number from 0 to 1,000,000,000 (the most a balance holds), not "1000000001"`
+      )
     }))
 
   it.effect("the database refuses to update, delete or truncate ledger rows", () =>

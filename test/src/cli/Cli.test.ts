@@ -48,6 +48,12 @@ const withoutDatabase = (...args: Array<string>) =>
     return { ...run, left }
   }).pipe(Effect.scoped)
 
+const POOL_SIZE = "BREIN_DB_POOL_SIZE must be a whole number from 1 to 262,143, not"
+const CONNECT_TIMEOUT = "BREIN_DB_CONNECT_TIMEOUT_SECONDS must be a number of seconds from 0 (wait without bound) to 86,400 (a day), not"
+
+/** The lines a run wrote as brein's own failure (its logs aside). */
+const breinLines = (run: Run) => run.stderr.split("\n").filter((line) => line.startsWith("brein: "))
+
 const manifestVersion = (JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string }).version
 
 layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI", (it) => {
@@ -422,12 +428,9 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
     () =>
       Effect.gen(function* () {
         const runs = [
-          { env: { BREIN_DB_POOL_SIZE: "0" }, args: ["serve"], says: "brein: BREIN_DB_POOL_SIZE must be 1 or more" },
-          {
-            env: { BREIN_DB_CONNECT_TIMEOUT_SECONDS: "soon" },
-            args: ["db", "migrate"],
-            says: `brein: BREIN_DB_CONNECT_TIMEOUT_SECONDS: Expected a number value but received "soon"`
-          },
+          { env: { BREIN_DB_POOL_SIZE: "0" }, args: ["serve"], says: `brein: ${POOL_SIZE} "0"` },
+          { env: { BREIN_DB_POOL_SIZE: "abc" }, args: ["db", "migrate"], says: `brein: ${POOL_SIZE} "abc"` },
+          { env: { BREIN_DB_CONNECT_TIMEOUT_SECONDS: "soon" }, args: ["db", "migrate"], says: `brein: ${CONNECT_TIMEOUT} "soon"` },
           { env: { BREIN_RATE_LIMIT_KEY: "lots" }, args: ["serve"], says: `brein: BREIN_RATE_LIMIT_KEY: "lots" is not a rate limit` }
         ]
         for (const { args, env, says } of runs) {
@@ -452,23 +455,44 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
     Effect.gen(function* () {
       const url = yield* CliDatabaseUrl
       const runs = [
-        {
-          env: { BREIN_DB_CONNECT_TIMEOUT_SECONDS: "abc" },
-          says: `brein: BREIN_DB_CONNECT_TIMEOUT_SECONDS: Expected a number value but received "abc"`
-        },
-        {
-          env: { BREIN_DB_CONNECT_TIMEOUT_SECONDS: "-1" },
-          says: "brein: BREIN_DB_CONNECT_TIMEOUT_SECONDS must be 0 (wait without bound) or more"
-        },
-        { env: { BREIN_DB_POOL_SIZE: "0" }, says: "brein: BREIN_DB_POOL_SIZE must be 1 or more" },
+        { env: { BREIN_DB_CONNECT_TIMEOUT_SECONDS: "abc" }, says: `brein: ${CONNECT_TIMEOUT} "abc"` },
+        { env: { BREIN_DB_CONNECT_TIMEOUT_SECONDS: "-1" }, says: `brein: ${CONNECT_TIMEOUT} "-1"` },
+        // past 24.8 days Node's timer fired at once: every connection attempt timed out
+        { env: { BREIN_DB_CONNECT_TIMEOUT_SECONDS: "3000000" }, says: `brein: ${CONNECT_TIMEOUT} "3000000"` },
+        { env: { BREIN_DB_POOL_SIZE: "0" }, says: `brein: ${POOL_SIZE} "0"` },
+        { env: { BREIN_DB_POOL_SIZE: "abc" }, says: `brein: ${POOL_SIZE} "abc"` },
+        { env: { BREIN_DB_POOL_SIZE: "1e2" }, says: `brein: ${POOL_SIZE} "1e2"` },
         { env: { BREIN_SYNC_CONCURRENCY: "x" }, says: `brein: BREIN_SYNC_CONCURRENCY: Expected an integer value but received "x"` },
         // 0 made the checkpoint loop spin: serve never listened nor stopped on a signal
-        { env: { BREIN_AUDIT_CHECKPOINT_MS: "0" }, says: "brein: BREIN_AUDIT_CHECKPOINT_MS must be 10 or more" }
+        {
+          env: { BREIN_AUDIT_CHECKPOINT_MS: "0" },
+          says: `brein: BREIN_AUDIT_CHECKPOINT_MS must be a whole number of milliseconds, 10 or more, not "0"`
+        },
+        {
+          env: { BREIN_AUDIT_CHECKPOINT_MS: "abc" },
+          says: `brein: BREIN_AUDIT_CHECKPOINT_MS must be a whole number of milliseconds, 10 or more, not "abc"`
+        },
+        {
+          env: { BREIN_SHUTDOWN_GRACE_MS: "soon" },
+          says: `brein: BREIN_SHUTDOWN_GRACE_MS must be a whole number of milliseconds, 0 or more, not "soon"`
+        },
+        {
+          env: { BREIN_DISPATCHER_POLL_SECONDS: "x" },
+          says: `brein: BREIN_DISPATCHER_POLL_SECONDS must be a whole number of seconds, 1 or more, not "x"`
+        },
+        {
+          env: { BREIN_DISPATCHER_LEASE_SECONDS: "44" },
+          says: `brein: BREIN_DISPATCHER_LEASE_SECONDS must be a whole number of seconds, 45 or more, not "44"`
+        },
+        {
+          env: { BREIN_OPENING_CREDITS_FREE: "x" },
+          says: `brein: BREIN_OPENING_CREDITS_FREE must be a whole number from 0 to 1,000,000,000 (the most a balance holds), not "x"`
+        }
       ]
       for (const { env, says } of runs) {
         const run = yield* runBrein({ ...databaseEnv(url, yield* tempDataDir), PORT: String(yield* freePort), ...env }, "serve")
         assert.strictEqual(run.exitCode, 1, run.stderr)
-        assert.include(run.stderr, says)
+        assert.deepStrictEqual(breinLines(run), [says], run.stderr)
         assert.notMatch(run.stderr, /listening/i)
       }
     }).pipe(Effect.scoped), { timeout: 90_000 })
