@@ -1,24 +1,25 @@
+import { SqlError } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Config, Context, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Config, type ConfigError, Context, Data, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { DatabaseUrlConfig, targetOf } from "../schema/PostgresUrl.ts"
 import { DecimalFromString, setting, WholeNumberFromString } from "../schema/Setting.ts"
-import { EmbeddedPostgres } from "./EmbeddedPostgres.ts"
+import { EmbeddedPostgres, type EmbeddedPostgresFailed } from "./EmbeddedPostgres.ts"
 import { MigrationsLive } from "./Migrations.ts"
 import { CONNECT_TIMEOUT, naming, pgPool } from "./PgPool.ts"
 
 export class DatabaseUrl extends Context.Tag("brein/layers/DatabaseUrl")<DatabaseUrl, Redacted.Redacted<string>>() {
-  /** DATABASE_URL when set, otherwise the embedded server under BREIN_DATA_DIR (started or reused). */
-  static readonly Live = Layer.unwrapEffect(
-    Config.option(Config.redacted("DATABASE_URL")).pipe(
-      Effect.map(Option.filter((url) => Redacted.value(url) !== "")),
-      Effect.map(Option.match({
-        onSome: (url) => Layer.succeed(DatabaseUrl, url),
-        onNone: () =>
-          Layer.effect(DatabaseUrl, Effect.map(EmbeddedPostgres, (server) => server.url)).pipe(
-            Layer.provide(EmbeddedPostgres.Live)
-          )
-      }))
-    )
-  )
+  /** The URL DATABASE_URL gave, or else the embedded server's under BREIN_DATA_DIR (started or reused). */
+  static readonly configuredOrEmbedded = (
+    configured: Option.Option<Redacted.Redacted<string>>
+  ): Layer.Layer<DatabaseUrl, ConfigError.ConfigError | EmbeddedPostgresFailed> =>
+    Option.match(configured, {
+      onSome: (url) => Layer.succeed(DatabaseUrl, url),
+      onNone: () =>
+        Layer.effect(DatabaseUrl, Effect.map(EmbeddedPostgres, (server) => server.url)).pipe(Layer.provide(EmbeddedPostgres.Live))
+    })
+
+  /** DATABASE_URL when set (refused when it is not a PostgreSQL URL), otherwise the embedded server. */
+  static readonly Live = Layer.unwrapEffect(Effect.map(DatabaseUrlConfig, DatabaseUrl.configuredOrEmbedded))
 }
 
 // PostgreSQL takes at most 262,143 connections (MAX_BACKENDS), whatever its max_connections
@@ -52,12 +53,42 @@ export const clientFromUrl = (url: Redacted.Redacted<string>) =>
 /** PgClient + SqlClient on the database at `url`, migrated. */
 export const databaseFromUrl = (url: Redacted.Redacted<string>) => MigrationsLive.pipe(Layer.provideMerge(clientFromUrl(url)))
 
+/** The database DATABASE_URL names could not be reached: said with where it points, never with its password. */
+export class DatabaseUnreachable extends Data.TaggedError("DatabaseUnreachable")<{ readonly message: string }> {}
+
+const NOTHING_ANSWERS = new Set(["ECONNREFUSED", "ENOENT"])
+const NO_SUCH_HOST = new Set(["ENOTFOUND", "EAI_AGAIN"])
+
+const codeOf = (cause: unknown) =>
+  typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string" ? cause.code : ""
+
+/** A connection DATABASE_URL's server refused, or whose host does not resolve, as DatabaseUnreachable; any other failure as it is. */
+const unreachable = (configured: Option.Option<Redacted.Redacted<string>>) => <E>(error: E): E | DatabaseUnreachable => {
+  if (Option.isNone(configured) || !(error instanceof SqlError.SqlError)) return error
+  const code = codeOf(error.cause)
+  const how = error.cause instanceof Error && error.cause.message !== "" ? ` (${error.cause.message})` : ""
+  const where = targetOf(Redacted.value(configured.value))
+  if (NOTHING_ANSWERS.has(code)) {
+    return new DatabaseUnreachable({
+      message: `nothing answers at ${where}, where DATABASE_URL points${how}: start PostgreSQL there, or set DATABASE_URL to where it runs`
+    })
+  }
+  if (NO_SUCH_HOST.has(code)) {
+    return new DatabaseUnreachable({ message: `DATABASE_URL points at ${where}, and that host name does not resolve${how}` })
+  }
+  return error
+}
+
 /** The configured database (DATABASE_URL, or the embedded one, started only once the pool's settings are known good). */
 const onConfiguredDatabase = <A, E, R>(make: (url: Redacted.Redacted<string>, settings: PoolSettings) => Layer.Layer<A, E, R>) =>
   Layer.unwrapEffect(
     Effect.map(
-      poolSettings,
-      (settings) => Layer.unwrapEffect(Effect.map(DatabaseUrl, (url) => make(url, settings))).pipe(Layer.provide(DatabaseUrl.Live))
+      Effect.all([poolSettings, DatabaseUrlConfig]),
+      ([settings, configured]) =>
+        Layer.unwrapEffect(Effect.map(DatabaseUrl, (url) => make(url, settings))).pipe(
+          Layer.provide(DatabaseUrl.configuredOrEmbedded(configured)),
+          Layer.mapError(unreachable(configured))
+        )
     )
   )
 

@@ -51,6 +51,9 @@ const withoutDatabase = (...args: Array<string>) =>
 const POOL_SIZE = "BREIN_DB_POOL_SIZE must be a whole number from 1 to 262,143, not"
 const CONNECT_TIMEOUT = "BREIN_DB_CONNECT_TIMEOUT_SECONDS must be a number of seconds from 0 (wait without bound) to 86,400 (a day), not"
 
+/** An API key of the issued shape that no database knows: `mcp` gets as far as opening the database with it. */
+const UNKNOWN_KEY = `brein_sk_${"a".repeat(32)}`
+
 /** The lines a run wrote as brein's own failure (its logs aside). */
 const breinLines = (run: Run) => run.stderr.split("\n").filter((line) => line.startsWith("brein: "))
 
@@ -141,6 +144,93 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
         assert.strictEqual(lines.length, 1, run.stderr)
         assert.match(lines[0] ?? "", /^brein: .*ECONNREFUSED/)
         assert.notInclude(run.stderr, "    at ")
+      }).pipe(Effect.scoped),
+    { timeout: 90_000 }
+  )
+
+  it.effect(
+    "a DATABASE_URL that is not a PostgreSQL URL is refused at start, naming the setting and the form, never its password",
+    () =>
+      Effect.gen(function* () {
+        const expected = (shown: string) =>
+          `brein: DATABASE_URL must be a PostgreSQL URL, postgres://user@host:port/database, not ${JSON.stringify(shown)}`
+        const every = [["serve"], ["keys", "list"], ["mcp"], ["db", "migrate"]]
+        const runs = [
+          // pg read it as a path under a placeholder host: getaddrinfo ENOTFOUND base
+          { url: "notaurl", says: expected("notaurl"), commands: every },
+          { url: "localhost:5432", says: expected("localhost:5432"), commands: [["keys", "list"]] },
+          { url: "http://ana:s3cret@127.0.0.1:5432/brein", says: expected("http://ana:***@127.0.0.1:5432/brein"), commands: [["serve"]] },
+          { url: "postgres//ana:s3cret@db/brein", says: expected("postgres//ana:***@db/brein"), commands: [["keys", "list"]] },
+          { url: "postgres://ana:s3cret@", says: expected("postgres://ana:***@"), commands: [["mcp"]] }
+        ]
+        for (const { commands, says, url } of runs) {
+          for (const args of commands) {
+            const dataDir = yield* tempDataDir
+            const run = yield* runBrein(
+              { DATABASE_URL: url, BREIN_DATA_DIR: dataDir, BREIN_API_KEY: UNKNOWN_KEY, PORT: String(yield* freePort) },
+              ...args
+            )
+            assert.strictEqual(run.exitCode, 1, `${url} ${args.join(" ")}: ${run.stderr}`)
+            assert.deepStrictEqual(breinLines(run), [says], `${url} ${args.join(" ")}`)
+            assert.notInclude(run.stderr, "s3cret")
+            assert.deepStrictEqual(yield* (yield* FileSystem.FileSystem).readDirectory(dataDir), [], "no database was made")
+          }
+        }
+      }).pipe(Effect.scoped),
+    { timeout: 90_000 }
+  )
+
+  it.effect(
+    "a DATABASE_URL where nothing answers ends the command naming the setting and where it points, never its password",
+    () =>
+      Effect.gen(function* () {
+        const runs = [
+          {
+            url: "postgres://ana:s3cret@127.0.0.1:1/brein",
+            says:
+              "brein: nothing answers at 127.0.0.1:1, where DATABASE_URL points (connect ECONNREFUSED 127.0.0.1:1): start PostgreSQL there, or set DATABASE_URL to where it runs",
+            commands: [["serve"], ["keys", "list"], ["mcp"], ["db", "migrate"]]
+          },
+          {
+            url: "postgresql://ana:s3cret@/brein?host=/nonexistent",
+            says:
+              "brein: nothing answers at /nonexistent/.s.PGSQL.5432, where DATABASE_URL points (connect ENOENT /nonexistent/.s.PGSQL.5432): start PostgreSQL there, or set DATABASE_URL to where it runs",
+            commands: [["keys", "list"]]
+          }
+        ]
+        for (const { commands, says, url } of runs) {
+          for (const args of commands) {
+            const run = yield* runBrein(
+              { DATABASE_URL: url, BREIN_DATA_DIR: yield* tempDataDir, BREIN_API_KEY: UNKNOWN_KEY, PORT: String(yield* freePort) },
+              ...args
+            )
+            assert.strictEqual(run.exitCode, 1, `${url} ${args.join(" ")}: ${run.stderr}`)
+            assert.deepStrictEqual(breinLines(run), [says], `${url} ${args.join(" ")}`)
+            assert.notInclude(run.stderr, "s3cret")
+          }
+        }
+      }).pipe(Effect.scoped),
+    { timeout: 90_000 }
+  )
+
+  it.effect(
+    "a DATABASE_URL whose host name does not resolve ends the command naming the setting and the host",
+    () =>
+      Effect.gen(function* () {
+        const run = yield* runBrein(
+          { DATABASE_URL: "postgres://ana:s3cret@nohost.invalid/brein", BREIN_DATA_DIR: yield* tempDataDir },
+          "keys",
+          "list"
+        )
+        assert.strictEqual(run.exitCode, 1, run.stderr)
+        const [line, ...more] = breinLines(run)
+        assert.deepStrictEqual(more, [])
+        // a resolver that cannot be asked answers EAI_AGAIN rather than ENOTFOUND
+        assert.match(
+          line ?? "",
+          /^brein: DATABASE_URL points at nohost\.invalid:5432, and that host name does not resolve \(getaddrinfo (ENOTFOUND|EAI_AGAIN) nohost\.invalid\)$/
+        )
+        assert.notInclude(run.stderr, "s3cret")
       }).pipe(Effect.scoped),
     { timeout: 90_000 }
   )
