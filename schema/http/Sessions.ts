@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity, OpenApi } from "@effect/platform"
 import { Context, Schema } from "effect"
+import { ServiceUnavailable } from "../Errors.ts"
 import { MAX_INT4 } from "../Int4.ts"
 import { ModelNotConfigured } from "../luna/LunaErrors.ts"
 import { SessionView } from "../luna/Projection.ts"
@@ -62,6 +63,7 @@ export class SessionsGroup extends HttpApiGroup.make("sessions")
       .addError(WorkSessionNotFound)
       .addError(TurnInProgress)
       .addError(ModelNotConfigured)
+      .addError(ServiceUnavailable)
       .annotate(OpenApi.Summary, "Start a turn; the response streams its events (text/event-stream) until the turn ends")
   )
   .add(

@@ -1,4 +1,5 @@
-import { Cause, Clock, Duration, Effect, Exit, Option, Schedule, Scope, Stream } from "effect"
+import { Cause, Clock, Deferred, Duration, Effect, Exit, FiberSet, Option, Schedule, Scope, Stream } from "effect"
+import { ServiceUnavailable } from "../../schema/Errors.ts"
 import { isTurnEnd, type LunaEvent } from "../../schema/luna/Events.ts"
 import { TurnInProgress } from "../../schema/luna/Session.ts"
 import type { Stage } from "../../schema/tools/Definition.ts"
@@ -35,8 +36,11 @@ export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
     const gateway = yield* ModelGateway
     const sessions = yield* WorkSessions
     const boards = yield* Boards
-    const scope = yield* Effect.scope
     const lock = yield* SessionLock
+    // the running turns, each in the service's scope (a client that goes away does not end its turn)
+    const running = yield* FiberSet.make()
+    // a shutdown under way: no turn starts, and live readers are let go
+    const stopped = yield* Deferred.make<void>()
 
     const emitter = (sessionId: string, place: TurnPlace): Emit => (bodies) => Effect.asVoid(sessions.append(sessionId, place, bodies))
 
@@ -128,6 +132,7 @@ export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
 
     /** Starts a turn: writes its first events and runs it in the background. Answers where the turn's events start. */
     const start = Effect.fn("Luna.start")(function* (who: Owner, sessionId: string, text: string) {
+      if (yield* Deferred.isDone(stopped)) return yield* ServiceUnavailable.stopping
       yield* sessions.get(who, sessionId)
       yield* gateway.ready
       const turnId = yield* newId("turn")
@@ -169,7 +174,8 @@ export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
             Effect.option(lease.value.lost),
             () => Effect.dieMessage("the session's turn lease was lost: the database could not be reached in time")
           )
-          // the turn itself is interruptible (a stop of the process ends it), and so is the race in it
+          // The turn itself is interruptible (a stop ends it), and so is the race in it; what its end writes is
+          // not: an interruption that comes before the turn's first step still ends it in the log.
           yield* restore(
             execute(who, sessionId, place, session.stage, text).pipe(
               Effect.raceFirst(leaseLost),
@@ -180,10 +186,13 @@ export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
                     Effect.logError("a Luna turn failed", cause),
                     failTurn(sessionId, place, "TurnFailed", "the turn stopped on an internal error")
                   )
-              ),
-              Effect.onInterrupt(() => failTurn(sessionId, place, "Interrupted", STOPPED))
+              )
             )
-          ).pipe(Effect.ensuring(Scope.close(turnScope, Exit.void)), Effect.forkIn(scope))
+          ).pipe(
+            Effect.onInterrupt(() => failTurn(sessionId, place, "Interrupted", STOPPED)),
+            Effect.ensuring(Scope.close(turnScope, Exit.void)),
+            FiberSet.run(running)
+          )
           return { turnId, after: (first[0]?.seq ?? 1) - 1 }
         })
       )
@@ -197,10 +206,24 @@ export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
     const turn = (who: Owner, sessionId: string, text: string): Stream.Stream<LunaEvent, Effect.Effect.Error<ReturnType<typeof start>>> =>
       Stream.unwrap(Effect.map(start(who, sessionId, text), (started) => turnEvents(sessionId, started)))
 
-    /** The session's events after `after`, then live as they are written (a reader resumes with the last seq it saw). */
+    /**
+     * The session's events after `after`, then live as they are written (a reader resumes with the last seq it saw,
+     * here or on another server). A shutdown ends the stream.
+     */
     const follow = Effect.fn("Luna.follow")(function* (who: Owner, sessionId: string, after: number) {
       yield* sessions.get(who, sessionId)
-      return sessions.tail(sessionId, after, () => false)
+      return sessions.tail(sessionId, after, () => false).pipe(Stream.interruptWhen(Deferred.await(stopped)))
+    })
+
+    /**
+     * A shutdown's first step, before the server drains: no turn starts from now on (503, the server is stopping),
+     * every running turn is stopped and ended in its log as failed (Interrupted), which ends its stream with that
+     * event, and live readers are let go. Without it a turn ran on through the drain and its stream was cut
+     * before its end was written.
+     */
+    const stop = Effect.fn("Luna.stop")(function* () {
+      yield* Deferred.succeed(stopped, undefined)
+      yield* FiberSet.clear(running)
     })
 
     const view = Effect.fn("Luna.view")(function* (who: Owner, sessionId: string) {
@@ -208,7 +231,7 @@ export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
       return project(session, yield* sessions.events(sessionId, 0, 100_000))
     })
 
-    return { create: sessions.create, start, turn, turnEvents, follow, view }
+    return { create: sessions.create, start, turn, turnEvents, follow, view, stop }
   }),
   dependencies: [WorkSessions.Default, SessionLock.Default]
 }) {}

@@ -7,6 +7,7 @@ import { BreinApi } from "../../schema/http/Api.ts"
 import { UNSUBSCRIBE_PREFIX } from "../../schema/http/Unsubscribe.ts"
 import { MAX_PATH_PARAM } from "../../schema/Ids.ts"
 import { PortConfig } from "../../schema/Port.ts"
+import { Luna } from "../../services/luna/Luna.ts"
 import { DispatchStore } from "../../services/sequences/DispatchStore.ts"
 import { SyncJobs } from "../../services/sync/SyncJobs.ts"
 import { makeMcpRoute } from "../mcp/Http.ts"
@@ -107,13 +108,15 @@ export const listen = (port: number) =>
 /**
  * Built after the server, so released before it: a shutdown drains the socket while the request
  * handlers and every service they use are still there, and only then takes them down. Calls waiting
- * on syncs answer first, with their jobs as they stand: a wait may be longer than the grace.
+ * on syncs answer first, with their jobs as they stand, and Luna's turns end (their streams with them):
+ * either may last longer than the grace.
  */
 export const drainOnShutdown = Layer.scopedDiscard(Effect.gen(function* () {
   const { drain } = yield* HttpDrain
   const jobs = yield* SyncJobs
+  const luna = yield* Luna
   const grace = yield* shutdownGrace
-  yield* Effect.addFinalizer(() => Effect.zipRight(jobs.stopWaiting(), drain(grace)))
+  yield* Effect.addFinalizer(() => Effect.all([jobs.stopWaiting(), luna.stop(), drain(grace)], { discard: true }))
 }))
 
 /** REST and /mcp on the given server, behind one gate (which needs Workspaces). */

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
-import { Chunk, Clock, Deferred, Effect, Layer, Schedule, Stream } from "effect"
+import { Chunk, Clock, Deferred, Effect, Fiber, Layer, Schedule, Stream } from "effect"
 import { BenchServicesLive } from "../../../layers/LunaBench.ts"
 import { CONTROL } from "../../../schema/luna/Control.ts"
 import type { SessionView } from "../../../schema/luna/Projection.ts"
@@ -213,4 +213,26 @@ layer(LunaBenchTest, { timeout: "120 seconds" })("what the model reads", (it) =>
       { data: { items: [{ n: 1 }], total: 2 }, cost: { credits: 4 } }
     )
   })
+})
+
+layer(GatedTest, { timeout: "60 seconds" })("a stop of the service", (it) => {
+  it.effect("ends a running turn as failed (Interrupted), which ends its stream; lets a live reader go; starts no turn after it", () =>
+    Effect.gen(function* () {
+      const luna = yield* Luna
+      const who = yield* benchOwner("stopping", "paid")
+      const session = yield* luna.create(who, { stage: "prospectando" })
+      // the model never answers (its gate stays shut): the turn runs until the stop
+      const started = yield* luna.start(who, session.id, "antes del cierre")
+      const streamed = yield* Effect.fork(Stream.runCollect(luna.turnEvents(session.id, started)))
+      const followed = yield* Effect.fork(Effect.flatMap(luna.follow(who, session.id, 0), Stream.runCollect))
+      yield* luna.stop()
+      const events = Chunk.toReadonlyArray(yield* Fiber.join(streamed))
+      const last = events[events.length - 1]
+      assert.strictEqual(last?.type, "turn.failed")
+      assert.strictEqual(last?.type === "turn.failed" ? last.error.tag : "", "Interrupted")
+      // the reader's stream ends (it resumes elsewhere from the last event it saw)
+      yield* Fiber.join(followed)
+      const refused = yield* Effect.flip(luna.start(who, session.id, "después"))
+      assert.strictEqual(refused._tag, "ServiceUnavailable")
+    }))
 })
