@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { Cache, Duration, Effect, Exit, Schema } from "effect"
 import { CompanyRow, Country, Department, Industry, Seniority, Size } from "../../../schema/catalog/Directory.ts"
 import type { CompanySummary, PersonSummary } from "../../../schema/catalog/Empresas.ts"
+import { RecordNotFound } from "../../../schema/Errors.ts"
 import { regionName } from "../../../schema/geo/Region.ts"
 import {
   companiesCount,
@@ -54,6 +55,16 @@ const PersonDetailRow = Schema.Struct({
   linkedinUrl: Schema.NullOr(Schema.String)
 })
 const Count = Schema.Struct({ n: Schema.Int })
+const Presence = Schema.Struct({ present: Schema.Boolean })
+const LOADED_TTL = Duration.minutes(1)
+
+export const noDirectory = new RecordNotFound({
+  kind: "directory",
+  ids: [],
+  message: "no directory of companies and people is loaded: there is nothing to search or look up yet",
+  hint:
+    "An operator loads the directory with: brein seed --only directory (brein seed loads Mercado too), or starts brein serve with BREIN_SEED_DIRECTORY=true"
+})
 
 export const companySummary = (r: CompanySummaryRow): CompanySummary => ({
   id: r.id as CompanySummary["id"],
@@ -93,6 +104,28 @@ export class Directory extends Effect.Service<Directory>()("brein/catalog/empres
     const run = <A, I>(schema: Schema.Schema<A, I>, query: Query) =>
       sql.unsafe(query.text, query.params).pipe(Effect.flatMap(Schema.decodeUnknown(Schema.Array(schema))), Effect.orDie)
     const counted = (query: Query) => Effect.map(run(Count, query), (rows) => rows[0]?.n ?? 0)
+
+    // A seed replaces the directory in one transaction, so a loaded directory stays loaded: that is kept (and
+    // asked again after LOADED_TTL, should it be emptied by hand). "Not loaded" is never kept: a seed run by
+    // another process (brein seed) would end it without this one hearing.
+    const presence = yield* Cache.makeWith({
+      capacity: 1,
+      lookup: (_: "companies") =>
+        Effect.map(
+          run(Presence, { text: "SELECT EXISTS (SELECT 1 FROM companies) AS present", params: [] }),
+          (rows) => rows[0]?.present === true
+        ),
+      timeToLive: (exit: Exit.Exit<boolean>) => (Exit.isSuccess(exit) && exit.value ? LOADED_TTL : Duration.zero)
+    })
+
+    /** Succeeds when the directory holds companies; otherwise a RecordNotFound telling how to load it. */
+    const loaded = Effect.fn("Directory.loaded")(function* () {
+      // A zero time to live still answers within the same millisecond (or forever on a stopped clock): drop it at once.
+      const present = yield* presence.get("companies").pipe(
+        Effect.onExit((exit) => (Exit.isSuccess(exit) && exit.value ? Effect.void : presence.invalidate("companies")))
+      )
+      if (!present) return yield* noDirectory
+    })
 
     const searchCompanies = Effect.fn("Directory.searchCompanies")(function* (f: CompanyFilter, after: string | null, limit: number) {
       return (yield* run(CompanySummaryRow, companiesPage(f, after, limit))).map(companySummary)
@@ -152,6 +185,9 @@ export class Directory extends Effect.Service<Directory>()("brein/catalog/empres
       return ids.filter((id) => !found.has(id))
     })
 
-    return { searchCompanies, countCompanies, searchPeople, countPeople, company, person, companiesById, peopleById, missing }
+    return { loaded, searchCompanies, countCompanies, searchPeople, countPeople, company, person, companiesById, peopleById, missing }
   })
 }) {}
+
+/** Succeeds when the directory is loaded; otherwise the RecordNotFound (`kind: "directory"`) that says how to load it. */
+export const directoryLoaded = Effect.flatMap(Directory, (directory) => directory.loaded())

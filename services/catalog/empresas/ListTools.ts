@@ -9,7 +9,7 @@ import {
 } from "../../../schema/catalog/Empresas.ts"
 import { RecordNotFound } from "../../../schema/Errors.ts"
 import { action } from "../../tools/Tool.ts"
-import { Directory } from "./Directory.ts"
+import { Directory, directoryLoaded } from "./Directory.ts"
 import { Lists } from "./Lists.ts"
 import { encodeCursor, readCursor } from "./SearchCursor.ts"
 import { FAMILY, STAGES } from "./SearchTools.ts"
@@ -30,8 +30,10 @@ export const listSave = action({
   output: ListSaveOutput,
   handler: (input, ctx) =>
     Effect.gen(function* () {
+      const directory = yield* Directory
+      yield* directory.loaded()
       const ids = [...new Set(input.ids)]
-      const missing = yield* (yield* Directory).missing(input.kind, ids)
+      const missing = yield* directory.missing(input.kind, ids)
       if (missing.length > 0) {
         return yield* RecordNotFound.of(input.kind === "companies" ? "company" : "person", missing, {
           hint: "Nothing was saved. Drop these ids or take them from a fresh search."
@@ -65,6 +67,7 @@ export const listGet = action({
   handler: (input, ctx) =>
     Effect.flatMap(Lists, (lists) =>
       lists.snapshot(Effect.gen(function* () {
+        yield* directoryLoaded
         const by = input.list_id === undefined ? { name: input.name ?? "" } : { id: input.list_id }
         const found = yield* lists.find(ctx.principal.workspaceId, by)
         if (Option.isNone(found)) {

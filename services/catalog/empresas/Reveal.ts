@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { EnrichInput, EnrichOutput, RevealInput, RevealOutput } from "../../../schema/catalog/Reveal.ts"
 import { creditsAction } from "../../tools/Tool.ts"
+import { directoryLoaded } from "./Directory.ts"
 import { Owned } from "./Owned.ts"
 
 const PER_CONTACT = 2
@@ -27,6 +28,7 @@ export const peopleReveal = creditsAction({
   output: RevealOutput,
   quoteItems: (input, ctx) =>
     Effect.gen(function* () {
+      yield* directoryLoaded
       const found = new Map((yield* (yield* Owned).people(ctx.principal, input.person_ids)).map((p) => [p.id, p]))
       return input.person_ids.map((id) => {
         const person = found.get(id)
@@ -39,6 +41,7 @@ export const peopleReveal = creditsAction({
   delivered: (answer) => answer.revealed,
   handler: (input, ctx) =>
     Effect.gen(function* () {
+      yield* directoryLoaded
       const owned = yield* Owned
       const found = new Map((yield* owned.people(ctx.principal, input.person_ids)).map((p) => [p.id, p]))
       const wanted = input.person_ids.filter((id) => {
@@ -102,6 +105,7 @@ export const companyEnrich = creditsAction({
   output: EnrichOutput,
   quoteItems: (input, ctx) =>
     Effect.gen(function* () {
+      yield* directoryLoaded
       const found = new Map((yield* (yield* Owned).companies(ctx.principal, input.company_ids)).map((c) => [c.id, c]))
       return input.company_ids.map((id) => {
         const company = found.get(id)
@@ -112,6 +116,7 @@ export const companyEnrich = creditsAction({
   delivered: (answer) => answer.enriched,
   handler: (input, ctx) =>
     Effect.gen(function* () {
+      yield* directoryLoaded
       const owned = yield* Owned
       const found = new Map((yield* owned.companies(ctx.principal, input.company_ids)).map((c) => [c.id, c]))
       const enriched = yield* owned.enrich(ctx.principal, input.company_ids.filter((id) => found.get(id)?.owned === false), ctx.requestId)

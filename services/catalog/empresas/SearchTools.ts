@@ -56,6 +56,7 @@ export const companiesSearch = action({
   handler: (input, ctx) =>
     Effect.gen(function* () {
       const directory = yield* Directory
+      yield* directory.loaded()
       const filter: CompanyFilter = {
         words: yield* wordsOf(input.q, "q"),
         ...given({
@@ -108,7 +109,9 @@ export const companyGet = action({
   output: Company,
   handler: (input, ctx) =>
     Effect.gen(function* () {
-      const row = yield* (yield* Directory).company(input.id)
+      const directory = yield* Directory
+      yield* directory.loaded()
+      const row = yield* directory.company(input.id)
       if (row === undefined) {
         return yield* RecordNotFound.of("company", [input.id], {
           hint: "Find the company's id with companies_search",
@@ -146,6 +149,7 @@ export const peopleSearch = action({
   handler: (input, ctx) =>
     Effect.gen(function* () {
       const directory = yield* Directory
+      yield* directory.loaded()
       const filter: PersonFilter = {
         titleWords: yield* wordsOf(input.title, "title"),
         nameWords: yield* wordsOf(input.name, "name"),
@@ -201,6 +205,7 @@ export const personGet = action({
   handler: (input) =>
     Effect.gen(function* () {
       const directory = yield* Directory
+      yield* directory.loaded()
       const row = yield* directory.person(input.id)
       const company = row === undefined ? undefined : (yield* directory.companiesById([row.companyId])).get(row.companyId)
       if (row === undefined || company === undefined) {

@@ -1,7 +1,8 @@
 import { HttpClientRequest } from "@effect/platform"
 import { assert, layer } from "@effect/vitest"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Effect, Layer, Option, Redacted, Schema } from "effect"
 import { DirectorySeed } from "../../../services/catalog/empresas/DirectorySeed.ts"
+import { bearer, callTool, connect, ERAS, errorOf } from "../mcp/McpTestServer.ts"
 import { apiClient, HttpTest, issueKey, rawRequest } from "./TestServer.ts"
 
 const Seeded = Layer.effectDiscard(Effect.flatMap(DirectorySeed, (seed) => seed.load({ seed: "http", companies: 200 }))).pipe(
@@ -61,5 +62,40 @@ layer(Seeded, { timeout: 120_000 })("empresas over HTTP", (it) => {
       for (const field of ["employees_min", "employees_max"]) {
         assert.deepInclude(properties[field], { type: "integer", minimum: 1, maximum: 2_147_483_647 }, field)
       }
+    }))
+})
+
+const ErrorBody = Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+
+const execute = (key: Redacted.Redacted<string>, tool: string, input: unknown) =>
+  rawRequest(
+    HttpClientRequest.post(`/api/v1/tools/${tool}/execute`).pipe(
+      HttpClientRequest.bearerToken(Redacted.value(key)),
+      HttpClientRequest.bodyUnsafeJson({ input })
+    )
+  )
+
+layer(HttpTest, { timeout: 120_000 })("empresas over HTTP and MCP on a directory never loaded", (it) => {
+  it.scoped("REST and MCP answer the same RecordNotFound (kind directory) naming brein seed, until it is loaded", () =>
+    Effect.gen(function* () {
+      const key = yield* issueKey("empresas-unloaded", "free")
+      const calls = [["companies_search", {}], ["people_search", {}], ["company_get", { id: "co_nothere" }]] as const
+      for (const [tool, input] of calls) {
+        const answer = yield* execute(key, tool, input)
+        assert.strictEqual(answer.status, 404, `${tool}: ${answer.text}`)
+        const rest = yield* Schema.decodeUnknown(ErrorBody)(answer.text)
+        assert.deepInclude(rest, { _tag: "RecordNotFound", kind: "directory", ids: [] }, tool)
+        assert.include(String(rest["hint"]), "brein seed", tool)
+        for (const era of ERAS) {
+          const client = yield* connect(era, bearer(Redacted.value(key)))
+          assert.deepStrictEqual(yield* errorOf(yield* callTool(client, tool, input)), rest, `${era} ${tool}`)
+        }
+      }
+      yield* Effect.flatMap(DirectorySeed, (seed) => seed.load({ seed: "http-unloaded", companies: 5 }))
+      const found = yield* execute(key, "companies_search", {})
+      assert.strictEqual(found.status, 200, found.text)
+      assert.include(found.text, "\"total\":5")
+      const client = yield* connect("modern", bearer(Redacted.value(key)))
+      assert.notStrictEqual((yield* callTool(client, "companies_search", {})).isError, true)
     }))
 })

@@ -1,10 +1,13 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Option, Redacted } from "effect"
+import { DirectorySeed } from "../../../services/catalog/empresas/DirectorySeed.ts"
 import { insertMercado } from "../../services/catalog/mercado/Fixtures.ts"
 import { apiClient, HttpTest, issueKey } from "./TestServer.ts"
 
-const Seeded = Layer.effectDiscard(insertMercado).pipe(Layer.provideMerge(HttpTest))
+// A directory too, so that companies_search (another family's tool) answers rather than saying none is loaded.
+const loadDirectory = Effect.flatMap(DirectorySeed, (seed) => seed.load({ seed: "mercado-http", companies: 5 }))
+const Seeded = Layer.effectDiscard(Effect.zipRight(insertMercado, loadDirectory)).pipe(Layer.provideMerge(HttpTest))
 
 const execute = (key: Redacted.Redacted<string>, tool: string, input: unknown) =>
   Effect.flatMap(HttpClient.HttpClient, (client) =>

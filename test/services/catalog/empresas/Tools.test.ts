@@ -374,3 +374,45 @@ describe("directory seed", () => {
       }))
   })
 })
+
+describe("an unloaded directory", () => {
+  layer(ServicesTest, { timeout: 120_000 })("never seeded", (it) => {
+    it.effect("every directory tool says the directory is not loaded and how to load it; once loaded, searches answer as before", () =>
+      Effect.gen(function* () {
+        const principal = yield* principalOf("paid")
+        const tools: ReadonlyArray<readonly [string, object]> = [
+          ["companies_search", {}],
+          ["companies_search", { q: "constructora", country: "CL" }],
+          ["people_search", {}],
+          // before the company it names is looked up
+          ["people_search", { company_id: "co_nothere" }],
+          ["company_get", { id: "co_nothere" }],
+          ["person_get", { id: "pe_nothere" }],
+          ["list_save", { name: "Objetivos", kind: "companies", ids: ["co_nothere"] }],
+          ["list_get", { name: "Objetivos" }],
+          // the quotes: "not_found" items would read as ids that do not exist
+          ["people_reveal", { person_ids: ["pe_nothere"] }],
+          ["company_enrich", { company_ids: ["co_nothere"] }]
+        ]
+        for (const [tool, input] of tools) {
+          const error = yield* refused(call(principal, tool, input), tool)
+          assert.strictEqual(error._tag, "RecordNotFound", tool)
+          if (error._tag !== "RecordNotFound") continue
+          assert.deepStrictEqual([error.kind, error.ids], ["directory", []], tool)
+          assert.include(error.message, "no directory of companies and people is loaded", tool)
+          assert.include(error.hint ?? "", "brein seed", tool)
+          assert.include(error.hint ?? "", "BREIN_SEED_DIRECTORY=true", tool)
+        }
+
+        yield* Effect.flatMap(DirectorySeed, (seed) => seed.load({ seed: "unloaded", companies: 40 }))
+        const all = as(CompaniesSearchOutput)(yield* call(principal, "companies_search", {}))
+        assert.strictEqual(all.total, 40)
+        assert.isAbove(as(PeopleSearchOutput)(yield* call(principal, "people_search", {})).total, 0)
+        const none = yield* call(principal, "companies_search", { q: "zzqqxx" })
+        assert.strictEqual(as(CompaniesSearchOutput)(none).total, 0)
+        assert.include(none.hint ?? "", "No companies match these filters")
+        const unknown = yield* refused(call(principal, "company_get", { id: "co_nothere" }), "company_get")
+        assert.deepStrictEqual(unknown._tag === "RecordNotFound" ? [unknown.kind, unknown.ids] : [], ["company", ["co_nothere"]])
+      }))
+  })
+})
