@@ -1,5 +1,5 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { Effect, Stream } from "effect"
+import { Chunk, Effect, Stream } from "effect"
 import { BreinApi } from "../../schema/http/Api.ts"
 import { CurrentActor } from "../../schema/http/Sessions.ts"
 import type { LunaEvent } from "../../schema/luna/Events.ts"
@@ -8,15 +8,21 @@ import { Luna } from "../../services/luna/Luna.ts"
 /** How often an idle event stream sends a comment, so proxies keep the connection open. */
 const HEARTBEAT = "15 seconds"
 
+/**
+ * Written before any event: Node sends the status and headers only with the first bytes, so a stream
+ * with nothing new to send would otherwise look like a hung request until the first heartbeat.
+ */
+const OPENING = ": connected\n\n"
+
 const frame = (event: LunaEvent) => `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`
 
-/** Server-sent events: one frame per event, with comments in between while nothing happens. */
+/** Server-sent events: a comment at once, then one frame per event, with comments in between while nothing happens. */
 const sse = <E>(events: Stream.Stream<LunaEvent, E>) =>
   HttpServerResponse.stream(
     Stream.merge(Stream.map(events, frame), Stream.map(Stream.drop(Stream.tick(HEARTBEAT), 1), () => ": keep-alive\n\n"), {
       haltStrategy: "left"
     })
-      .pipe(Stream.encodeText),
+      .pipe(Stream.prepend(Chunk.of(OPENING)), Stream.encodeText),
     { contentType: "text/event-stream", headers: { "cache-control": "no-cache", "x-accel-buffering": "no" } }
   )
 

@@ -1,6 +1,6 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { assert, layer } from "@effect/vitest"
-import { Chunk, Effect, Layer, Redacted, Schema, Stream } from "effect"
+import { Chunk, Effect, Layer, Option, Redacted, Schema, Stream } from "effect"
 import { BenchServicesLive, ScriptedModelLive } from "../../../layers/LunaBench.ts"
 import { LunaEvent } from "../../../schema/luna/Events.ts"
 import { Users } from "../../../services/humans/Users.ts"
@@ -87,6 +87,19 @@ const follow = (path: string, credentials: Credentials) =>
     Effect.scoped
   )
 
+/** A stream's status, type and first bytes, read as soon as they come; then hangs up. */
+const opening = (path: string, credentials: Credentials) =>
+  Effect.flatMap(HttpClient.HttpClient, (client) => client.execute(request(HttpClientRequest.get(path), credentials))).pipe(
+    Effect.flatMap((response) =>
+      Effect.map(Stream.runHead(Stream.decodeText(response.stream)), (first) => ({
+        status: response.status,
+        type: response.headers["content-type"] ?? "",
+        first: Option.getOrElse(first, () => "")
+      }))
+    ),
+    Effect.scoped
+  )
+
 const newKey = (workspace: string = uniqueName("luna")) => Effect.map(issueKey(workspace, "paid"), (key) => ({ workspace, key }))
 
 const createSession = (credentials: Credentials, body: unknown = { stage: "prospectando" }) =>
@@ -104,7 +117,10 @@ layer(SessionsHttpTest, { excludeTestServices: true, timeout: "120 seconds" })("
       const answer = yield* post(`/api/v1/sessions/${id}/messages`, { text: "¿Cuánto he usado?" }, { key })
       assert.strictEqual(answer.status, 200, answer.text)
       assert.match(answer.type, /^text\/event-stream/)
-      assert.isTrue(answer.text.startsWith("id: 1\n"), "the first frame is the turn's first event, not a keep-alive")
+      assert.isTrue(
+        answer.text.startsWith(": connected\n\nid: 1\n"),
+        "the stream opens with a comment, then the turn's first event, not a keep-alive"
+      )
       const frames = framesOf(answer.text)
       assert.deepStrictEqual(frames.map((f) => f.id), [1, 2, 3, 4, 5, 6])
       assert.deepStrictEqual(frames.map((f) => f.event), [
@@ -163,6 +179,28 @@ layer(SessionsHttpTest, { excludeTestServices: true, timeout: "120 seconds" })("
       const half = yield* get(`/api/v1/sessions/${id}/events?after=2.5`, { key })
       assert.strictEqual(half.status, 422, half.text)
       assert.include(String(json(half)["message"]), "after must be a whole number written in digits, got \"2.5\"")
+    }))
+
+  it.effect("an event stream with nothing new opens at once: its status, headers and a comment come before any event", () =>
+    Effect.gen(function* () {
+      const { key } = yield* newKey()
+      const id = yield* createSession({ key })
+      yield* (yield* ScriptedModel).load([textReply("Hola, soy Luna.")])
+      yield* post(`/api/v1/sessions/${id}/messages`, { text: "hola" }, { key })
+      const last = Number(json(yield* get(`/api/v1/sessions/${id}`, { key }))["last_seq"])
+      assert.strictEqual(last, 4)
+      // the turn has ended and nothing is written meanwhile: these streams have no event to send
+      for (
+        const [path, credentials] of [[`/api/v1/sessions/${id}/events`, { key, lastEventId: String(last) }], [
+          `/api/v1/sessions/${id}/events?after=${last}`,
+          { key }
+        ]] as const
+      ) {
+        const opened = yield* opening(path, credentials)
+        assert.strictEqual(opened.status, 200, path)
+        assert.match(opened.type, /^text\/event-stream/, path)
+        assert.strictEqual(opened.first, ": connected\n\n", path)
+      }
     }))
 
   it.effect("a session is another key's or workspace's 404; without credentials 401; bad bodies are typed refusals that create nothing", () =>
