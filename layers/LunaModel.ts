@@ -1,5 +1,6 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Config, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { ModelNotConfigured } from "../schema/luna/LunaErrors.ts"
 import { CHAT_POLICY_DEFAULTS, type ChatEndpoint } from "../services/luna/ChatCompletions.ts"
 import { LunaModelSettings, ModelGatewayHttp } from "../services/luna/ModelGatewayHttp.ts"
 
@@ -71,7 +72,7 @@ export const LunaModelSettingsLive = Layer.effect(
   LunaModelSettings,
   Effect.tap(lunaModelSettings, ({ endpoints }) =>
     endpoints.length === 0
-      ? Effect.logInfo("Luna has no model configured: set LUNA_MODEL_BASE_URL and LUNA_MODEL_API_KEY")
+      ? Effect.logInfo(ModelNotConfigured.default.message)
       : Effect.logInfo("Luna's model").pipe(Effect.annotateLogs({ models: endpoints.map((e) => e.model).join(" → ") })))
 )
 

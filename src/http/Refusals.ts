@@ -15,6 +15,7 @@ import { BreinApi, EXECUTE_PATH, withExecuteBodyHint } from "../../schema/http/A
 import { HTML, UNSUBSCRIBE_PREFIX } from "../../schema/http/Unsubscribe.ts"
 import { FAILED_PAGE, NOT_CONFIRMED_PAGE, UNAVAILABLE_PAGE, UNKNOWN_LINK_PAGE } from "../../schema/http/UnsubscribePages.ts"
 import { issuesIn } from "../../schema/Issues.ts"
+import { ModelNotConfigured } from "../../schema/luna/LunaErrors.ts"
 import { transientIn } from "../../services/Database.ts"
 import { errorAnswer, type GateError, tooLarge } from "./Gate.ts"
 
@@ -107,25 +108,30 @@ const isMultipartError = Schema.is(Multipart.MultipartError)
 const isRateLimited = Schema.is(RateLimited)
 const isUnauthorized = Schema.is(Unauthorized)
 
-const RetryAfterBody = Schema.parseJson(Schema.Struct({ retryAfterSeconds: Schema.Int }))
-const retryAfterBody = Schema.decodeUnknownOption(RetryAfterBody)
+const retryAfterBody = Schema.decodeUnknownOption(Schema.parseJson(Schema.Struct({ retryAfterSeconds: Schema.Int })))
+const notConfigured = Schema.decodeUnknownOption(Schema.parseJson(Schema.Struct({ _tag: Schema.Literal(ModelNotConfigured._tag) })))
 
-/** The wait a 503's own body names (a typed ServiceUnavailable the API encoded), else the database's. */
-const retryAfterOf = (response: HttpServerResponse.HttpServerResponse) =>
-  response.body._tag === "Uint8Array"
-    ? Option.match(retryAfterBody(new TextDecoder().decode(response.body.body)), {
-      onNone: () => ServiceUnavailable.database.retryAfterSeconds,
-      onSome: (body) => body.retryAfterSeconds
-    })
-    : ServiceUnavailable.database.retryAfterSeconds
+/** The wait a 503's own body names (a typed error that names one), none for a missing model, else the database's. */
+const retryAfterOf = (response: HttpServerResponse.HttpServerResponse): Option.Option<number> => {
+  const body = response.body._tag === "Uint8Array" ? new TextDecoder().decode(response.body.body) : ""
+  if (Option.isSome(notConfigured(body))) return Option.none()
+  return Option.some(Option.match(retryAfterBody(body), {
+    onNone: () => ServiceUnavailable.database.retryAfterSeconds,
+    onSome: (named) => named.retryAfterSeconds
+  }))
+}
 
 /**
  * Every 503 (the database or the audit log is away, the credentials key unusable) tells the client when to
- * try again: the gateway sets it on every answer, as its body says when it says.
+ * try again: the gateway sets it on every answer, as its body says when it says. Not ModelNotConfigured:
+ * no model appears until its operator sets one, so a client told to wait would only loop.
  */
 export const withRetryAfter = (response: HttpServerResponse.HttpServerResponse) =>
   response.status === 503 && response.headers["retry-after"] === undefined
-    ? HttpServerResponse.setHeader(response, "retry-after", String(retryAfterOf(response)))
+    ? Option.match(retryAfterOf(response), {
+      onNone: () => response,
+      onSome: (seconds) => HttpServerResponse.setHeader(response, "retry-after", String(seconds))
+    })
     : response
 
 const refusal = <E>(method: string, url: string, cause: Cause.Cause<E>) => {

@@ -49,7 +49,10 @@ layer(NodeContext.layer, { timeout: "120 seconds" })("brein bench", (it) => {
     Effect.gen(function* () {
       const run = yield* runBrein({ DATABASE_URL: "postgres://nobody@127.0.0.1:1/none", LUNA_MODEL_BASE_URL: "" }, "bench", "--record")
       assert.strictEqual(run.exitCode, 1)
-      assert.match(run.stderr, /^brein: Luna has no model configured: set LUNA_MODEL_BASE_URL and LUNA_MODEL_API_KEY/)
+      assert.match(
+        run.stderr,
+        /^brein: Luna has no model configured: set LUNA_MODEL_BASE_URL to an OpenAI-compatible chat-completions endpoint, /
+      )
       assert.strictEqual(run.stdout, "")
     }))
 

@@ -36,6 +36,7 @@ const send = (r: HttpClientRequest.HttpClientRequest) =>
         status: response.status,
         type: response.headers["content-type"] ?? "",
         cookie: /brein_session=([^;]+)/.exec(response.headers["set-cookie"] ?? "")?.[1] ?? "",
+        retryAfter: response.headers["retry-after"],
         text
       }))
     ),
@@ -290,14 +291,21 @@ layer(SessionsHttpTest, { excludeTestServices: true, timeout: "120 seconds" })("
 })
 
 layer(HttpTest, { excludeTestServices: true })("Luna without a model", (it) => {
-  it.effect("starting a turn is 503 ModelNotConfigured, saying what to set; the session's log stays empty", () =>
+  it.effect("starting a turn is 503 ModelNotConfigured without Retry-After, saying what to set; the session's log stays empty", () =>
     Effect.gen(function* () {
       const { key } = yield* newKey()
       const id = yield* createSession({ key })
       const answer = yield* post(`/api/v1/sessions/${id}/messages`, { text: "hola" }, { key })
       assert.strictEqual(answer.status, 503, answer.text)
+      // waiting does not configure a model: no Retry-After to loop on
+      assert.isUndefined(answer.retryAfter)
       assert.strictEqual(json(answer)["_tag"], "ModelNotConfigured")
-      assert.include(String(json(answer)["message"]), "LUNA_MODEL_BASE_URL")
+      // the key is optional (an endpoint may take none): the message does not demand it
+      assert.strictEqual(
+        json(answer)["message"],
+        "Luna has no model configured: set LUNA_MODEL_BASE_URL to an OpenAI-compatible chat-completions endpoint, " +
+          "and LUNA_MODEL_API_KEY if it takes a key (LUNA_MODEL sets the model, deepseek-v4-flash by default)"
+      )
       assert.strictEqual(json(yield* get(`/api/v1/sessions/${id}`, { key }))["last_seq"], 0)
     }))
 })
