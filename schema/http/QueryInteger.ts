@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { clip } from "../Issues.ts"
 
 /**
  * A whole number as a query parameter or header writes it: digits, a minus sign at most. What `Number`
@@ -9,9 +10,22 @@ const Digits = Schema.String.pipe(
   Schema.pattern(/^-?\d+$/, { message: (issue) => `must be a whole number written in digits, got ${JSON.stringify(issue.actual)}` })
 )
 
+const MAX_QUOTED = 40
+
+/** The number as the client wrote it: a long one by its start and its length. */
+const written = (digits: string) =>
+  digits.length <= MAX_QUOTED ? digits : `${clip(digits, 20)} (${digits.length.toLocaleString("en-US")} characters)`
+
 /**
- * A whole number from a query parameter, between `min` and `max`. The range is checked on the number:
- * `?limit=99999999999999999999` is refused for its size, not for being past the safe integers.
+ * A whole number from a query parameter, between `min` and `max`. The range is checked on the digits,
+ * so a refusal quotes what was sent: `?limit=99999999999999999999` is refused for its size, not for
+ * being past the safe integers, and not as the 100000000000000000000 that `Number` reads.
  */
 export const QueryInteger = (min: number, max: number) =>
-  Schema.compose(Digits, Schema.NumberFromString).pipe(Schema.between(min, max), Schema.int())
+  Digits.pipe(
+    Schema.filter((digits) => {
+      const value = BigInt(digits)
+      return (value >= BigInt(min) && value <= BigInt(max)) || `must be a number between ${min} and ${max}, got ${written(digits)}`
+    }),
+    Schema.compose(Schema.NumberFromString)
+  )

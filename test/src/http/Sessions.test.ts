@@ -177,6 +177,16 @@ layer(SessionsHttpTest, { excludeTestServices: true, timeout: "120 seconds" })("
       const unsafe = yield* get(`/api/v1/sessions/${id}/events?after=9007199254740991`, { key })
       assert.strictEqual(unsafe.status, 422, unsafe.text)
       assert.include(String(json(unsafe)["message"]), "after must be a number between 0 and 2147483647, got 9007199254740991")
+      // past the safe integers the refusal quotes the number the client wrote, not the one Number() reads
+      const huge = yield* get(`/api/v1/sessions/${id}/events?after=99999999999999999999`, { key })
+      assert.strictEqual(huge.status, 422, huge.text)
+      assert.strictEqual(json(huge)["message"], "after must be a number between 0 and 2147483647, got 99999999999999999999")
+      const hugeHeader = yield* get(`/api/v1/sessions/${id}/events`, { key, lastEventId: "12345678901234567890123" })
+      assert.strictEqual(hugeHeader.status, 422, hugeHeader.text)
+      assert.strictEqual(
+        json(hugeHeader)["message"],
+        "last-event-id must be a number between 0 and 2147483647, got 12345678901234567890123"
+      )
       const half = yield* get(`/api/v1/sessions/${id}/events?after=2.5`, { key })
       assert.strictEqual(half.status, 422, half.text)
       assert.include(String(json(half)["message"]), "after must be a whole number written in digits, got \"2.5\"")

@@ -150,8 +150,13 @@ layer(HttpTest, { excludeTestServices: true })("usage, account_get and GET /api/
         ["?recent=1e1", "recent must be a whole number written in digits, got \"1e1\""],
         ["?recent=%205", "recent must be a whole number written in digits, got \" 5\""],
         ["?recent=", "recent must be a whole number written in digits, got \"\""],
-        // no safe integer, but what is wrong with it is its size
-        ["?recent=99999999999999999999", "recent must be a number between 0 and 50, got 100000000000000000000"]
+        // no safe integer, but what is wrong with it is its size; quoted as written, not as Number() reads it
+        ["?recent=99999999999999999999", "recent must be a number between 0 and 50, got 99999999999999999999"],
+        ["?recent=9007199254740993", "recent must be a number between 0 and 50, got 9007199254740993"],
+        ["?recent=-12345678901234567890123", "recent must be a number between 0 and 50, got -12345678901234567890123"],
+        ["?recent=00051", "recent must be a number between 0 and 50, got 00051"],
+        // a long one by its start and its length
+        [`?recent=${"7".repeat(5_000)}`, "recent must be a number between 0 and 50, got 7777777777777777777… (5,000 characters)"]
       ] as const
       for (const [query, message] of refusals) {
         const response = yield* usagePath(query, Option.some(mine.key))
