@@ -144,8 +144,12 @@ const NoFields = Schema.Record({
 const isEmptyStruct = (ast: SchemaAST.AST) =>
   SchemaAST.isTypeLiteral(ast) && ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0
 
-// Inputs are decoded synchronously (a tool's input schema has no effects): an Either, which is also an Effect.
-const decoderOf = <I, II>(id: string, input: Schema.Schema<I, II>) => {
+/**
+ * How every tool decodes its input (and search_docs, over MCP): every issue at once, a field it does not
+ * define refused, with the hint of what it takes (`inputGuide`). Inputs are decoded synchronously (a
+ * tool's input schema has no effects): an Either, which is also an Effect.
+ */
+export const decoderOf = <I, II>(id: string, input: Schema.Schema<I, II>) => {
   const decodeInput = Schema.decodeUnknownEither(input, { errors: "all", onExcessProperty: "error" })
   // Schema.Struct({}) accepts any non-nullish value; a tool without fields takes only an empty object.
   const closed = isEmptyStruct(input.ast) ? Schema.decodeUnknownEither(NoFields, { errors: "all" }) : Either.right

@@ -35,20 +35,24 @@ const entry = (
  * a server per request, and rebuilding schemas there would cost more than the call itself.
  */
 export const makeCatalog = (registry: RegistryApi) => {
-  const tools = registry.external.map(({ descriptor: d, document, requiresConnection }) => {
+  // search_docs documents a tool with the input tools/list shows and a call accepts
+  const documents = registry.external.map(({ document, requiresConnection }) => {
     const input = objectSchema(document.inputSchema)
-    return entry(
-      {
-        name: d.id,
-        title: d.label,
-        description: d.description,
-        inputSchema: requiresConnection ? withConnectionArgument(input) : input,
-        outputSchema: responseSchema(document.outputSchema),
-        annotations: annotations(d.label, d.hints)
-      },
-      requiresConnection
-    )
+    return { ...document, inputSchema: requiresConnection ? withConnectionArgument(input) : input }
   })
+  const tools = documents.map((document) =>
+    entry(
+      {
+        name: document.id,
+        title: document.label,
+        description: document.description,
+        inputSchema: document.inputSchema,
+        outputSchema: responseSchema(document.outputSchema),
+        annotations: annotations(document.label, document.hints)
+      },
+      document.requiresConnection
+    )
+  )
   const searchDocs = entry(
     {
       name: SEARCH_DOCS,
@@ -67,7 +71,7 @@ export const makeCatalog = (registry: RegistryApi) => {
     entries: new Map(all.map((e) => [e.definition.name, e])),
     /** The refusal of a name `tools/list` does not show, naming the one it probably meant among those it does (search_docs too). */
     notFound: (name: string) => ToolNotFound.of(name, nearestName(name, names)),
-    searchDocs: makeSearchDocs(registry.external.map((t) => t.document), (id) => registry.notFound(id, "external"))
+    searchDocs: makeSearchDocs(documents, (id) => registry.notFound(id, "external"))
   }
 }
 

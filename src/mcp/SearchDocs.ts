@@ -3,7 +3,7 @@ import { inputIssue } from "../../schema/Depth.ts"
 import { InvalidInput, type ToolNotFound } from "../../schema/Errors.ts"
 import { ToolId } from "../../schema/Ids.ts"
 import { ToolDocument } from "../../schema/tools/Definition.ts"
-import { invalidInput } from "../../services/tools/Tool.ts"
+import { decoderOf } from "../../services/tools/Tool.ts"
 
 export const SEARCH_DOCS = ToolId.make("search_docs")
 
@@ -30,7 +30,7 @@ export const searchDocsSpec = {
     "best match first. With neither, every tool."
 } as const
 
-const decode = Schema.decodeUnknown(SearchDocsInput, { errors: "all", onExcessProperty: "error" })
+const decode = decoderOf(SEARCH_DOCS, SearchDocsInput)
 
 const wordsOf = (text: string) => text.toLowerCase().split(/[\s,;:!?()"']+/).filter((word) => word.length > 0)
 
@@ -53,7 +53,7 @@ export const makeSearchDocs = (documents: ReadonlyArray<ToolDocument>, notFound:
     // the same refusal as a tool's input: no text is looked for that no tool's input could hold
     const unreadable = inputIssue(raw, "input")
     if (unreadable !== undefined) return yield* InvalidInput.of([unreadable])
-    const input = yield* decode(raw ?? {}).pipe(Effect.mapError(invalidInput))
+    const input = yield* decode(raw ?? {})
     if (input.tool !== undefined) {
       const doc = byId.get(input.tool)
       if (doc === undefined) return yield* notFound(input.tool)

@@ -213,7 +213,7 @@ layer(McpTest, { excludeTestServices: true })("MCP over Streamable HTTP", (it) =
     it.scoped(`${era}: search_docs answers a tool's definition, searches by words, and never shows in-process tools`, () =>
       Effect.gen(function* () {
         const client = yield* connect(era, bearer(yield* issueKey("acme", "free")))
-        yield* listTools(client)
+        const listed = yield* listTools(client)
         const one = yield* callTool(client, "search_docs", { tool: "vault.item.get" })
         assert.notStrictEqual(one.isError, true)
         const [doc] = yield* documentsOf(one)
@@ -230,6 +230,11 @@ layer(McpTest, { excludeTestServices: true })("MCP over Streamable HTTP", (it) =
         })
         assert.hasAllKeys(doc?.["inputSchema"], ["type", "required", "properties", "additionalProperties"])
         assert.isObject(doc?.["outputSchema"])
+        // the input a tool is documented with is the one tools/list shows and a call accepts: a connector tool's `connection` too
+        for (const tool of listed.filter((t) => t.name !== "search_docs")) {
+          const [documented] = yield* Effect.flatMap(callTool(client, "search_docs", { tool: tool.name }), documentsOf)
+          assert.deepStrictEqual(documented?.["inputSchema"], tool.inputSchema, tool.name)
+        }
 
         const idsFor = (query: string) =>
           Effect.flatMap(callTool(client, "search_docs", { query }), documentsOf).pipe(
@@ -249,6 +254,13 @@ layer(McpTest, { excludeTestServices: true })("MCP over Streamable HTTP", (it) =
         })
         const bad = yield* errorOf(yield* callTool(client, "search_docs", { tool: 42 }))
         assert.strictEqual(bad["_tag"], "InvalidInput")
+        // a misspelt field is hinted as every tool's is
+        const typo = yield* errorOf(yield* callTool(client, "search_docs", { tol: "usage" }))
+        assert.deepInclude(typo, {
+          _tag: "InvalidInput",
+          message: "input.tol is not a field this input accepts",
+          hint: "Did you mean tool (not tol)? search_docs takes: tool, query."
+        })
         // refused as any tool's input is, not looked for
         for (const [args, said] of [[{ query: "time\u0000" }, "NUL character"], [{ tool: "core\ud800" }, "lone surrogate"]] as const) {
           const refused = yield* errorOf(yield* callTool(client, "search_docs", args))

@@ -44,6 +44,18 @@ layer(FullRegistry, { excludeTestServices: true })("MCP tool schemas", (it) => {
       }
     }))
 
+  it.effect("search_docs documents every tool with the input tools/list shows, a connector tool's connection argument too", () =>
+    Effect.gen(function* () {
+      const catalog = makeCatalog(yield* Registry)
+      const connectors = catalog.listing.tools.filter((tool) => /^(sii|banco)\./.test(tool.name))
+      assert.isNotEmpty(connectors)
+      for (const tool of connectors) assert.property(tool.inputSchema.properties, "connection", tool.name)
+      for (const tool of catalog.listing.tools.filter((t) => t.name !== "search_docs")) {
+        const { tools: [documented] } = yield* catalog.searchDocs({ tool: tool.name })
+        assert.deepStrictEqual(documented?.inputSchema, tool.inputSchema, tool.name)
+      }
+    }))
+
   it.effect("an error result has no structured content to break the output schema; its error is in the text", () =>
     Effect.gen(function* () {
       const catalog = makeCatalog(yield* Registry)
