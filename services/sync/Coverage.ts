@@ -68,12 +68,3 @@ export const statusOf = (row: StatusRow | undefined) => ({
     ? null
     : { trabajo: row.jobId, estado: row.jobState, progreso: row.progress }
 })
-
-export const encodeCursor = (id: number) => Buffer.from(JSON.stringify({ id }), "utf8").toString("base64url")
-
-const decodeCursorJson = Schema.decodeUnknown(Schema.parseJson(Schema.Struct({ id: Schema.Int })))
-export const decodeCursor = Effect.fn("Coverage.decodeCursor")(function* (cursor: string | undefined) {
-  if (cursor === undefined) return 0
-  const { id } = yield* decodeCursorJson(Buffer.from(cursor, "base64url").toString("utf8"))
-  return id
-})

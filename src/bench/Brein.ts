@@ -16,11 +16,15 @@ export interface BreinOptions {
   readonly dataDir: string
 }
 
+/** The key the served brein seals its cursors with, so that the bench can seal the cursors of the pages it asks for. */
+export const BENCH_CURSOR_KEY = Buffer.alloc(32, 7)
+
 // The per-key abuse limit and the hourly read ceiling stay on (their cost is part of what is measured) but far
 // above what one key sends here.
 const envFor = (options: BreinOptions) => ({
   DATABASE_URL: options.databaseUrl,
   BREIN_DATA_DIR: options.dataDir,
+  BREIN_CURSOR_KEY: BENCH_CURSOR_KEY.toString("base64"),
   BREIN_RATE_LIMIT_KEY: "100000000/60s",
   BREIN_READS_PER_HOUR_PAID: "100000000"
 })

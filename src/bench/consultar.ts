@@ -7,11 +7,13 @@ import http from "node:http"
 import { availableParallelism, loadavg } from "node:os"
 import pg from "pg"
 import { LoggingLive } from "../../layers/Logging.ts"
+import { CursorKey } from "../../services/catalog/CursorKey.ts"
+import { SealedCursor } from "../../services/catalog/SealedCursor.ts"
 import { pageStatement } from "../../services/connectors/sii/RcvCache.ts"
-import { encodeCursor } from "../../services/sync/Coverage.ts"
+import { sealConsultarCursor } from "../../services/sync/ConsultarCursor.ts"
 import { makePrng } from "../../services/upstream/Prng.ts"
 import { auditShapedRow, CREATE_AUDIT_SHAPED, INSERT_AUDIT_SHAPED } from "./AuditShaped.ts"
-import { createKey, serveBrein } from "./Brein.ts"
+import { BENCH_CURSOR_KEY, createKey, serveBrein } from "./Brein.ts"
 import { freePort } from "./Children.ts"
 import { reportProfile } from "./Comparison.ts"
 import { cpuTimeMs } from "./CpuTime.ts"
@@ -138,10 +140,21 @@ const program = Effect.gen(function* () {
       request.on("error", reject)
       request.end(body)
     })
-  const call = (page: (typeof pages)[number]) =>
+  // a page starts where a cursor of its query, sealed as brein seals it, says
+  const cursorOf = (page: (typeof pages)[number]) =>
+    sealConsultarCursor(
+      {
+        toolId: "sii.rcv.consultar",
+        workspace: workspaceId,
+        connectionId: "conn_benchconsultar",
+        filter: { periodo: page.periodo, perspectiva: page.perspectiva }
+      },
+      page.after > 0 ? { at: null, id: String(page.after) } : null
+    )
+  const call = (page: (typeof pages)[number], cursor: string | null) =>
     Effect.promise(() =>
       post(JSON.stringify({
-        input: { periodo: page.periodo, perspectiva: page.perspectiva, ...(page.after > 0 ? { cursor: encodeCursor(page.after) } : {}) }
+        input: { periodo: page.periodo, perspectiva: page.perspectiva, ...(cursor === null ? {} : { cursor }) }
       })).then(({ status, text }) => {
         if (status !== 200 || !text.includes("\"documentos\"")) {
           throw new Error(`consultar answered ${status}: ${text.slice(0, 300)}`)
@@ -206,7 +219,7 @@ const program = Effect.gen(function* () {
   // Both are measured on a warm cache: one pass over every page first, then brein's warm-up. Then
   // each page is asked of both in turn, so a burst of load on a shared machine falls on both alike.
   yield* Effect.forEach(pages, query, { discard: true })
-  yield* Effect.forEach(pages.slice(0, 200), call, { discard: true })
+  yield* Effect.forEach(pages.slice(0, 200), (page) => Effect.flatMap(cursorOf(page), (cursor) => call(page, cursor)), { discard: true })
   const breinMs: Array<number> = []
   const rawMs: Array<number> = []
   const floorMs: Array<number> = []
@@ -218,7 +231,8 @@ const program = Effect.gen(function* () {
   const measuredFrom = yield* Clock.currentTimeMillis
   yield* Effect.forEach(pages, (page) =>
     Effect.gen(function* () {
-      breinMs.push(yield* timed(call(page)))
+      const cursor = yield* cursorOf(page)
+      breinMs.push(yield* timed(call(page, cursor)))
       rawMs.push(yield* timed(query(page), cpu.raw))
       floorMs.push(yield* timed(floor(page), cpu.floor))
       houseMs.push(yield* timed(houseFloor(page), cpu.house))
@@ -271,6 +285,11 @@ const program = Effect.gen(function* () {
 }).pipe(Effect.scoped)
 
 program.pipe(
-  Effect.provide(Layer.mergeAll(NodeContext.layer, FetchHttpClient.layer, LoggingLive)),
+  Effect.provide(Layer.mergeAll(
+    NodeContext.layer,
+    FetchHttpClient.layer,
+    LoggingLive,
+    SealedCursor.Default.pipe(Layer.provide(Layer.succeed(CursorKey, Redacted.make(new Uint8Array(BENCH_CURSOR_KEY)))))
+  )),
   NodeRuntime.runMain({ disablePrettyLogger: true })
 )

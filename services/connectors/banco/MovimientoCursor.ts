@@ -1,27 +1,20 @@
 import { Effect, Option, Schema } from "effect"
-import { InvalidInput } from "../../../schema/Errors.ts"
 import { Fecha } from "../../../schema/upstream/Fecha.ts"
+import type { Position } from "../../catalog/SealedCursor.ts"
 
 /** Where the previous page of movements ended: the keyset (post_date, id) of its last row. */
 const MovimientoCursor = Schema.Struct({ postDate: Fecha, id: Schema.Int })
 export type MovimientoCursor = typeof MovimientoCursor.Type
 
-const CursorJson = Schema.parseJson(MovimientoCursor)
-const decodeJson = Schema.decodeUnknown(CursorJson)
-const encodeJson = Schema.encodeSync(CursorJson)
+const FromPosition = Schema.Struct({ at: Fecha, id: Schema.compose(Schema.NumberFromString, Schema.Int) })
+const decodePosition = Schema.decodeUnknown(FromPosition)
 
-export const encodeCursor = (cursor: MovimientoCursor) => Buffer.from(encodeJson(cursor), "utf8").toString("base64url")
+/** The sealed position of a movement keyset. */
+export const positionOf = (cursor: MovimientoCursor): Position => ({ at: cursor.postDate, id: String(cursor.id) })
 
-export const decodeCursor = Effect.fn("MovimientoCursor.decode")(function* (cursor: string | undefined) {
-  if (cursor === undefined) return Option.none<MovimientoCursor>()
-  return Option.some(
-    yield* decodeJson(Buffer.from(cursor, "base64url").toString("utf8")).pipe(
-      Effect.mapError(() =>
-        new InvalidInput({
-          message: "input.cursor: not a cursor of this tool",
-          issues: [{ path: "input.cursor", message: "not a cursor of this tool" }]
-        })
-      )
-    )
-  )
+/** The keyset a sealed position holds (the cursor was opened, so it was sealed here from a keyset). */
+export const movimientoAt = Effect.fn("MovimientoCursor.at")(function* (position: Position | undefined) {
+  if (position === undefined) return Option.none<MovimientoCursor>()
+  const { at, id } = yield* Effect.orDie(decodePosition(position))
+  return Option.some({ postDate: at, id })
 })

@@ -8,11 +8,12 @@ import {
 } from "../../../schema/connectors/Banco.ts"
 import { SyncOutput } from "../../../schema/connectors/Sync.ts"
 import { InvalidInput } from "../../../schema/Errors.ts"
+import { openConsultarCursor, sealConsultarCursor } from "../../sync/ConsultarCursor.ts"
 import { esperar, sincronizar } from "../../sync/Sincronizar.ts"
 import { connector } from "../../tools/Source.ts"
 import { type CallInfo, connectedAction, read } from "../../tools/Tool.ts"
 import { BancoCache, type MovimientoRow } from "./BancoCache.ts"
-import { decodeCursor, encodeCursor } from "./MovimientoCursor.ts"
+import { movimientoAt, positionOf } from "./MovimientoCursor.ts"
 import { checkPeriodo, currentPeriodo, periodosBetween, spans, syncablePeriodos } from "./Periodo.ts"
 
 const consultHints = { readOnly: true, destructive: false, idempotent: true, openWorld: false } as const
@@ -136,7 +137,13 @@ export const movimientosConsultar = connectedAction({
       }
       const cache = yield* BancoCache
       const connectionId = ctx.connectionId
-      const after = yield* decodeCursor(input.cursor)
+      const consulta = {
+        toolId: "banco.movimientos.consultar",
+        workspace: ctx.principal.workspaceId,
+        connectionId,
+        filter: { desde: input.desde, hasta: input.hasta, ...(input.cuenta === undefined ? {} : { cuenta: input.cuenta }) }
+      }
+      const after = yield* movimientoAt(yield* openConsultarCursor(input.cursor, consulta))
       const periodos = periodosBetween(input.desde, input.hasta)
       const read = cache.movimientos({
         connectionId,
@@ -169,11 +176,13 @@ export const movimientosConsultar = connectedAction({
       }
 
       const last = page[page.length - 1]
+      const more = rows.length > input.limit && last !== undefined
+      const cursor = yield* sealConsultarCursor(consulta, more ? positionOf({ postDate: last.postDate, id: last.rowId }) : null)
       return {
         movimientos: page.map((row) =>
           toMovimiento(row, input.incluirHistorial ? history.filter((h) => h.naturalKey === row.movementId) : undefined)
         ),
-        cursor: rows.length > input.limit && last !== undefined ? encodeCursor({ postDate: last.postDate, id: last.rowId }) : null,
+        cursor,
         sincronizacion,
         sincronizacionEnCurso: enCurso
       }

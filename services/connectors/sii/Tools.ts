@@ -8,9 +8,8 @@ import {
   SiiSyncInput
 } from "../../../schema/connectors/Sii.ts"
 import { SyncOutput } from "../../../schema/connectors/Sync.ts"
-import { InvalidInput } from "../../../schema/Errors.ts"
 import { TIPOS_DTE } from "../../../schema/upstream/Rcv.ts"
-import { decodeCursor, encodeCursor } from "../../sync/Coverage.ts"
+import { openConsultarCursor, sealConsultarCursor } from "../../sync/ConsultarCursor.ts"
 import { rowCheck } from "../../sync/RowCheck.ts"
 import { esperar, sincronizar } from "../../sync/Sincronizar.ts"
 import { connector } from "../../tools/Source.ts"
@@ -74,19 +73,18 @@ export const rcvConsultar = connectedAction({
     Effect.gen(function* () {
       const cache = yield* RcvCache
       const connectionId = ctx.connectionId
-      const after = yield* decodeCursor(input.cursor).pipe(
-        Effect.mapError(() =>
-          new InvalidInput({
-            message: "input.cursor: not a cursor of this tool",
-            issues: [{ path: "input.cursor", message: "not a cursor of this tool" }]
-          })
-        )
-      )
+      const consulta = {
+        toolId: "sii.rcv.consultar",
+        workspace: ctx.principal.workspaceId,
+        connectionId,
+        filter: { periodo: input.periodo, perspectiva: input.perspectiva, ...pick(input) }
+      }
+      const at = yield* openConsultarCursor(input.cursor, consulta)
       const read = cache.page({
         connectionId,
         periodo: input.periodo,
         perspectiva: input.perspectiva,
-        after,
+        after: at === undefined ? 0 : yield* Effect.orDie(decodeRowId(at.id)),
         limit: input.limit,
         ...pick(input)
       })
@@ -111,13 +109,14 @@ export const rcvConsultar = connectedAction({
       if (status.sincronizacion === null && page.documentos.length === 0) {
         yield* notSynced(ctx, input.periodo, input.perspectiva, status.sincronizacionEnCurso !== null)
       }
-      const cursor = page.next === null ? null : encodeCursor(page.next)
+      const cursor = yield* sealConsultarCursor(consulta, page.next === null ? null : { at: null, id: String(page.next) })
       // The rows come as the answer sends them: checked once, not decoded and encoded again.
       if (checkDocumentos(page.documentos)) return encodedOutput({ documentos: page.documentos, cursor, ...status })
       return { documentos: yield* Effect.orDie(decodeDocumentos(page.documentos)), cursor, ...status }
     })
 })
 
+const decodeRowId = Schema.decode(Schema.compose(Schema.NumberFromString, Schema.Int))
 const checkDocumentos = rowCheck(CachedRcvDocumento)
 const decodeDocumentos = Schema.decodeUnknown(Schema.Array(CachedRcvDocumento))
 

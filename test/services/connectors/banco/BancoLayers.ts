@@ -1,7 +1,9 @@
-import { ConfigProvider, Effect, Layer, Schema } from "effect"
+import { ConfigProvider, Effect, Layer, Redacted, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import { CreateConnection } from "../../../../schema/connections/Connection.ts"
 import type { Principal } from "../../../../schema/Principal.ts"
+import { CursorKey } from "../../../../services/catalog/CursorKey.ts"
+import { SealedCursor } from "../../../../services/catalog/SealedCursor.ts"
 import { Connections } from "../../../../services/connections/Connections.ts"
 import { VaultKey } from "../../../../services/connections/Vault.ts"
 import { BancoCache } from "../../../../services/connectors/banco/BancoCache.ts"
@@ -33,9 +35,11 @@ const settings = (worker: boolean) =>
 
 const BancoSyncs = Layer.effect(ConnectorSyncs, Effect.map(makeBancoSync, (sync) => new Map([[sync.connector, sync]])))
 
-/** What the banco tools need: the sync machinery (worker on or off) and the cache, over an instant bank simulator, on the suite's clock. */
+const Cursors = SealedCursor.Default.pipe(Layer.provide(Layer.succeed(CursorKey, Redacted.make(new Uint8Array(randomBytes(32))))))
+
+/** What the banco tools need: the sync machinery (worker on or off), the cache and its sealed cursors, over an instant bank simulator, on the suite's clock. */
 export const bancoServices = (worker: boolean) =>
-  Layer.mergeAll(SyncWorker.Default, BancoCache.Default).pipe(
+  Layer.mergeAll(SyncWorker.Default, BancoCache.Default, Cursors).pipe(
     Layer.provideMerge(BancoSyncs),
     Layer.provideMerge(Layer.mergeAll(Connections.Default, SyncJobs.Default, SyncSettings.Default)),
     Layer.provideMerge(BancoSimulator.layerWith({ timeScale: 0 })),

@@ -11,6 +11,7 @@ import { scopeKeyOf } from "../../../../services/sync/SyncJobs.ts"
 import { BancoSimulator } from "../../../../services/upstream/BancoSimulator.ts"
 import { formatPeriodo, parsePeriodo } from "../../../../services/upstream/CivilDate.ts"
 import { commitBetween } from "../../../support/Interleave.ts"
+import { refused } from "../../../support/Refused.ts"
 import { callContext, issuePrincipal } from "../../../support/TestLayers.ts"
 import { bancoConnection, BancoTest } from "./BancoLayers.ts"
 
@@ -279,6 +280,47 @@ layer(BancoTest, { excludeTestServices: true })("banco: sync a month, then read 
       assert.strictEqual((first.next_actions ?? []).length, MESES_HISTORIA, "every month the bank shows but the one synced")
     }))
 
+  it.effect("a cursor pages only the query it came from: another range, account or connection, or a forged one, is CursorRejected", () =>
+    Effect.gen(function* () {
+      const executor = yield* Executor
+      const { call, principal } = yield* connected(`17000000-${rutDv(17000000)}`)
+      const other = yield* bancoConnection(principal, `17000001-${rutDv(17000001)}`)
+      const callOther = (tool: string, input: unknown) => executor.call(tool, input, callContext(principal, { connectionId: other.id }))
+      const periodo = yield* monthsAgo(1)
+      assert.strictEqual((yield* sync(call, periodo)).estado, "sincronizada")
+      assert.strictEqual((yield* sync(callOther, periodo)).estado, "sincronizada")
+      const [desde, hasta] = monthBounds(periodo)
+      const query = { desde, hasta, limit: 5 }
+      const first = yield* Effect.flatMap(
+        call("banco.movimientos.consultar", query),
+        (r) => Schema.decodeUnknown(MovimientosQueryOutput)(r.data)
+      )
+      assert.isNotNull(first.cursor)
+      const cursor = first.cursor!
+      const rejection = (via: typeof call, input: Record<string, unknown>) =>
+        Effect.map(refused(via("banco.movimientos.consultar", input), JSON.stringify(input)), (error) => ({
+          tag: error._tag,
+          reason: error._tag === "CursorRejected" ? error.reason : undefined,
+          hint: error._tag === "CursorRejected" ? error.hint : undefined
+        }))
+      const startAgain = "Call banco.movimientos.consultar again without cursor, then follow the cursors it answers"
+      const base64 = (value: unknown) => Buffer.from(JSON.stringify(value), "utf8").toString("base64url")
+      const cases = [
+        [call, { ...query, desde: yield* monthsAgo(2).pipe(Effect.map((p) => monthBounds(p)[0])), cursor }, "other_search"],
+        [call, { ...query, cuenta: first.movimientos[0]!.accountId, cursor }, "other_search"],
+        [callOther, { ...query, cursor }, "other_search"],
+        [call, { ...query, cursor: base64({ postDate: desde, id: -1 }) }, "tampered"],
+        [call, { ...query, cursor: `${cursor.slice(0, 4)}${cursor[4] === "A" ? "B" : "A"}${cursor.slice(5)}` }, "tampered"]
+      ] as const
+      for (const [via, input, reason] of cases) {
+        assert.deepStrictEqual(yield* rejection(via, input), { tag: "CursorRejected", reason, hint: startAgain }, JSON.stringify(input))
+      }
+      const { movimientos } = yield* allMovimientos(call, query)
+      const { movimientos: whole } = yield* allMovimientos(call, { desde, hasta, limit: 500 })
+      assert.isAbove(whole.length, 5)
+      assert.deepStrictEqual(movimientos.map((m) => m.id), whole.map((m) => m.id), "the same query pages every movement once, in order")
+    }))
+
   it.effect("bad input is refused naming the field: future or too old months, an inverted range, a foreign cursor, an account id too long", () =>
     Effect.gen(function* () {
       const { call } = yield* connected("9876543-3")
@@ -288,7 +330,7 @@ layer(BancoTest, { excludeTestServices: true })("banco: sync a month, then read 
       const inverted = yield* refused("banco.movimientos.consultar", { desde: "2026-03-02", hasta: "2026-03-01" })
       const cursor = yield* refused("banco.movimientos.consultar", { desde: "2026-03-01", hasta: "2026-03-31", cursor: "bm90LWEtY3Vyc29y" })
       const paths = [future, tooOld, inverted, cursor].map((e) => (e._tag === "InvalidInput" ? e.issues.map((i) => i.path) : [e._tag]))
-      assert.deepStrictEqual(paths, [["input.periodo"], ["input.periodo"], ["input.desde"], ["input.cursor"]])
+      assert.deepStrictEqual(paths, [["input.periodo"], ["input.periodo"], ["input.desde"], ["CursorRejected"]])
       const limit = yield* refused("banco.movimientos.consultar", { desde: "2026-03-01", hasta: "2026-03-31", limit: 501 })
       assert.strictEqual(limit._tag, "InvalidInput")
       const cuenta = yield* refused("banco.movimientos.consultar", {

@@ -1,5 +1,6 @@
 import { assert, describe, expectTypeOf, it, layer } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
+import type { SealedCursor } from "../../../../services/catalog/SealedCursor.ts"
 import { BancoCache } from "../../../../services/connectors/banco/BancoCache.ts"
 import { BancoConnector, cuentasConsultar, movimientosConsultar } from "../../../../services/connectors/banco/Tools.ts"
 import { Registry } from "../../../../services/tools/Registry.ts"
@@ -38,7 +39,7 @@ export const consultarLive = action({ ...fields, id: "banco.cuentas.consultar", 
 describe("banco tools (types)", () => {
   it("the .consultar tools need the cache, never the bank", () => {
     expectTypeOf(cuentasConsultar).toEqualTypeOf<Tool<BancoCache>>()
-    expectTypeOf(movimientosConsultar).toEqualTypeOf<Tool<BancoCache>>()
+    expectTypeOf(movimientosConsultar).toEqualTypeOf<Tool<BancoCache | SealedCursor>>()
     expectTypeOf(consultarFromCache).toEqualTypeOf<Tool<BancoCache>>()
   })
 })

@@ -4,10 +4,11 @@ import { Effect, Layer, Schema } from "effect"
 import { RcvQueryOutput, RcvSummaryOutput } from "../../../../schema/connectors/Sii.ts"
 import type { ConnectionId } from "../../../../schema/Ids.ts"
 import type { Principal } from "../../../../schema/Principal.ts"
-import { encodeCursor } from "../../../../services/sync/Coverage.ts"
+import { sealConsultarCursor } from "../../../../services/sync/ConsultarCursor.ts"
 import { scopeKeyOf } from "../../../../services/sync/SyncJobs.ts"
 import { rcvResumen } from "../../../../services/upstream/RcvGenerator.ts"
 import { execute, rut, siiConnection, simulatedServices } from "../../../support/Connected.ts"
+import { refused } from "../../../support/Refused.ts"
 import { SUITE_DAY } from "../../../support/SuiteClock.ts"
 import { TestDatabase } from "../../../support/TestDatabase.ts"
 import { issuePrincipal } from "../../../support/TestLayers.ts"
@@ -141,7 +142,11 @@ layer(Live, { excludeTestServices: true })("sii .consultar tools", (it) => {
       })
       assert.deepStrictEqual(statusOf(during), yield* summaryStatus)
       const [last] = yield* sql<{ id: string }>`SELECT max(id)::text AS id FROM rcv_documents WHERE connection_id = ${connectionId}`
-      const beyond = (yield* query(principal, connectionId, { ...scope, cursor: encodeCursor(Number(last!.id)) })).data
+      const pastLast = yield* sealConsultarCursor(
+        { toolId: "sii.rcv.consultar", workspace: principal.workspaceId, connectionId, filter: scope },
+        { at: null, id: last!.id }
+      )
+      const beyond = (yield* query(principal, connectionId, { ...scope, cursor: pastLast! })).data
       assert.deepStrictEqual(beyond, { documentos: [], cursor: null, ...statusOf(during) })
     }))
 
@@ -171,13 +176,62 @@ layer(Live, { excludeTestServices: true })("sii .consultar tools", (it) => {
       }
     }))
 
-  it.effect("a cursor that is not one of the tool's is InvalidInput", () =>
+  it.effect("a cursor that is not one of the tool's is CursorRejected", () =>
     Effect.gen(function* () {
       const { connectionId, principal } = yield* synced(76700002)
       const error = yield* Effect.flip(
         query(principal, connectionId, { periodo: "2026-10", perspectiva: "compras", cursor: "not-a-cursor" })
       )
-      assert.strictEqual(error._tag, "InvalidInput")
+      assert.deepStrictEqual([error._tag, error._tag === "CursorRejected" ? error.reason : undefined], ["CursorRejected", "tampered"])
+    }))
+
+  it.effect("a cursor pages only the query it came from: another perspectiva, periodo or connection, or a forged one, is CursorRejected", () =>
+    Effect.gen(function* () {
+      const { connectionId, principal } = yield* synced(76700008)
+      const other = yield* siiConnection(principal, rut(76700009))
+      const compras = { periodo: "2026-10", perspectiva: "compras" }
+      const synced2 = yield* execute(principal, "sii.conexion.sincronizar", { ...compras, esperar: 20 }, other.id)
+      assert.strictEqual((synced2.data as { estado: string }).estado, "sincronizada")
+      const first = (yield* query(principal, connectionId, { ...compras, limit: 5 })).data
+      assert.isNotNull(first.cursor)
+      const cursor = first.cursor!
+      const rejection = (connection: ConnectionId, input: Record<string, unknown>) =>
+        Effect.map(refused(execute(principal, "sii.rcv.consultar", input, connection), JSON.stringify(input)), (error) => ({
+          tag: error._tag,
+          reason: error._tag === "CursorRejected" ? error.reason : undefined,
+          hint: error._tag === "CursorRejected" ? error.hint : undefined
+        }))
+      const startAgain = "Call sii.rcv.consultar again without cursor, then follow the cursors it answers"
+      const base64 = (value: unknown) => Buffer.from(JSON.stringify(value), "utf8").toString("base64url")
+      const cases = [
+        [connectionId, { periodo: "2026-10", perspectiva: "ventas", cursor }, "other_search"],
+        [connectionId, { periodo: "2026-09", perspectiva: "compras", cursor }, "other_search"],
+        [connectionId, { ...compras, estado: "reclamado", cursor }, "other_search"],
+        [other.id, { ...compras, cursor }, "other_search"],
+        [connectionId, { ...compras, cursor: base64({ id: -1 }) }, "tampered"],
+        [connectionId, { ...compras, cursor: base64({ id: 145 }) }, "tampered"],
+        [connectionId, { ...compras, cursor: `${cursor.slice(0, 4)}${cursor[4] === "A" ? "B" : "A"}${cursor.slice(5)}` }, "tampered"]
+      ] as const
+      for (const [connection, input, reason] of cases) {
+        assert.deepStrictEqual(
+          yield* rejection(connection, input),
+          { tag: "CursorRejected", reason, hint: startAgain },
+          JSON.stringify(input)
+        )
+      }
+
+      const all = (yield* query(principal, connectionId, { ...compras, limit: 500 })).data.documentos.map((d) =>
+        `${d.tipoDte}|${d.folio}|${d.rutEmisor}`
+      )
+      const walked = [...first.documentos.map((d) => `${d.tipoDte}|${d.folio}|${d.rutEmisor}`)]
+      let next: string | null = cursor
+      while (next !== null) {
+        const page: typeof RcvQueryOutput.Type = (yield* query(principal, connectionId, { ...compras, limit: 5, cursor: next })).data
+        walked.push(...page.documentos.map((d) => `${d.tipoDte}|${d.folio}|${d.rutEmisor}`))
+        next = page.cursor
+      }
+      assert.isAbove(all.length, 5)
+      assert.deepStrictEqual(walked, all, "the same query pages every document once, in order")
     }))
 
   it.effect("an empty result of a period never synced says so and points to sincronizar", () =>
