@@ -1,5 +1,6 @@
 import { Either, Schema } from "effect"
 import { Int4 } from "../Int4.ts"
+import { publishDecoded } from "../tools/JsonSchema.ts"
 import { compilePattern, PATTERN_MAX, PATTERN_MAX_VARIABLES, PATTERN_VARIABLES } from "./TopicPattern.ts"
 
 export const TopicId = Schema.String.pipe(
@@ -23,10 +24,12 @@ export const BODY_MAX = 8000
 export const TAGS_MAX = 10
 export const TAG_MAX = 40
 
-export const Title = Schema.Trim.pipe(
-  Schema.minLength(1, { message: () => "must not be empty" }),
-  Schema.maxLength(TITLE_MAX)
-).annotations({ description: `The topic's title, 1–${TITLE_MAX} characters; unique (ignoring case and accents) within its area` })
+export const Title = publishDecoded(
+  Schema.Trim.pipe(
+    Schema.minLength(1, { message: () => "must not be empty" }),
+    Schema.maxLength(TITLE_MAX)
+  ).annotations({ description: `The topic's title, 1–${TITLE_MAX} characters; unique (ignoring case and accents) within its area` })
+)
 
 export const Body = Schema.String.pipe(
   Schema.filter((s) => s.trim() !== "", { message: () => "must not be empty" }),

@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import { Region, RegionCode } from "../geo/Region.ts"
 import { Int4 } from "../Int4.ts"
 import { TaxId } from "../tax/TaxId.ts"
+import { publishDecoded } from "../tools/JsonSchema.ts"
 import { CompanyId, Country, Department, Industry, ListKind, PersonId, Seniority, Size } from "./Directory.ts"
 
 export const MAX_LIMIT = 100
@@ -38,7 +39,9 @@ const LENGTH_MESSAGE = { message: () => "must be 2 to 100 characters" }
 /** Words to search by: 2 to 100 characters once trimmed (the length's own message; anything not a string says so). */
 export const Words = (description: string) =>
   Schema.optionalWith(
-    Schema.Trim.pipe(Schema.minLength(2, LENGTH_MESSAGE), Schema.maxLength(100, LENGTH_MESSAGE)).annotations({ description }),
+    publishDecoded(
+      Schema.Trim.pipe(Schema.minLength(2, LENGTH_MESSAGE), Schema.maxLength(100, LENGTH_MESSAGE)).annotations({ description })
+    ),
     { exact: true }
   )
 
@@ -166,9 +169,11 @@ export const Person = Schema.Struct({
   company: CompanySummary
 })
 
-const ListName = Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(100)).annotations({
-  description: "The list's name, unique in the workspace (1–100 characters)"
-})
+const ListName = publishDecoded(
+  Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(100)).annotations({
+    description: "The list's name, unique in the workspace (1–100 characters)"
+  })
+)
 
 export const ListSaveInput = Schema.Struct({
   name: ListName,

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { publishDecoded } from "../tools/JsonSchema.ts"
 
 /** The closed list of supplier sectors of the Mercado data set, with the Spanish label answered beside each. */
 export const MARKET_SECTORS = {
@@ -26,7 +27,9 @@ export const MarketSector = Schema.Literal(...MARKET_SECTOR_KEYS).annotations({
 })
 
 /** A sector as a tool takes it: spaces and case ignored, one of the closed list, else refused naming the list. */
-export const SectorInput = Schema.compose(Schema.compose(Schema.Trim, Schema.Lowercase), MarketSector).annotations({
-  description: `A supplier sector: ${MARKET_SECTOR_KEYS.join(", ")}`,
-  message: () => ({ message: `must be a sector: one of ${MARKET_SECTOR_KEYS.join(", ")}`, override: true })
-})
+export const SectorInput = publishDecoded(
+  Schema.compose(Schema.compose(Schema.Trim, Schema.Lowercase), MarketSector).annotations({
+    description: `A supplier sector: ${MARKET_SECTOR_KEYS.join(", ")}`,
+    message: () => ({ message: `must be a sector: one of ${MARKET_SECTOR_KEYS.join(", ")}`, override: true })
+  })
+)

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { MexicoState } from "../geo/MexicoStates.ts"
+import { publishDecoded } from "../tools/JsonSchema.ts"
 import { SectorInput } from "./MarketSectors.ts"
 
 import { ContractType, Persona, ProcedureType, RiskList, RiskStatus, SupplierSize, SupplierStatus } from "./MercadoFields.ts"
@@ -130,7 +131,10 @@ export const CountSuppliersOutput = Schema.Struct({
 export type CountSuppliersOutput = typeof CountSuppliersOutput.Type
 
 export const Segment = Schema.Struct({
-  label: optional(Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(60)), "A name for this segment (default: segment 1, 2, …)"),
+  label: optional(
+    publishDecoded(Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(60))),
+    "A name for this segment (default: segment 1, 2, …)"
+  ),
   ...AwardFilterFields
 }).pipe(Schema.filter(yearRange))
 

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { publishDecoded } from "../tools/JsonSchema.ts"
 import { COUNT_CAP, MAX_LIMIT } from "./Empresas.ts"
 
 export const Persona = Schema.Literal("moral", "fisica")
@@ -48,11 +49,11 @@ export const CLEARED_STATUSES: ReadonlyArray<RiskStatus> = ["desvirtuado", "sent
 
 /** Text trimmed and put in one case before `to` checks it. */
 export const cased = (kase: "upper" | "lower", to: Schema.Schema<string>) =>
-  Schema.transform(Schema.String, to, {
+  publishDecoded(Schema.transform(Schema.String, to, {
     strict: true,
     decode: (text) => (kase === "upper" ? text.trim().toUpperCase() : text.trim().toLowerCase()),
     encode: (text) => text
-  })
+  }))
 
 export const Id = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(64))
 

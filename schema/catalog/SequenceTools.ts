@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { publishDecoded } from "../tools/JsonSchema.ts"
 import { PersonId } from "./Reveal.ts"
 import {
   LawfulBasis,
@@ -61,7 +62,7 @@ export const RecipientsSetInput = Schema.Struct({
   lawful_basis: Schema.optionalWith(LawfulBasis, { exact: true }).annotations({
     description: "The lawful basis for writing to this batch, recorded per recipient (preflight blocks recipients without one)"
   }),
-  source: Schema.optionalWith(Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(200)), { exact: true }).annotations({
+  source: Schema.optionalWith(publishDecoded(Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(200))), { exact: true }).annotations({
     description: "Where the data comes from, recorded per recipient (default: the list, or the Brein directory)"
   })
 }).pipe(

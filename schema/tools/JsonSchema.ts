@@ -1,5 +1,4 @@
-import type { Schema } from "effect"
-import { JSONSchema } from "effect"
+import { JSONSchema, Option, Schema, SchemaAST } from "effect"
 
 export type JsonObject = Record<string, unknown>
 
@@ -65,3 +64,23 @@ export const portable = (schema: JsonObject): JsonObject => {
 /** An Effect Schema as portable JSON Schema 2020-12. */
 export const toJsonSchema = (schema: Schema.Schema.AnyNoContext): JsonObject =>
   portable({ ...JSONSchema.make(schema, { target: "jsonSchema2020-12" }) })
+
+const TRIMMED_PATTERN = toJsonSchema(Schema.Trimmed)["pattern"]
+
+/**
+ * A string decoded through a transformation (trimmed, put in one case) published as what it decodes to:
+ * its limits, pattern or values and its description. Effect publishes a transformation's raw side, a bare
+ * string ("a string that will be trimmed"), so a client would not see them. They hold once decoded, so the
+ * pattern Trim itself checks (no spaces around) is left out: a client may send them.
+ */
+export const publishDecoded = <A, R>(schema: Schema.Schema<A, string, R>): Schema.Schema<A, string, R> => {
+  const { pattern, ...decoded } = toJsonSchema(Schema.typeSchema(schema))
+  const description = SchemaAST.getDescriptionAnnotation(schema.ast)
+  return schema.annotations({
+    jsonSchema: {
+      ...decoded,
+      ...(pattern === undefined || pattern === TRIMMED_PATTERN ? {} : { pattern }),
+      ...(Option.isSome(description) ? { description: description.value } : {})
+    }
+  })
+}

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Schema } from "effect"
 import { sources } from "../../layers/Registry.ts"
-import { toJsonSchema } from "../../schema/tools/JsonSchema.ts"
+import { isObject, toJsonSchema } from "../../schema/tools/JsonSchema.ts"
 
 /** Every `title` in a JSON Schema, with where it is; a property named `title` is walked, not counted. */
 const titles = (value: unknown, at = ""): Array<string> => {
@@ -10,6 +10,16 @@ const titles = (value: unknown, at = ""): Array<string> => {
   return Object.entries(value).flatMap(([key, child]) =>
     key === "title" && typeof child === "string" ? [`${at}: ${child}`] : titles(child, `${at}.${key}`)
   )
+}
+
+const TRIMMED = "a string that will be trimmed"
+
+/** Where a schema says only that the string will be trimmed: Trim's raw side, without the rules of what it decodes to. */
+const rawOnly = (value: unknown, at = ""): Array<string> => {
+  if (Array.isArray(value)) return value.flatMap((item, i) => rawOnly(item, `${at}[${i}]`))
+  if (!isObject(value)) return []
+  const here = value["description"] === TRIMMED ? [at] : []
+  return [...here, ...Object.entries(value).flatMap(([key, child]) => rawOnly(child, `${at}.${key}`))]
 }
 
 describe("the JSON Schema of a tool's input", () => {
@@ -31,5 +41,39 @@ describe("the JSON Schema of a tool's input", () => {
       source.tools.flatMap((tool) => titles(toJsonSchema(tool.input)).map((title) => `${tool.spec.id} ${title}`))
     ).filter((line) => /: [a-z][A-Za-z]*(\(.*\))?$/.test(line))
     assert.deepStrictEqual(leaked, [])
+  })
+
+  it("in every tool, a trimmed or cased string field shows its limits and description, not only that it will be trimmed", () => {
+    const bare = sources.flatMap((source) =>
+      source.tools.flatMap((tool) => rawOnly(toJsonSchema(tool.input)).map((at) => `${tool.spec.id}${at}`))
+    )
+    assert.deepStrictEqual(bare, [])
+    const published = new Map(
+      sources.flatMap((source) => source.tools.map((tool) => [tool.spec.id as string, toJsonSchema(tool.input)] as const))
+    )
+    const property = (id: string, name: string) => {
+      const properties = published.get(id)?.["properties"]
+      return isObject(properties) && isObject(properties[name]) ? properties[name] : {}
+    }
+    assert.deepStrictEqual(property("context_create", "title"), {
+      type: "string",
+      description: "The topic's title, 1–120 characters; unique (ignoring case and accents) within its area",
+      minLength: 1,
+      maxLength: 120
+    })
+    assert.deepInclude(property("context_update", "title"), { minLength: 1, maxLength: 120 })
+    assert.deepInclude(property("companies_search", "q"), { minLength: 2, maxLength: 100 })
+    assert.deepInclude(property("list_save", "name"), {
+      maxLength: 100,
+      description: "The list's name, unique in the workspace (1–100 characters)"
+    })
+    assert.deepInclude(property("sequence_create", "name"), { maxLength: 100 })
+    assert.deepInclude(property("market_search_opportunities", "agency"), { minLength: 2, maxLength: 20 })
+    assert.deepInclude(property("market_get_opportunity", "number"), {
+      minLength: 5,
+      maxLength: 60,
+      description: "The procedure number, e.g. LA-019GYR047-E51-2025"
+    })
+    assert.deepInclude(property("sequence_recipients_set", "source"), { minLength: 1, maxLength: 200 })
   })
 })
