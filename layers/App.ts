@@ -34,7 +34,7 @@ export const servicesOver = <const S extends ReadonlyArray<Source>, E>(
     Layer.provideMerge(DirectoryLive),
     Layer.provideMerge(MercadoLive),
     Layer.provideMerge(CursorsLive),
-    Layer.provide(Layer.mergeAll(AuditStoreSql, AuditKeyLive))
+    Layer.provide(AuditKeyLive.pipe(Layer.provideMerge(AuditStoreSql)))
   )
 
 /** The services over a registry of the given sources; the database is provided by the caller. */

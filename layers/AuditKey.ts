@@ -1,8 +1,11 @@
 import { FileSystem, Path } from "@effect/platform"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { Cause, Config, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Array as Arr, Cause, Config, Effect, Layer, Option, Redacted, Schema } from "effect"
+import type { Checkpoint } from "../schema/audit/Checkpoint.ts"
 import { DataDirConfig } from "../schema/DataDir.ts"
-import { AuditKey, type Witness } from "../services/audit/AuditKey.ts"
+import { AuditKey, type AuditKeyApi, type Witness } from "../services/audit/AuditKey.ts"
+import { AuditStore } from "../services/audit/AuditStore.ts"
+import { signatureHolds } from "../services/audit/Chain.ts"
 import { base64Key, randomToken } from "../services/Crypto.ts"
 
 const WitnessFile = Schema.parseJson(
@@ -22,6 +25,24 @@ export const keyLost = (keyFile: string, witnessFile: string) =>
   `the audit key ${keyFile} is missing, but checkpoints were signed with one in this data folder (${witnessFile}): ` +
   `restore audit.key from a backup, or set BREIN_AUDIT_KEY to the key used before; a new key would break every unsubscribe ` +
   `link already sent and could not vouch for the older checkpoints. To start over with a new key, remove ${witnessFile}`
+
+/**
+ * The database holds checkpoints, but this process has no key: `brein audit verify` checks every checkpoint with one key,
+ * so a key made here would leave the checkpoints it signs, or the earlier ones, forged to it for good.
+ */
+export const keyAbsent = (keyFile: string) =>
+  `the audit key ${keyFile} is missing (and BREIN_AUDIT_KEY is not set), but this database holds checkpoints signed with one: ` +
+  `copy audit.key from the data folder of the server that signed them (or restore it from a backup), or set BREIN_AUDIT_KEY to that key; ` +
+  `a new key would make brein audit verify report checkpoint_forged from then on`
+
+/** The key at hand (BREIN_AUDIT_KEY when `setting`, else the file) did not sign the database's checkpoints. */
+export const keyDiffers = (keyFile: string, setting: boolean, seq: number) =>
+  `the audit key ${setting ? "in BREIN_AUDIT_KEY" : keyFile} did not sign this database's checkpoints (checkpoint ${seq} does not verify ` +
+  `with it), and every process on one database must sign with the same key: ` +
+  (setting
+    ? `set BREIN_AUDIT_KEY to the key of the server that signed them (its audit.key)`
+    : `replace ${keyFile} with the audit.key of the server that signed them, or set BREIN_AUDIT_KEY to that key`) +
+  `; signing with this one would make brein audit verify report checkpoint_forged from then on`
 
 /** The audit key from BREIN_AUDIT_KEY if given, else dir/audit.key; the witness in dir/audit.witness. */
 export const auditKeyIn = (configured: Option.Option<Redacted.Redacted<string>>, dir: string, signs = true) =>
@@ -91,17 +112,48 @@ export const auditKeyIn = (configured: Option.Option<Redacted.Redacted<string>>,
     })
   ).pipe(Layer.provide(NodeContext.layer))
 
-const fromConfig = (signs: boolean) =>
+// `brein audit verify` checks every checkpoint with one key: the key that signs on must be the one that signed the first.
+const signsCheckpoints = Effect.fn("AuditKey.signsCheckpoints")(
+  function* (key: AuditKeyApi, first: Checkpoint, keyFile: string, setting: boolean) {
+    const own = yield* key.forVerify
+    if (Option.isNone(own)) return yield* Effect.dieMessage(keyAbsent(keyFile))
+    if (!signatureHolds(Redacted.value(own.value), first)) return yield* Effect.dieMessage(keyDiffers(keyFile, setting, first.seq))
+  }
+)
+
+/**
+ * The audit key of a process that signs, settled at start: where the database already holds checkpoints it must be
+ * a key that signed them (none is made); over a database without any, it is read or made as `auditKeyIn` does.
+ */
+export const signingKeyIn = (configured: Option.Option<Redacted.Redacted<string>>, dir: string) =>
+  Layer.effect(
+    AuditKey,
+    Effect.gen(function* () {
+      const key = yield* AuditKey
+      const store = yield* AuditStore
+      const path = yield* Path.Path
+      const first = yield* Effect.map(store.checkpoints(0, 1), Arr.head).pipe(Effect.orDie)
+      if (Option.isSome(first)) yield* signsCheckpoints(key, first.value, path.join(dir, "audit.key"), Option.isSome(configured))
+      // read or made now: at the first checkpoint a key that cannot be had is only logged, and the process serves on unsigned
+      yield* key.forSigning
+      return key
+    })
+  ).pipe(Layer.provide(Layer.merge(auditKeyIn(configured, dir), NodeContext.layer)))
+
+const fromConfig = <E, R>(keyIn: (configured: Option.Option<Redacted.Redacted<string>>, dir: string) => Layer.Layer<AuditKey, E, R>) =>
   Layer.unwrapEffect(
     Effect.gen(function* () {
       const configured = yield* Config.option(Config.redacted("BREIN_AUDIT_KEY"))
       const dir = yield* DataDirConfig
-      return auditKeyIn(configured, dir, signs)
+      return keyIn(configured, dir)
     }).pipe(Effect.orDie)
   )
 
-/** BREIN_AUDIT_KEY if set; otherwise a key generated once and kept in BREIN_DATA_DIR/audit.key. */
-export const AuditKeyLive = fromConfig(true)
+/**
+ * BREIN_AUDIT_KEY if set; otherwise a key generated once and kept in BREIN_DATA_DIR/audit.key. Refused at start
+ * (the process stops) when the database holds checkpoints this key did not sign, or it would be made over them.
+ */
+export const AuditKeyLive = fromConfig(signingKeyIn)
 
 /** The same key for checking only: operator commands write audit rows but leave the checkpoints to the service. */
-export const AuditKeyVerifyOnly = fromConfig(false)
+export const AuditKeyVerifyOnly = fromConfig((configured, dir) => auditKeyIn(configured, dir, false))
