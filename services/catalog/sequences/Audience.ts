@@ -11,7 +11,9 @@ const PersonRow = Schema.Struct({
   company: Schema.String,
   region: Schema.String,
   country: Schema.Literal("CL", "MX"),
-  email: Schema.NullOr(Schema.String)
+  email: Schema.NullOr(Schema.String),
+  /** The workspace revealed this person: a null email is then the directory's (it has none on file), not a missing reveal. */
+  revealed: Schema.Boolean
 })
 export type AudiencePerson = typeof PersonRow.Type
 const decodeRows = Schema.decodeUnknown(Schema.Array(PersonRow))
@@ -36,7 +38,7 @@ export class Audience extends Effect.Service<Audience>()("brein/catalog/sequence
     const people = Effect.fn("Audience.people")(function* (workspaceId: string, ids: ReadonlyArray<string>) {
       if (ids.length === 0) return new Map<string, AudiencePerson>()
       const rows = yield* sql`SELECT p.id, p.first_name, p.last_name, p.full_name, p.title, c.trade_name AS company, p.region, p.country,
-          CASE WHEN r.person_id IS NULL THEN NULL ELSE p.email END AS email
+          CASE WHEN r.person_id IS NULL THEN NULL ELSE p.email END AS email, r.person_id IS NOT NULL AS revealed
         FROM people p JOIN companies c ON c.id = p.company_id
         LEFT JOIN revealed_contacts r ON r.workspace_id = ${workspaceId} AND r.person_id = p.id
         WHERE p.id IN ${sql.in(ids)}`.pipe(Effect.flatMap(decodeRows), Effect.orDie)

@@ -81,17 +81,24 @@ export const sequenceRecipientsSet = action({
         const reason = r.email === null ? "no_email" as const : r.suppressedReason
         return reason === null ? [] : [{ person_id: r.personId, full_name: r.fields["full_name"] ?? "", email: r.email, reason }]
       })
+      // Without an email: revealing helps those not revealed yet; the directory has none for the others.
       const noEmail = excluded.filter((e) => e.reason === "no_email").map((e) => e.person_id)
+      const unrevealed = noEmail.filter((id) => people.get(id)?.revealed === false)
+      const noneOnFile = noEmail.length - unrevealed.length
+      const warnings = [
+        ...(input.lawful_basis === undefined ? ["no lawful_basis given: preflight blocks recipients without one (data_basis)"] : []),
+        ...(noneOnFile > 0
+          ? [`${noneOnFile} recipient(s) were revealed but the directory has no email for them: they are kept and never written to`]
+          : [])
+      ]
       yield* ctx.annotate({
-        ...(input.lawful_basis === undefined
-          ? { warnings: ["no lawful_basis given: preflight blocks recipients without one (data_basis)"] }
-          : {}),
+        ...(warnings.length === 0 ? {} : { warnings }),
         next_actions: [
-          ...(noEmail.length > 0
+          ...(unrevealed.length > 0
             ? [{
               tool: "people_reveal",
-              reason: `${noEmail.length} recipient(s) have no revealed email`,
-              input: { person_ids: noEmail.slice(0, 100) }
+              reason: `${unrevealed.length} recipient(s) have no revealed email`,
+              input: { person_ids: unrevealed.slice(0, 100) }
             }]
             : []),
           { tool: "sequence_preview", reason: "render the messages for these recipients", input: { sequence_id: updated.id } }

@@ -129,9 +129,13 @@ const suppression: Check = ({ recipients }, out) => {
   }
   const noEmail = recipients.filter((r) => r.email === null).length
   if (noEmail > 0) {
-    out.warn("suppression", `${noEmail} recipient(s) without a revealed email: reveal them (people_reveal) or they are skipped`, {
-      count: noEmail
-    })
+    out.warn(
+      "suppression",
+      `${noEmail} recipient(s) without an email to write to (not revealed, or none on file): they are skipped; people_reveal reveals the ones not revealed yet`,
+      {
+        count: noEmail
+      }
+    )
   }
   if (!recipients.some(sendable)) {
     out.block("suppression", "no recipient can be written to: set recipients with revealed, unsuppressed emails (sequence_recipients_set)")

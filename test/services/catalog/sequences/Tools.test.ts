@@ -192,6 +192,40 @@ layer(Seeded, { timeout: 120_000 })("secuencias tools", (it) => {
       assert.deepStrictEqual([foreignList.tag, foreignList.kind], ["RecordNotFound", "list"])
     }))
 
+  it.effect("recipients without an email: people_reveal is suggested only for those not revealed yet", () =>
+    Effect.gen(function* () {
+      const { principal, mailbox } = yield* workspaceWithMailbox()
+      const seq = created(yield* call(principal, "sequence_create", definitionFor(mailbox.id)))
+      const sql = yield* SqlClient.SqlClient
+      const noneOnFile = yield* sql<{ id: string }>`SELECT id FROM people WHERE email IS NULL AND country = 'CL' ORDER BY id LIMIT 2`
+      const unrevealed = yield* peopleWithEmail("CL", 1)
+      assert.strictEqual(noneOnFile.length, 2, "the seeded directory has people without an email on file")
+      yield* reveal(principal, noneOnFile.map((p) => p.id))
+      const ids = [...noneOnFile, ...unrevealed].map((p) => p.id)
+
+      const response = yield* call(principal, "sequence_recipients_set", {
+        sequence_id: seq.sequence_id,
+        person_ids: ids,
+        lawful_basis: "legitimate_interest"
+      })
+      const set = as(RecipientsSetOutput)(response)
+      assert.deepStrictEqual([set.total, set.no_email, set.sendable], [3, 3, 0])
+      const revealAction = response.next_actions?.find((a) => a.tool === "people_reveal")
+      assert.deepStrictEqual(revealAction?.input, { person_ids: [unrevealed[0]?.id] }, "revealing again finds no email")
+      assert.strictEqual(revealAction?.reason, "1 recipient(s) have no revealed email")
+      assert.deepStrictEqual(response.warnings, [
+        "2 recipient(s) were revealed but the directory has no email for them: they are kept and never written to"
+      ])
+
+      yield* reveal(principal, unrevealed.map((p) => p.id))
+      const again = yield* call(principal, "sequence_recipients_set", {
+        sequence_id: seq.sequence_id,
+        person_ids: ids,
+        lawful_basis: "legitimate_interest"
+      })
+      assert.isUndefined(again.next_actions?.find((a) => a.tool === "people_reveal"), "every one without an email was revealed")
+    }))
+
   it.effect("recipients from ids: an unknown id changes nothing", () =>
     Effect.gen(function* () {
       const { principal, mailbox } = yield* workspaceWithMailbox()
