@@ -168,6 +168,9 @@ const utf8Body = (body: Buffer): Effect.Effect<Buffer, BadRequest> => {
   return Effect.fail(new BadRequest({ message: `the request body is not UTF-8${where}: send the JSON encoded as UTF-8` }))
 }
 
+/** A JSON body by its media type: application/json or any `+json` type (RFC 6839), such as application/merge-patch+json. */
+export const isJsonBody = (headers: RequestHeaders) => JSON_TYPE.test(header(headers, "content-type") ?? "")
+
 export const hasBody = (headers: RequestHeaders) =>
   header(headers, "transfer-encoding") !== undefined || Number(header(headers, "content-length") ?? "0") > 0
 

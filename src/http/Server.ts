@@ -18,7 +18,7 @@ import { ConnectionsLive } from "./Connections.ts"
 import { DocsLive } from "./Docs.ts"
 import { drainable, HttpDrain, shutdownGrace } from "./Drain.ts"
 import { makeExecuteRoute } from "./Execute.ts"
-import { FORM_BODIES, Gate, hasBody, JSON_BODIES, MAX_BODY_BYTES } from "./Gate.ts"
+import { FORM_BODIES, Gate, hasBody, isJsonBody, JSON_BODIES, MAX_BODY_BYTES } from "./Gate.ts"
 import { HealthLive } from "./Health.ts"
 import { HumansLive, SequenceAuthorizationsLive } from "./Humans.ts"
 import { ChatPrincipalLive, HumanSessionLive, KeyOrSessionLive } from "./HumanSession.ts"
@@ -45,6 +45,9 @@ const withBody = (request: HttpServerRequest.HttpServerRequest, body: Buffer): H
   const headers = new Headers()
   for (const [name, value] of Object.entries(request.headers)) if (name !== "transfer-encoding") headers.set(name, value)
   headers.set("content-length", String(body.length))
+  // The API parses a body as JSON only under application/json; any +json type the gate admitted is JSON too
+  // (and already checked to be UTF-8), where it was read as bytes and refused field by byte ("0 is not a field").
+  if (isJsonBody(request.headers)) headers.set("content-type", "application/json")
   const inMemory = HttpServerRequest.fromWeb(
     new Request(`http://localhost${request.url}`, { method: request.method, headers, body })
   )
