@@ -1,12 +1,13 @@
 import type { Context } from "effect"
 import { Cause, Clock, Config, Duration, Effect, Exit, Option, Queue, Redacted, Schedule, type Tracer } from "effect"
 import type { AuditEntry, AuditRow } from "../../schema/audit/AuditRow.ts"
+import type { Checkpoint } from "../../schema/audit/Checkpoint.ts"
 import { AuditUnavailable } from "../../schema/Errors.ts"
 import { setting, WholeNumberFromString } from "../../schema/Setting.ts"
 import { AuditKey } from "./AuditKey.ts"
 import { AuditStore, type ChainHead, refusedByDatabase } from "./AuditStore.ts"
 import { boundEntry } from "./Bound.ts"
-import { chainsOf, GENESIS, link, signCheckpoint } from "./Chain.ts"
+import { chainsOf, GENESIS, link, signatureHolds, signCheckpoint, type UnsignedCheckpoint } from "./Chain.ts"
 
 interface Pending {
   readonly entry: AuditEntry
@@ -141,7 +142,12 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
       if (chains.size === 0 || Option.isNone(signing)) return Option.none()
       const written = dirty
       dirty = new Set()
-      const signed = yield* store.checkpoint([...chains], (unsigned) => signCheckpoint(Redacted.value(signing.value), unsigned)).pipe(
+      const own = Redacted.value(signing.value)
+      const signer = {
+        sign: (unsigned: UnsignedCheckpoint) => signCheckpoint(own, unsigned),
+        signed: (c: Checkpoint) => signatureHolds(own, c)
+      }
+      const signed = yield* store.checkpoint([...chains], signer).pipe(
         Effect.tapError(() => Effect.sync(() => written.forEach((c) => dirty.add(c))))
       )
       previous = written
@@ -151,7 +157,18 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
       }
       return signed
     })
+    // Said once as an error (the operator has a server to restart), then every hundredth round as a warning.
+    let foreignRounds = 0
     const checkpointQuietly = checkpoint().pipe(
+      Effect.catchTag("AuditKeyForeign", (foreign) =>
+        Effect.suspend(() => {
+          foreignRounds += 1
+          return foreignRounds === 1
+            ? Effect.logError(`audit checkpoint not signed: ${foreign.message}`)
+            : foreignRounds % 100 === 0
+            ? Effect.logWarning(`audit checkpoint not signed (${foreignRounds} rounds): ${foreign.message}`)
+            : Effect.void
+        })),
       Effect.catchAllCause((cause) => Effect.logWarning("audit checkpoint failed; the next one retries", cause))
     )
     // Checkpoints keep real time: a test clock moved years ahead must not replay every period in between.

@@ -28,6 +28,25 @@ export const refusedByDatabase = (error: AuditStoreFailed) => {
  */
 export class AuditChainMoved extends Data.TaggedError("AuditChainMoved")<{ readonly chains: ReadonlyArray<string> }> {}
 
+/**
+ * The database's last checkpoint was signed with another key than this process's: another process on the
+ * same database signs with its own. Signing after it would make `brein audit verify` report
+ * checkpoint_forged for good, so nothing is signed.
+ */
+export class AuditKeyForeign extends Data.TaggedError("AuditKeyForeign")<{ readonly seq: number }> {
+  override get message() {
+    return `checkpoint ${this.seq}, the database's last, was signed with another audit key than this server's: another server on ` +
+      `this database signs with a key of its own. This server signs no checkpoint until it is restarted with that key ` +
+      `(its audit.key, or BREIN_AUDIT_KEY); the rows it writes stay chained but uncovered`
+  }
+}
+
+/** What a checkpoint is signed with: `sign` makes the signature, `signed` says whether a checkpoint's holds with the same key. */
+export interface CheckpointSigner {
+  readonly sign: (checkpoint: UnsignedCheckpoint) => string
+  readonly signed: (checkpoint: Checkpoint) => boolean
+}
+
 export interface AuditStoreApi {
   /** Serializes the writers of one chain that hold a transaction, until that transaction ends. */
   readonly lock: (chain: string) => Effect.Effect<void, AuditStoreFailed>
@@ -53,12 +72,13 @@ export interface AuditStoreApi {
   readonly byRequest: (requestId: string) => Effect.Effect<Option.Option<AuditRow>, AuditStoreFailed>
   /**
    * Under one lock for every process: reads the last checkpoint and the given chains' heads, and
-   * appends the next checkpoint, signed by `sign`. None when none of the chains has a row.
+   * appends the next checkpoint, signed by `signer`. None when none of the chains has a row;
+   * AuditKeyForeign, and nothing appended, when the last checkpoint's signature does not hold with the signer's key.
    */
   readonly checkpoint: (
     chains: ReadonlyArray<string>,
-    sign: (checkpoint: UnsignedCheckpoint) => string
-  ) => Effect.Effect<Option.Option<Checkpoint>, AuditStoreFailed>
+    signer: CheckpointSigner
+  ) => Effect.Effect<Option.Option<Checkpoint>, AuditStoreFailed | AuditKeyForeign>
   /** A page of checkpoints in sequence order, after the given one. */
   readonly checkpoints: (afterSeq: number, limit: number) => Effect.Effect<ReadonlyArray<Checkpoint>, AuditStoreFailed>
   /** The database the log lives in, naming its witness outside the database. */

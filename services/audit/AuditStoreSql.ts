@@ -3,15 +3,13 @@ import { Array as Arr, Clock, Effect, Layer, Option, Schema } from "effect"
 import { type AuditEntry, AuditRow } from "../../schema/audit/AuditRow.ts"
 import { Checkpoint } from "../../schema/audit/Checkpoint.ts"
 import { traced } from "../Span.ts"
-import { AuditChainMoved, AuditStore, AuditStoreFailed, type ChainHead } from "./AuditStore.ts"
-import { chainsOf, link, nextCheckpoint, type UnsignedCheckpoint } from "./Chain.ts"
+import { AuditChainMoved, AuditKeyForeign, AuditStore, AuditStoreFailed, type ChainHead, type CheckpointSigner } from "./AuditStore.ts"
+import { chainsOf, link, nextCheckpoint } from "./Chain.ts"
 
 const decodeRows = Schema.decodeUnknown(Schema.Array(AuditRow))
 const Head = Schema.Struct({ chain: Schema.String, seq: Schema.NumberFromString, digest: Schema.String })
 const decodeHeads = Schema.decodeUnknown(Schema.Array(Head))
 const decodeCheckpoints = Schema.decodeUnknown(Schema.Array(Checkpoint))
-const LastCheckpoint = Schema.Struct({ seq: Schema.NumberFromString, signature: Schema.String })
-const decodeLast = Schema.decodeUnknown(Schema.Array(LastCheckpoint))
 const Database = Schema.Struct({ name: Schema.String })
 const decodeDatabase = Schema.decodeUnknown(Schema.Array(Database))
 
@@ -167,17 +165,17 @@ export const AuditStoreSql = Layer.effect(
     )
 
     const checkpoint = Effect.fn("AuditStore.checkpoint")(
-      function* (chains: ReadonlyArray<string>, sign: (checkpoint: UnsignedCheckpoint) => string) {
+      function* (chains: ReadonlyArray<string>, signer: CheckpointSigner) {
         yield* sql.unsafe(CHECKPOINT_LOCK)
-        const last = yield* sql`SELECT seq::text AS seq, signature FROM audit_checkpoint ORDER BY audit_checkpoint.seq DESC LIMIT 1`.pipe(
-          Effect.flatMap(decodeLast),
-          Effect.map(Arr.head)
-        )
+        const last = yield* sql`SELECT seq, at, heads, prev_signature, signature FROM audit_checkpoint
+          ORDER BY audit_checkpoint.seq DESC LIMIT 1`.pipe(Effect.flatMap(decodeCheckpoints), Effect.map(Arr.head))
         const found = yield* heads(chains)
         if (found.size === 0) return Option.none()
+        // another process signing with another key (both started before either signed): signing after it breaks the log for good
+        if (Option.isSome(last) && !signer.signed(last.value)) return yield* new AuditKeyForeign({ seq: last.value.seq })
         const at = new Date(yield* Clock.currentTimeMillis)
         const unsigned = nextCheckpoint(last, at, [...found].map(([chain, head]) => ({ chain, seq: head.seq, digest: head.digest })))
-        const signed = { ...unsigned, signature: sign(unsigned) }
+        const signed = { ...unsigned, signature: signer.sign(unsigned) }
         yield* sql`INSERT INTO audit_checkpoint (seq, at, heads, prev_signature, signature)
           VALUES (${signed.seq}, ${signed.at}, ${JSON.stringify(signed.heads)}::jsonb, ${signed.prevSignature}, ${signed.signature})`
         return Option.some(signed)
@@ -185,7 +183,7 @@ export const AuditStoreSql = Layer.effect(
       sql.withTransaction,
       // The lock serializes the writers of checkpoints; the sequence's key would refuse a second one anyway.
       Effect.retry({ times: 10, while: (error) => error._tag === "SqlError" && isRace(error) }),
-      Effect.mapError((error) => error._tag === "AuditStoreFailed" ? error : fail(error))
+      Effect.mapError((error) => error._tag === "AuditStoreFailed" || error._tag === "AuditKeyForeign" ? error : fail(error))
     )
 
     const checkpoints = Effect.fn("AuditStore.checkpoints")(function* (afterSeq: number, limit: number) {

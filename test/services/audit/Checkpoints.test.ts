@@ -151,6 +151,34 @@ describe("audit checkpoints", () => {
       assert.strictEqual(report.checkpoints.uncovered, 0)
     }).pipe(Effect.scoped, Effect.provide(AuditServices)))
 
+  it.effect("a writer with another key than the one that signed the last checkpoint signs nothing, and the log still verifies", () =>
+    Effect.gen(function* () {
+      // two servers on one database, each with a data folder (and so a key) of its own, both started before either signed
+      const foreign = yield* Layer.build(AuditLog.Default.pipe(Layer.provide(Layer.merge(AuditStoreSql, auditKeyInTemp))))
+      const other = Context.get(foreign, AuditLog)
+      const sql = yield* SqlClient.SqlClient
+      const count = sql<{ n: number }>`SELECT count(*)::int AS n FROM audit_checkpoint`.pipe(Effect.map((r) => r[0]?.n ?? 0))
+      yield* recordMany("ws_a", 2)
+      assert.isTrue(Option.isSome(yield* checkpoint), "the first to sign signs")
+      yield* other.record(entry("ws_b"))
+      const refused = yield* Effect.flip(other.checkpoint())
+      assert.strictEqual(refused._tag, "AuditKeyForeign")
+      if (refused._tag === "AuditKeyForeign") {
+        assert.strictEqual(refused.seq, 1)
+        assert.include(refused.message, "was signed with another audit key than this server's")
+      }
+      assert.strictEqual(yield* count, 1, "nothing signed with the other key")
+      const report = yield* verify
+      assert.isTrue(report.ok, JSON.stringify(report.firstBreak))
+      assert.deepStrictEqual(report.checkpoints, { count: 1, signatures: "verified", witness: "matched", uncovered: 1 })
+
+      // the first goes on signing, and covers what it writes
+      yield* recordMany("ws_a", 1)
+      assert.isTrue(Option.isSome(yield* checkpoint))
+      assert.isTrue((yield* verify).ok)
+      assert.strictEqual(yield* count, 2)
+    }).pipe(Effect.scoped, Effect.provide(AuditServices)))
+
   it.live("the writer checkpoints every BREIN_AUDIT_CHECKPOINT_MS and once more when it closes", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
