@@ -4,6 +4,7 @@ import type { EventBody } from "../../schema/luna/Events.ts"
 import type { ModelToolCall } from "../../schema/luna/Model.ts"
 import type { Stage } from "../../schema/tools/Definition.ts"
 import type { ToolResponse } from "../../schema/tools/Response.ts"
+import type { ToolError } from "../../schema/tools/ToolError.ts"
 import type { Executor } from "../pipeline/Executor.ts"
 import type { RegisteredTool, RegistryApi } from "../tools/Registry.ts"
 import { standalone, UNKNOWN_FUNCTION_PREFIX } from "./FunctionNames.ts"
@@ -39,6 +40,17 @@ const errorEvent = (call: ModelToolCall, tag: string, message: string): EventBod
 })
 
 const errorReply = (tag: string, message: string) => JSON.stringify({ error: { tag, message } })
+
+/** A typed error as the model reads it: its tag and message, and what says how to correct the call (issues, hint). */
+export const failureReply = (error: ToolError) =>
+  JSON.stringify({
+    error: {
+      tag: error._tag,
+      message: error.message,
+      ...(error._tag === "InvalidInput" ? { issues: error.issues } : {}),
+      ...("hint" in error && error.hint !== undefined ? { hint: error.hint } : {})
+    }
+  })
 
 /** What the model reads of an answer: its ref, its data and the instructions that came with it; never the audit meta. */
 const payloadOf = (response: ToolResponse) => {
@@ -112,9 +124,8 @@ export const callTool = Effect.fn("Luna.tool")(
       context.executor.call(call.tool, input, { surface: "luna", principal: context.who.principal, sessionId: context.sessionId })
     )
     if (Either.isLeft(answered)) {
-      const { _tag, message } = answered.left
-      yield* context.emit([errorEvent(call, _tag, message)])
-      return { reply: errorReply(_tag, message), result: null, outOfBelt: false }
+      yield* context.emit([errorEvent(call, answered.left._tag, answered.left.message)])
+      return { reply: failureReply(answered.left), result: null, outOfBelt: false }
     }
     const payload = payloadOf(answered.right)
     yield* context.emit([{

@@ -4,11 +4,13 @@ import type { ModelNotConfigured, ModelUnavailable } from "../../schema/luna/Lun
 import type { ModelMessage, ModelToolCall } from "../../schema/luna/Model.ts"
 import type { Outcome, TurnMetrics } from "../../schema/luna/Outcome.ts"
 import type { Stage } from "../../schema/tools/Definition.ts"
+import { decodeInput } from "../pipeline/Decode.ts"
+import type { RegisteredTool } from "../tools/Registry.ts"
 import { stripRefTokens } from "./anchors/RefTokens.ts"
 import { beltOf, stageAfter } from "./Belts.ts"
 import type { ModelGatewayApi } from "./ModelGateway.ts"
 import { anchorShown, attemptsTogether, type Narrated, type Written } from "./Narrate.ts"
-import { callTool, type ToolCalls } from "./ToolStep.ts"
+import { callTool, failureReply, type ToolCalls } from "./ToolStep.ts"
 import { type CitableResult, functionsOf } from "./TurnInput.ts"
 
 /** The most model calls one turn makes; past it the turn ends as a limit. */
@@ -130,7 +132,7 @@ const step = (context: TurnContext, state: State): Effect.Effect<Step> =>
     for (const call of reply.tool_calls) {
       // a call earlier in this reply may have moved the stage: each call is checked against the belt of the stage it runs in
       const visible = current.stage === state.stage ? belt : beltOf(context.registry.tools, current.stage)
-      const handled = yield* control(context, current, call, visible.map((t) => t.descriptor.id))
+      const handled = yield* control(context, current, call, visible)
       if (handled._tag === "end") return handled
       if (handled._tag === "next") {
         current = handled.state
@@ -163,7 +165,7 @@ const control = (
   context: TurnContext,
   state: State,
   call: ModelToolCall,
-  visible: ReadonlyArray<string>
+  visible: ReadonlyArray<RegisteredTool>
 ): Effect.Effect<Step | { readonly _tag: "tool" }> =>
   Effect.gen(function* () {
     const answer = (content: string, changes: Partial<State> = {}): Step => ({
@@ -174,10 +176,14 @@ const control = (
       case CONTROL.decision: {
         const decoded = decodeDecision(call.arguments)
         if (Either.isLeft(decoded)) return answer(problem(`${CONTROL.decision}: ${decoded.left.message}`))
-        if (!visible.includes(decoded.right.tool)) {
-          return answer(problem(`${decoded.right.tool.slice(0, 100)} is not among the tools of stage ${state.stage}`))
-        }
         const { input, tool } = decoded.right
+        const proposed = visible.find((t) => t.descriptor.id === tool)
+        if (proposed === undefined) {
+          return answer(problem(`${tool.slice(0, 100)} is not among the tools of stage ${state.stage}`))
+        }
+        // a person is shown only a call that can run: an input the tool would refuse goes back to the model
+        const runnable = decodeInput(proposed, input)
+        if (Either.isLeft(runnable)) return answer(failureReply(runnable.left))
         const summary = yield* anchorShown(
           context.gateway,
           written(state, call, "summary", decoded.right.summary),

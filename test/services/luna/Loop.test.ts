@@ -1,9 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import type { InvalidInput } from "../../../schema/Errors.ts"
 import { CONTROL } from "../../../schema/luna/Control.ts"
 import { Luna } from "../../../services/luna/Luna.ts"
 import { LEFT_OUT, NOTHING_ANCHORED } from "../../../services/luna/Narrate.ts"
+import { Executor } from "../../../services/pipeline/Executor.ts"
 import { call, callsReply, LunaBenchTest, scriptedTurn, textReply } from "../../support/LunaBench.ts"
 
 // Over the bench's seeded directory: 9 medium construction companies in the RM; the first page of 5
@@ -105,6 +107,59 @@ layer(LunaBenchTest, { timeout: "120 seconds" })("Luna's loop with the scripted 
         summary: "Cargar Ingeniería y Construcción Los Robles al CRM"
       })
       assert.deepStrictEqual(yield* auditedTools(who.principal.workspaceId), ["companies_search"])
+    }))
+
+  it.effect("a proposal whose input the tool would refuse is no decision: the model reads the refusal a direct call gets, and corrects it", () =>
+    Effect.gen(function* () {
+      const summary = "Cargar Ingeniería y Construcción Los Robles al CRM"
+      const misnamed = { company_id: ["co_1g7b3x20002x"] }
+      const wrong = call(CONTROL.decision, { tool: "crm_save", input: misnamed, summary })
+      const empty = call(CONTROL.decision, { tool: "crm_save", input: {}, summary })
+      const right = call(CONTROL.decision, { tool: "crm_save", input: { company_ids: ["co_1g7b3x20002x"] }, summary })
+      const { calls, end, events, session, who } = yield* scriptedTurn(
+        [callsReply(search), callsReply(wrong), callsReply(empty), callsReply(right)],
+        "Carga la más grande al CRM"
+      )
+      assert.deepStrictEqual(end.outcome, {
+        kind: "proponer_decision",
+        tool: "crm_save",
+        input: { company_ids: ["co_1g7b3x20002x"] },
+        summary
+      })
+      assert.deepStrictEqual(events.filter((e) => e.type === "turn.completed").length, 1, "one decision: the valid one")
+      const executor = yield* Executor
+      const direct = (input: unknown) =>
+        Effect.flip(executor.call("crm_save", input, { surface: "luna", principal: who.principal, sessionId: session.id }))
+      const replyTo = (n: number, id: string) => {
+        const answered = calls[n]?.request.messages.find((m) => m.role === "tool" && m.tool_call_id === id)
+        return JSON.parse(answered?.role === "tool" ? answered.content : "{}") as unknown
+      }
+      const refusal = (error: InvalidInput) => ({
+        error: { tag: error._tag, message: error.message, issues: error.issues, ...(error.hint === undefined ? {} : { hint: error.hint }) }
+      })
+      const misnamedRefused = yield* direct(misnamed)
+      if (misnamedRefused._tag !== "InvalidInput") return assert.fail(misnamedRefused._tag)
+      assert.include(misnamedRefused.hint ?? "", "company_ids (not company_id)")
+      assert.deepStrictEqual(replyTo(2, wrong.id), refusal(misnamedRefused))
+      const emptyRefused = yield* direct({})
+      if (emptyRefused._tag !== "InvalidInput") return assert.fail(emptyRefused._tag)
+      assert.deepStrictEqual(replyTo(3, empty.id), refusal(emptyRefused))
+      assert.strictEqual(calls.length, 4)
+      // only the search ran, and the two direct calls above (refused on their input)
+      assert.deepStrictEqual(yield* auditedTools(who.principal.workspaceId), ["companies_search", "crm_save", "crm_save"])
+    }))
+
+  it.effect("a direct call its tool refuses reads the refusal's issues and hint, as the log keeps its tag and message", () =>
+    Effect.gen(function* () {
+      const lookup = call("crm_lookup", { company_id: ["co_1g7b3x20002x"] })
+      const { calls, events } = yield* scriptedTurn([callsReply(lookup), textReply("No pude buscar en el CRM.")], "¿Está en el CRM?")
+      const answered = calls[1]?.request.messages.at(-1)
+      const read = JSON.parse(answered?.role === "tool" ? answered.content : "{}") as { error?: InvalidInput }
+      assert.strictEqual(read.error?.message, "input.company_id is not a field this input accepts")
+      assert.include(read.error?.hint ?? "", "company_ids (not company_id)")
+      assert.deepStrictEqual(read.error?.issues?.map((issue) => issue.path), ["input.company_id"])
+      const logged = events.find((e) => e.type === "tool" && e.state === "output-error")
+      assert.deepStrictEqual(logged?.type === "tool" && logged.state === "output-error" ? logged.error.tag : "", "InvalidInput")
     }))
 
   it.effect("a decision's summary is anchored like a reply: tokens stripped when it anchors; a fallback when its repair does not", () =>
