@@ -12,10 +12,18 @@ const Place = {
   at: Schema.String.annotations({ description: "When it was written (ISO-8601)" })
 }
 
-const ToolPart = {
+/** Which call a tool part is, and of which tool. */
+export const ToolPart = {
   tool_call_id: Schema.String,
-  tool_id: Schema.String
+  tool_id: Schema.String.annotations({
+    description:
+      "The registry id of the tool the model called, on the stage's belt or not; a function name no tool has, as the model wrote it"
+  })
 }
+
+export const ToolInput = Schema.Unknown.annotations({
+  description: "The input as the model sent it: its JSON, or the text itself when that is not JSON"
+})
 
 /** The states of a tool part, one to one with the Vercel AI SDK's. */
 export const ToolState = Schema.Literal(
@@ -35,7 +43,7 @@ export const EventBody = Schema.Union(
   Schema.Struct({ type: Schema.Literal("turn.started"), stage: Stage }),
   Schema.Struct({ type: Schema.Literal("message.user"), text: Schema.String }),
   Schema.Struct({ type: Schema.Literal("stage.changed"), from: Stage, to: Stage, reason: Schema.String }),
-  Schema.Struct({ type: Schema.Literal("tool"), state: Schema.Literal("input-available"), ...ToolPart, input: Schema.Unknown }),
+  Schema.Struct({ type: Schema.Literal("tool"), state: Schema.Literal("input-available"), ...ToolPart, input: ToolInput }),
   Schema.Struct({ type: Schema.Literal("tool"), state: Schema.Literal("approval-requested"), ...ToolPart, approval_id: Schema.String }),
   Schema.Struct({
     type: Schema.Literal("tool"),

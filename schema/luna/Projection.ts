@@ -1,15 +1,14 @@
 import { Schema } from "effect"
 import { Stage } from "../tools/Definition.ts"
-import { ToolError, ToolState } from "./Events.ts"
+import { ToolError, ToolInput, ToolPart, ToolState } from "./Events.ts"
 import { Outcome, TurnMetrics } from "./Outcome.ts"
 import { WorkSession } from "./Session.ts"
 
 /** A tool part as the chat shows it: its latest state, and what it came to. */
 export const ToolPartView = Schema.Struct({
-  tool_call_id: Schema.String,
-  tool_id: Schema.String,
+  ...ToolPart,
   state: ToolState,
-  input: Schema.Unknown,
+  input: ToolInput,
   ref: Schema.optionalWith(Schema.String, { exact: true }),
   output: Schema.optionalWith(Schema.Unknown, { exact: true }),
   error: Schema.optionalWith(ToolError, { exact: true })

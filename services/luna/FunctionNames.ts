@@ -29,9 +29,23 @@ export const standalone = (tool: string) => {
   return WIRE_FUNCTION_NAME.test(plain) ? plain : suffixed(tool, SHORT_DIGITS)
 }
 
+/** The function name a call was made by, as the model wrote it (without the `unknown:` mark of a name not offered). */
+export const calledName = (called: string) =>
+  called.startsWith(UNKNOWN_FUNCTION_PREFIX) ? called.slice(UNKNOWN_FUNCTION_PREFIX.length) : called
+
+/**
+ * The registry id, among `tools`, that a call's function name stands for, whether or not the request offered it:
+ * the id itself, else a function name the id is given (plain or suffixed); undefined when no tool has that name.
+ */
+export const toolNamed = (tools: ReadonlyArray<string>, called: string): string | undefined => {
+  const name = calledName(called)
+  return tools.find((tool) => tool === name) ??
+    tools.find((tool) => standalone(tool) === name || suffixed(tool, SHORT_DIGITS) === name || suffixed(tool, LONG_DIGITS) === name)
+}
+
 /** A name the model used for a call the loop refused goes back as the model wrote it, when the wire allows it. */
 const historyName = (tool: string) => {
-  const raw = tool.slice(UNKNOWN_FUNCTION_PREFIX.length)
+  const raw = calledName(tool)
   return WIRE_FUNCTION_NAME.test(raw) ? raw : standalone(raw)
 }
 

@@ -7,12 +7,16 @@ import type { ToolResponse } from "../../schema/tools/Response.ts"
 import type { ToolError } from "../../schema/tools/ToolError.ts"
 import type { Executor } from "../pipeline/Executor.ts"
 import type { RegisteredTool, RegistryApi } from "../tools/Registry.ts"
-import { standalone, UNKNOWN_FUNCTION_PREFIX } from "./FunctionNames.ts"
+import { calledName, standalone, toolNamed } from "./FunctionNames.ts"
 import { modelView } from "./ModelView.ts"
 import type { CitableResult } from "./TurnInput.ts"
 import type { Owner } from "./WorkSessions.ts"
 
 const parseArguments = Schema.decodeUnknownEither(Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown })))
+const parseJson = Schema.decodeUnknownEither(Schema.parseJson())
+
+/** A call's input as the log keeps it: its JSON when it is JSON (no arguments is an empty object), else the text. */
+const loggedInput = (args: string): unknown => args === "" ? {} : Either.getOrElse(parseJson(args), () => args)
 
 /** What one tool call of the model came to: what the model reads back, and the result if there is one. */
 export interface ToolOutcome {
@@ -23,19 +27,19 @@ export interface ToolOutcome {
 
 export type Emit = (bodies: ReadonlyArray<EventBody>) => Effect.Effect<void>
 
-const inputEvent = (call: ModelToolCall, input: unknown): EventBody => ({
+const inputEvent = (call: ModelToolCall, input: unknown, toolId: string = call.tool): EventBody => ({
   type: "tool",
   state: "input-available",
   tool_call_id: call.id,
-  tool_id: call.tool,
+  tool_id: toolId,
   input
 })
 
-const errorEvent = (call: ModelToolCall, tag: string, message: string): EventBody => ({
+const errorEvent = (call: ModelToolCall, tag: string, message: string, toolId: string = call.tool): EventBody => ({
   type: "tool",
   state: "output-error",
   tool_call_id: call.id,
-  tool_id: call.tool,
+  tool_id: toolId,
   error: { tag, message }
 })
 
@@ -68,14 +72,12 @@ export interface ToolCalls {
   readonly emit: Emit
 }
 
-/** A call outside the belt, said with the stages that have the tool (by its id or its function name), if any. */
-const outOfBelt = (tools: ReadonlyArray<RegisteredTool>, belt: ReadonlyArray<RegisteredTool>, stage: Stage, called: string) => {
-  const name = called.startsWith(UNKNOWN_FUNCTION_PREFIX) ? called.slice(UNKNOWN_FUNCTION_PREFIX.length) : called
-  const known = tools.find((t) => t.descriptor.id === name || standalone(t.descriptor.id) === name)
+/** A call outside the belt, said with the stages that have the tool it named (`known`), if any. */
+const outOfBelt = (known: RegisteredTool | undefined, belt: ReadonlyArray<RegisteredTool>, stage: Stage, called: string) => {
   const elsewhere = known === undefined || known.descriptor.stages.length === 0
     ? ""
     : ` ${known.descriptor.id} is on stage ${known.descriptor.stages.join(", ")}: change stage with ${standalone(CONTROL.stage)} first.`
-  return `${name.slice(0, 100)} is not among the tools of stage ${stage}.${elsewhere} The tools of ${stage}: ${
+  return `${calledName(called).slice(0, 100)} is not among the tools of stage ${stage}.${elsewhere} The tools of ${stage}: ${
     belt.map((t) => t.descriptor.id).join(", ")
   }`
 }
@@ -103,14 +105,18 @@ export const callTool = Effect.fn("Luna.tool")(
   function* (context: ToolCalls, belt: ReadonlyArray<RegisteredTool>, stage: Stage, call: ModelToolCall, ref: string) {
     const tool = belt.find((tool) => tool.descriptor.id === call.tool)
     if (tool === undefined) {
-      const message = outOfBelt(context.registry.tools, belt, stage, call.tool)
-      yield* context.emit([inputEvent(call, call.arguments), errorEvent(call, "OutOfBelt", message)])
+      // logged under the tool the model asked for (its id, by whatever function name), or the name it wrote
+      const id = toolNamed(context.registry.tools.map((t) => t.descriptor.id), call.tool)
+      const known = context.registry.tools.find((t) => t.descriptor.id === id)
+      const message = outOfBelt(known, belt, stage, call.tool)
+      const asked = id ?? calledName(call.tool)
+      yield* context.emit([inputEvent(call, loggedInput(call.arguments), asked), errorEvent(call, "OutOfBelt", message, asked)])
       return { reply: errorReply("OutOfBelt", message), result: null, outOfBelt: true }
     }
     const parsed = parseArguments(call.arguments === "" ? "{}" : call.arguments)
     if (Either.isLeft(parsed)) {
       const message = "the arguments are not a JSON object"
-      yield* context.emit([inputEvent(call, call.arguments), errorEvent(call, "InvalidInput", message)])
+      yield* context.emit([inputEvent(call, loggedInput(call.arguments)), errorEvent(call, "InvalidInput", message)])
       return { reply: errorReply("InvalidInput", message), result: null, outOfBelt: false }
     }
     const input = parsed.right

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { WIRE_FUNCTION_NAME } from "../../../schema/luna/ChatWire.ts"
-import { functionNames } from "../../../services/luna/FunctionNames.ts"
+import { functionNames, toolNamed } from "../../../services/luna/FunctionNames.ts"
 
 const namesOf = (tools: ReadonlyArray<string>) => {
   const names = functionNames(tools)
@@ -50,6 +50,15 @@ describe("FunctionNames", () => {
     // A tool only the history names keeps a name for the history, but is not callable in this step.
     assert.strictEqual(names.wireName("banco.cuentas.consultar"), "banco__cuentas__consultar")
     assert.strictEqual(names.toolOf("banco__cuentas__consultar"), "unknown:banco__cuentas__consultar")
+  })
+
+  it("the tool a refused call asked for is found by any name it is given, offered or not; a name no tool has is none", () => {
+    const tools = ["sii.rcv.consultar", "companies_search", "a.b", "a__b", "mercado." + "segmento_".repeat(8) + "uno"]
+    const wire = tools.map(functionNames(tools).wireName)
+    assert.deepStrictEqual(wire.map((name) => toolNamed(tools, `unknown:${name}`)), tools)
+    assert.deepStrictEqual(tools.map((tool) => toolNamed(tools, tool)), tools)
+    assert.strictEqual(toolNamed(tools, "unknown:gmail_read"), undefined)
+    assert.strictEqual(toolNamed(tools, "unknown:"), undefined)
   })
 
   it("a refused call in the history goes back under the name the model used", () => {

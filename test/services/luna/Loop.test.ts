@@ -3,6 +3,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { InvalidInput } from "../../../schema/Errors.ts"
 import { CONTROL } from "../../../schema/luna/Control.ts"
+import type { ModelToolCall } from "../../../schema/luna/Model.ts"
 import { Luna } from "../../../services/luna/Luna.ts"
 import { LEFT_OUT, NOTHING_ANCHORED } from "../../../services/luna/Narrate.ts"
 import { Executor } from "../../../services/pipeline/Executor.ts"
@@ -309,6 +310,44 @@ layer(LunaBenchTest, { timeout: "120 seconds" })("Luna's loop with the scripted 
       assert.include(seen?.role === "tool" ? seen.content : "", "OutOfBelt")
       assert.strictEqual(events.find((e) => e.type === "tool" && e.state === "output-available" && e.ref === "r1")?.seq, 6)
       assert.deepStrictEqual(yield* auditedTools(who.principal.workspaceId), ["companies_search"])
+    }))
+
+  it.effect("a call refused for being off the belt is logged under the tool the model asked for, by any function name, its input as JSON", () =>
+    Effect.gen(function* () {
+      // as the model gateway hands calls by names the request did not offer
+      const offBelt = call("unknown:sequence_get", { sequence_id: "sq_abc" })
+      const dotted = call("unknown:sii__rcv__consultar", { periodo: "2025-01" })
+      const noTool: ModelToolCall = { id: "call_no_tool", tool: "unknown:gmail_read", arguments: "abre mi bandeja" }
+      const { calls, end, events, session, who } = yield* scriptedTurn(
+        [callsReply(offBelt, dotted, noTool), textReply("Eso no lo puedo hacer desde aquí.")],
+        "¿Cómo va la secuencia?"
+      )
+      assert.deepStrictEqual([end.outcome.kind, end.metrics.belt_violations], ["responder", 3])
+      const logged = events.flatMap((e) =>
+        e.type === "tool" ? [[e.tool_call_id, e.tool_id, e.state, e.state === "input-available" ? e.input : e.state]] : []
+      )
+      assert.deepStrictEqual(logged, [
+        [offBelt.id, "sequence_get", "input-available", { sequence_id: "sq_abc" }],
+        [offBelt.id, "sequence_get", "output-error", "output-error"],
+        [dotted.id, "sii.rcv.consultar", "input-available", { periodo: "2025-01" }],
+        [dotted.id, "sii.rcv.consultar", "output-error", "output-error"],
+        [noTool.id, "gmail_read", "input-available", "abre mi bandeja"],
+        [noTool.id, "gmail_read", "output-error", "output-error"]
+      ])
+      // the refusal is as it was: said to the model, with where the tool is
+      const refusals = events.flatMap((e) => e.type === "tool" && e.state === "output-error" ? [e.error] : [])
+      assert.deepStrictEqual(refusals.map((r) => r.tag), ["OutOfBelt", "OutOfBelt", "OutOfBelt"])
+      assert.include(refusals[0]?.message ?? "", "sequence_get is on stage con_lista: change stage with luna__cambiar_etapa first.")
+      assert.isTrue(refusals[1]?.message.startsWith("sii__rcv__consultar is not among the tools of stage prospectando."))
+      assert.isTrue(refusals[2]?.message.startsWith("gmail_read is not among the tools of stage prospectando."))
+      const read = calls[1]?.request.messages.filter((m) => m.role === "tool").map((m) => m.role === "tool" ? m.content : "")
+      assert.deepStrictEqual(read, refusals.map((r) => JSON.stringify({ error: { tag: r.tag, message: r.message } })))
+      const view = yield* (yield* Luna).view(who, session.id)
+      assert.deepStrictEqual(view.turns[0]?.parts.map((p) => [p.tool_id, p.state, p.input]), [
+        ["sequence_get", "output-error", { sequence_id: "sq_abc" }],
+        ["sii.rcv.consultar", "output-error", { periodo: "2025-01" }],
+        ["gmail_read", "output-error", "abre mi bandeja"]
+      ])
     }))
 
   it.effect("what a person must approve is refused before the executor: a level-1 write, a confirmed spend; a quote runs", () =>
