@@ -1,4 +1,4 @@
-import { Cause, Clock, Deferred, Duration, Effect, Exit, FiberSet, Option, Schedule, Scope, Stream } from "effect"
+import { Cause, Clock, Deferred, Duration, Effect, Exit, FiberSet, Option, Ref, Schedule, Scope, Stream } from "effect"
 import { ServiceUnavailable } from "../../schema/Errors.ts"
 import { isTurnEnd, type LunaEvent } from "../../schema/luna/Events.ts"
 import { TurnInProgress } from "../../schema/luna/Session.ts"
@@ -39,8 +39,9 @@ export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
     const lock = yield* SessionLock
     // the running turns, each in the service's scope (a client that goes away does not end its turn)
     const running = yield* FiberSet.make()
-    // a shutdown under way: no turn starts, and live readers are let go
-    const stopped = yield* Deferred.make<void>()
+    // a shutdown under way: no turn starts from its first step, and live readers are let go at its last
+    const stopping = yield* Deferred.make<void>()
+    const released = yield* Deferred.make<void>()
 
     const emitter = (sessionId: string, place: TurnPlace): Emit => (bodies) => Effect.asVoid(sessions.append(sessionId, place, bodies))
 
@@ -132,7 +133,7 @@ export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
 
     /** Starts a turn: writes its first events and runs it in the background. Answers where the turn's events start. */
     const start = Effect.fn("Luna.start")(function* (who: Owner, sessionId: string, text: string) {
-      if (yield* Deferred.isDone(stopped)) return yield* ServiceUnavailable.stopping
+      if (yield* Deferred.isDone(stopping)) return yield* ServiceUnavailable.stopping
       yield* sessions.get(who, sessionId)
       yield* gateway.ready
       const turnId = yield* newId("turn")
@@ -208,22 +209,31 @@ export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
 
     /**
      * The session's events after `after`, then live as they are written (a reader resumes with the last seq it saw,
-     * here or on another server). A shutdown ends the stream.
+     * here or on another server). A shutdown ends the stream once it has delivered every event written until the
+     * readers were let go: the end the stop wrote for a turn that was running is among them.
      */
     const follow = Effect.fn("Luna.follow")(function* (who: Owner, sessionId: string, after: number) {
       yield* sessions.get(who, sessionId)
-      return sessions.tail(sessionId, after, () => false).pipe(Stream.interruptWhen(Deferred.await(stopped)))
+      return Stream.unwrap(Effect.map(Ref.make(after), (delivered) => {
+        const live = sessions.tail(sessionId, after, () => false).pipe(
+          Stream.interruptWhen(Deferred.await(released)),
+          Stream.tap((event) => Ref.set(delivered, event.seq))
+        )
+        const rest = Stream.fromIterableEffect(Effect.flatMap(Ref.get(delivered), (seq) => sessions.events(sessionId, seq, 100_000)))
+        return Stream.concat(live, rest)
+      }))
     })
 
     /**
      * A shutdown's first step, before the server drains: no turn starts from now on (503, the server is stopping),
      * every running turn is stopped and ended in its log as failed (Interrupted), which ends its stream with that
-     * event, and live readers are let go. Without it a turn ran on through the drain and its stream was cut
-     * before its end was written.
+     * event, and only then are live readers let go, so they too read that end. Without it a turn ran on through the
+     * drain and its stream was cut before its end was written.
      */
     const stop = Effect.fn("Luna.stop")(function* () {
-      yield* Deferred.succeed(stopped, undefined)
+      yield* Deferred.succeed(stopping, undefined)
       yield* FiberSet.clear(running)
+      yield* Deferred.succeed(released, undefined)
     })
 
     const view = Effect.fn("Luna.view")(function* (who: Owner, sessionId: string) {

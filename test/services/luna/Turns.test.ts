@@ -216,7 +216,7 @@ layer(LunaBenchTest, { timeout: "120 seconds" })("what the model reads", (it) =>
 })
 
 layer(GatedTest, { timeout: "60 seconds" })("a stop of the service", (it) => {
-  it.effect("ends a running turn as failed (Interrupted), which ends its stream; lets a live reader go; starts no turn after it", () =>
+  it.effect("ends a running turn as failed (Interrupted), which ends its stream; lets a live reader go once it has read that end; starts no turn after it", () =>
     Effect.gen(function* () {
       const luna = yield* Luna
       const who = yield* benchOwner("stopping", "paid")
@@ -224,15 +224,31 @@ layer(GatedTest, { timeout: "60 seconds" })("a stop of the service", (it) => {
       // the model never answers (its gate stays shut): the turn runs until the stop
       const started = yield* luna.start(who, session.id, "antes del cierre")
       const streamed = yield* Effect.fork(Stream.runCollect(luna.turnEvents(session.id, started)))
-      const followed = yield* Effect.fork(Effect.flatMap(luna.follow(who, session.id, 0), Stream.runCollect))
+      // a live reader of the session, caught up with the running turn when the stop comes
+      const caughtUp = yield* Deferred.make<void>()
+      const followed = yield* Effect.fork(Effect.flatMap(luna.follow(who, session.id, 0), (events) =>
+        events.pipe(
+          Stream.tap((event) => event.type === "message.user" ? Deferred.succeed(caughtUp, undefined) : Effect.void),
+          Stream.runCollect
+        )))
+      yield* Deferred.await(caughtUp)
       yield* luna.stop()
       const events = Chunk.toReadonlyArray(yield* Fiber.join(streamed))
       const last = events[events.length - 1]
       assert.strictEqual(last?.type, "turn.failed")
       assert.strictEqual(last?.type === "turn.failed" ? last.error.tag : "", "Interrupted")
-      // the reader's stream ends (it resumes elsewhere from the last event it saw)
-      yield* Fiber.join(followed)
+      // the reader's stream ends with the turn's end (it resumes elsewhere from the last event it saw)
+      const followedEvents = Chunk.toReadonlyArray(yield* Fiber.join(followed))
+      assert.deepStrictEqual(followedEvents.map((e) => [e.turn_id, e.type]), [
+        [started.turnId, "turn.started"],
+        [started.turnId, "message.user"],
+        [started.turnId, "turn.failed"]
+      ])
+      assert.deepStrictEqual(followedEvents.at(-1), last)
       const refused = yield* Effect.flip(luna.start(who, session.id, "después"))
       assert.strictEqual(refused._tag, "ServiceUnavailable")
+      // a reader that comes after the stop reads the log and ends
+      const late = Chunk.toReadonlyArray(yield* Stream.runCollect(yield* luna.follow(who, session.id, 2)))
+      assert.deepStrictEqual(late.map((e) => e.type), ["turn.failed"])
     }))
 })
