@@ -69,7 +69,15 @@ export default defineConfig(
             message: "The docs page is imported by its own path, behind import(), in src/http/Docs.ts alone."
           }
         ]
-      }]
+      }],
+      "no-restricted-properties": [
+        "error",
+        ...["maxLength", "minLength", "length", "nonEmptyString"].map((property) => ({
+          object: "Schema",
+          property,
+          message: "Count characters as the published JSON Schema does (code points): use maxLength/minLength from schema/Length.ts."
+        }))
+      ]
     }
   },
   {

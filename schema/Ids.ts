@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { maxLength } from "./Length.ts"
 
 /** Every tool id has this shape: dot-separated snake_case words (`core.timestamp.now`, `companies_search`). */
 export const TOOL_ID_PATTERN = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$/
@@ -8,7 +9,7 @@ export const TOOL_ID_MAX = 128
 export const MAX_PATH_PARAM = TOOL_ID_MAX
 
 export const ToolId = Schema.String.pipe(
-  Schema.maxLength(TOOL_ID_MAX),
+  maxLength(TOOL_ID_MAX),
   Schema.pattern(TOOL_ID_PATTERN, { message: () => "must be a tool id like core.timestamp.now" }),
   Schema.brand("ToolId")
 )
@@ -36,7 +37,7 @@ const idShape = (prefix: string) => {
 /** The same shape as a schema (its pattern shows in the OpenAPI document). */
 const idSchema = (shape: ReturnType<typeof idShape>, message?: string) =>
   Schema.String.pipe(
-    Schema.maxLength(ID_MAX),
+    maxLength(ID_MAX),
     Schema.pattern(shape.pattern, message === undefined ? undefined : { message: () => message })
   )
 

@@ -1,4 +1,5 @@
 import { Either, Option, ParseResult, SchemaAST } from "effect"
+import { characters } from "./Length.ts"
 
 /** A decoding problem as the caller reads it: where, and what is wrong, in a bounded sentence. */
 export interface Issue {
@@ -52,7 +53,7 @@ export const clip = (text: string, limit: number) => text.length <= limit ? text
 /** What was sent, never the whole of it: short values as they are, long ones by their size. */
 const shown = (actual: string) => {
   const text = parseString(actual)
-  if (text !== undefined) return text.length > MAX_SHOWN ? `a string of ${count(text.length)} characters` : actual
+  if (text !== undefined) return text.length > MAX_SHOWN ? `a string of ${count(characters(text))} characters` : actual
   if (actual.startsWith("[")) return "an array"
   if (actual.startsWith("{")) return "an object"
   return clip(actual, MAX_SHOWN)
@@ -64,7 +65,7 @@ const QUOTED = /"(?:[^"\\]|\\[\s\S]?)*(?:"|$)/g
 const sized = (quoted: string) => {
   if (quoted.length <= MAX_SHOWN) return quoted
   const text = parseString(quoted) ?? quoted.slice(1)
-  return text.length > MAX_SHOWN ? `${JSON.stringify(clip(text, PREFIX))} (${counted(text.length, "character")})` : quoted
+  return text.length > MAX_SHOWN ? `${JSON.stringify(clip(text, PREFIX))} (${counted(characters(text), "character")})` : quoted
 }
 
 /**
@@ -109,7 +110,7 @@ const sentence = (message: string): { readonly expected?: string; readonly actua
   const length = LENGTH.exec(expected)
   const text = parseString(actual)
   if (length !== null && text !== undefined) {
-    return { text: `must be ${length[1]} ${counted(Number(length[2]), "character")}, got ${count(text.length)}` }
+    return { text: `must be ${length[1]} ${counted(Number(length[2]), "character")}, got ${count(characters(text))}` }
   }
   return { expected, actual, text: `must be ${expected}, got ${shown(actual)}` }
 }
@@ -159,8 +160,8 @@ const boundMessage = (ast: SchemaAST.Refinement, actual: unknown): string | unde
   const size = (key: string, noun: string) => (typeof bounds[key] === "number" ? counted(bounds[key], noun) : undefined)
   if (typeof actual === "string") {
     const [most, least] = [size("maxLength", "character"), size("minLength", "character")]
-    if (most !== undefined) return `must be at most ${most}, got ${count(actual.length)}`
-    if (least !== undefined) return `must be at least ${least}, got ${count(actual.length)}`
+    if (most !== undefined) return `must be at most ${most}, got ${count(characters(actual))}`
+    if (least !== undefined) return `must be at least ${least}, got ${count(characters(actual))}`
   }
   if (Array.isArray(actual)) {
     const [most, least] = [size("maxItems", "item"), size("minItems", "item")]

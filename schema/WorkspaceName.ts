@@ -1,5 +1,6 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Effect, ParseResult, Schema } from "effect"
+import { characters, maxLength } from "./Length.ts"
 import { oneLine, printable } from "./OneLine.ts"
 
 const BLANK = "a workspace name must not be blank"
@@ -9,9 +10,7 @@ const MAX_LENGTH = 100
 export const WorkspaceName = Schema.Trim.pipe(
   Schema.filter((name) => name !== "", { message: () => BLANK }),
   oneLine("a workspace name must not hold control characters (a tab, a line break, a direction override)"),
-  Schema.filter((name) => name.length <= MAX_LENGTH, {
-    message: () => `a workspace name must be at most ${MAX_LENGTH} characters`
-  }),
+  maxLength(MAX_LENGTH, { message: () => `a workspace name must be at most ${MAX_LENGTH} characters` }),
   Schema.brand("WorkspaceName")
 ).annotations({
   identifier: "WorkspaceName",
@@ -33,7 +32,7 @@ export const decodeWorkspaceName = (name: string) =>
       new WorkspaceNameInvalid({
         name: name.slice(0, MAX_LENGTH),
         message: `${ParseResult.ArrayFormatter.formatErrorSync(error)[0]?.message ?? BLANK} (got ${
-          printable(name.length > 40 ? `${JSON.stringify(name.slice(0, 20))}…, ${name.length} characters` : JSON.stringify(name))
+          printable(name.length > 40 ? `${JSON.stringify(name.slice(0, 20))}…, ${characters(name)} characters` : JSON.stringify(name))
         })`
       })
     )

@@ -1,15 +1,16 @@
 import { Schema } from "effect"
+import { maxLength, minLength } from "../Length.ts"
 
 /** The fields a credits tool takes besides its own: without `confirm` it answers a quote and changes nothing. */
 export const BudgetFields = {
   confirm: Schema.optional(Schema.Boolean).annotations({
     description: "true to execute a quote; absent or false: answer a quote (items, cost, balance after, quote_token) and change nothing"
   }),
-  quote_token: Schema.optional(Schema.String.pipe(Schema.maxLength(200))).annotations({
+  quote_token: Schema.optional(Schema.String.pipe(maxLength(200))).annotations({
     description: "The quote_token of a live quote for this same input (with confirm: true)"
   }),
   idempotency_key: Schema.optional(
-    Schema.String.pipe(Schema.minLength(8), Schema.maxLength(200), Schema.pattern(/^[A-Za-z0-9._:-]+$/))
+    Schema.String.pipe(minLength(8), maxLength(200), Schema.pattern(/^[A-Za-z0-9._:-]+$/))
   ).annotations({
     description: "A key of your choosing, 8–200 of A-Z a-z 0-9 . _ : - (with confirm: true): the same key with the same input " +
       "answers the first result again at no cost"

@@ -1,10 +1,11 @@
 import { Either, Schema } from "effect"
 import { Int4 } from "../Int4.ts"
+import { maxLength, minLength } from "../Length.ts"
 import { publishDecoded } from "../tools/JsonSchema.ts"
 import { compilePattern, PATTERN_MAX, PATTERN_MAX_VARIABLES, PATTERN_VARIABLES } from "./TopicPattern.ts"
 
 export const TopicId = Schema.String.pipe(
-  Schema.maxLength(40),
+  maxLength(40),
   Schema.pattern(/^tp_[A-Za-z0-9]+$/, { message: () => "must be a topic id (tp_…)" }),
   Schema.brand("TopicId")
 ).annotations({ description: "A topic's id (tp_…)" })
@@ -26,18 +27,18 @@ export const TAG_MAX = 40
 
 export const Title = publishDecoded(
   Schema.Trim.pipe(
-    Schema.minLength(1, { message: () => "must not be empty" }),
-    Schema.maxLength(TITLE_MAX)
+    minLength(1, { message: () => "must not be empty" }),
+    maxLength(TITLE_MAX)
   ).annotations({ description: `The topic's title, 1–${TITLE_MAX} characters; unique (ignoring case and accents) within its area` })
 )
 
 export const Body = Schema.String.pipe(
   Schema.filter((s) => s.trim() !== "", { message: () => "must not be empty" }),
-  Schema.maxLength(BODY_MAX)
+  maxLength(BODY_MAX)
 ).annotations({ description: `The topic's text, in markdown, at most ${BODY_MAX} characters` })
 
 export const Tag = Schema.String.pipe(
-  Schema.maxLength(TAG_MAX),
+  maxLength(TAG_MAX),
   Schema.pattern(/^[\p{Ll}\p{N}][\p{Ll}\p{N}_-]*$/u, {
     message: () => "must be a lower-case word (letters, digits, - and _), such as retail or cuenta-clave"
   })
@@ -87,7 +88,7 @@ export type Topic = typeof Topic.Type
 const Ref = Schema.String.annotations({ description: "What to cite: topic:<id>@v<version>" })
 
 export const RetrieveInput = Schema.Struct({
-  query: optional(Schema.String.pipe(Schema.maxLength(200))).annotations({
+  query: optional(Schema.String.pipe(maxLength(200))).annotations({
     description: "Words to look for in titles, tags and bodies (ignoring case and accents); leave out to list the newest"
   }),
   area: optional(Area),

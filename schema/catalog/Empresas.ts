@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { Region, RegionCode } from "../geo/Region.ts"
 import { Int4 } from "../Int4.ts"
+import { maxLength, minLength } from "../Length.ts"
 import { TaxId } from "../tax/TaxId.ts"
 import { publishDecoded } from "../tools/JsonSchema.ts"
 import { CompanyId, Country, Department, Industry, ListKind, PersonId, Seniority, Size } from "./Directory.ts"
@@ -20,7 +21,7 @@ const Limit = (fallback: number) =>
   )
 
 const Cursor = Schema.optionalWith(
-  Schema.String.pipe(Schema.maxLength(200)).annotations({
+  Schema.String.pipe(maxLength(200)).annotations({
     description: "The cursor of the previous page of the same search (opaque); omit it for the first page"
   }),
   { exact: true }
@@ -28,7 +29,7 @@ const Cursor = Schema.optionalWith(
 
 /** A search's cursor: sealed by the server (signed, bound to the workspace and the search), valid 30 minutes. */
 const SealedCursor = Schema.optionalWith(
-  Schema.String.pipe(Schema.maxLength(1000)).annotations({
+  Schema.String.pipe(maxLength(1000)).annotations({
     description: "The sealed cursor of the previous page of the same search (opaque, valid 30 minutes); omit it for the first page"
   }),
   { exact: true }
@@ -40,7 +41,7 @@ const LENGTH_MESSAGE = { message: () => "must be 2 to 100 characters" }
 export const Words = (description: string) =>
   Schema.optionalWith(
     publishDecoded(
-      Schema.Trim.pipe(Schema.minLength(2, LENGTH_MESSAGE), Schema.maxLength(100, LENGTH_MESSAGE)).annotations({ description })
+      Schema.Trim.pipe(minLength(2, LENGTH_MESSAGE), maxLength(100, LENGTH_MESSAGE)).annotations({ description })
     ),
     { exact: true }
   )
@@ -170,7 +171,7 @@ export const Person = Schema.Struct({
 })
 
 const ListName = publishDecoded(
-  Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(100)).annotations({
+  Schema.Trim.pipe(minLength(1), maxLength(100)).annotations({
     description: "The list's name, unique in the workspace (1–100 characters)"
   })
 )
@@ -178,7 +179,7 @@ const ListName = publishDecoded(
 export const ListSaveInput = Schema.Struct({
   name: ListName,
   kind: ListKind,
-  ids: Schema.Array(Schema.String.pipe(Schema.maxLength(64))).pipe(Schema.minItems(1), Schema.maxItems(MAX_LIST_ITEMS)).annotations({
+  ids: Schema.Array(Schema.String.pipe(maxLength(64))).pipe(Schema.minItems(1), Schema.maxItems(MAX_LIST_ITEMS)).annotations({
     description: `Company ids (co_…) or person ids (pe_…) as kind says, 1–${MAX_LIST_ITEMS}; duplicates are dropped, order is kept`
   })
 }).pipe(
@@ -202,7 +203,7 @@ export const ListSaveOutput = Schema.Struct({
 
 export const ListGetInput = Schema.Struct({
   name: Schema.optionalWith(ListName, { exact: true }),
-  list_id: optional(Schema.String.pipe(Schema.maxLength(64)), "The list's id (li_…), from list_save"),
+  list_id: optional(Schema.String.pipe(maxLength(64)), "The list's id (li_…), from list_save"),
   limit: Limit(50),
   cursor: Cursor
 }).pipe(

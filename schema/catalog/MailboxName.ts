@@ -1,5 +1,6 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Effect, ParseResult, Schema } from "effect"
+import { characters } from "../Length.ts"
 import { oneLine } from "../OneLine.ts"
 
 export const MAILBOX_NAME_MAX = 100
@@ -8,7 +9,9 @@ const BLANK = "must not be blank: recipients see it beside the address"
 /** Decoding trims: " Ventas " is stored as "Ventas". The messages say what is wrong, for the caller to name the field. */
 export const MailboxName = Schema.Trim.pipe(
   Schema.filter((name) => name !== "", { message: () => BLANK }),
-  Schema.filter((name) => name.length <= MAILBOX_NAME_MAX || `must be at most ${MAILBOX_NAME_MAX} characters, not ${name.length}`),
+  Schema.filter((name) =>
+    characters(name) <= MAILBOX_NAME_MAX || `must be at most ${MAILBOX_NAME_MAX} characters, not ${characters(name)}`
+  ),
   oneLine("must not hold control characters (line breaks, tabs)"),
   Schema.brand("MailboxName")
 ).annotations({

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { MexicoState, MexicoStateCode } from "../geo/MexicoStates.ts"
+import { maxLength, minLength } from "../Length.ts"
 import { Rfc } from "../tax/Rfc.ts"
 import { Words } from "./Empresas.ts"
 import { SectorInput } from "./MarketSectors.ts"
@@ -38,7 +39,7 @@ const Clave = cased(
     message: () => ({ message: "must be a buying unit's key (CLAVEUC), e.g. 019GYR047", override: true })
   })
 )
-const Agency = cased("upper", Schema.String.pipe(Schema.minLength(2), Schema.maxLength(20)))
+const Agency = cased("upper", Schema.String.pipe(minLength(2), maxLength(20)))
 
 export const MarketSearchSuppliersInput = Schema.Struct({
   q: Words("Words of the supplier's name; case and accents are ignored (construccion finds Construcción)"),

@@ -3,6 +3,7 @@ import { MexicoState } from "../geo/MexicoStates.ts"
 import { publishDecoded } from "../tools/JsonSchema.ts"
 import { SectorInput } from "./MarketSectors.ts"
 
+import { maxLength, minLength } from "../Length.ts"
 import { ContractType, Persona, ProcedureType, RiskList, RiskStatus, SupplierSize, SupplierStatus } from "./MercadoFields.ts"
 
 /** The enumerations of the Mercado tables (the CHECKs of migration 0016), one definition for every Mercado tool. */
@@ -33,7 +34,7 @@ const listOf = <A, I>(item: Schema.Schema<A, I>, max: number, description: strin
     description
   )
 
-export const SupplierId = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(64)).annotations({
+export const SupplierId = Schema.String.pipe(minLength(1), maxLength(64)).annotations({
   description: "A supplier's id, as market_search_suppliers answers it"
 })
 
@@ -132,7 +133,7 @@ export type CountSuppliersOutput = typeof CountSuppliersOutput.Type
 
 export const Segment = Schema.Struct({
   label: optional(
-    publishDecoded(Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(60))),
+    publishDecoded(Schema.Trim.pipe(minLength(1), maxLength(60))),
     "A name for this segment (default: segment 1, 2, …)"
   ),
   ...AwardFilterFields
@@ -165,7 +166,7 @@ export const AggregateAwardsInput = Schema.Struct({
   group_by: GroupBy.annotations({ description: "The dimension to sum the awards by" }),
   ...AwardFilterFields,
   unit_id: optional(
-    Schema.String.pipe(Schema.minLength(1), Schema.maxLength(64)),
+    Schema.String.pipe(minLength(1), maxLength(64)),
     "Only awards of this buying unit: its id (uc_…, the unit_id in the answers of market_search_awards and market_search_opportunities), not its CLAVEUC"
   ),
   supplier_id: optional(SupplierId, "Only awards to this supplier"),

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { maxLength, minLength } from "../Length.ts"
 import { publishDecoded } from "../tools/JsonSchema.ts"
 import { COUNT_CAP, MAX_LIMIT } from "./Empresas.ts"
 
@@ -55,7 +56,7 @@ export const cased = (kase: "upper" | "lower", to: Schema.Schema<string>) =>
     encode: (text) => text
   }))
 
-export const Id = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(64))
+export const Id = Schema.String.pipe(minLength(1), maxLength(64))
 
 // an impossible day ("2025-13-45") makes an invalid Date, whose toISOString throws: compare its time first
 const isDay = (text: string) => {
@@ -84,7 +85,7 @@ export const Limit = Schema.optionalWith(
 )
 
 export const Cursor = Schema.optionalWith(
-  Schema.String.pipe(Schema.maxLength(1000)).annotations({
+  Schema.String.pipe(maxLength(1000)).annotations({
     description: "The sealed cursor of the previous page of the same search (opaque, valid 30 minutes); omit it for the first page"
   }),
   { exact: true }

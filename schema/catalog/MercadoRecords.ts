@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { MexicoStateCode } from "../geo/MexicoStates.ts"
+import { maxLength, minLength } from "../Length.ts"
 import { Rfc } from "../tax/Rfc.ts"
 import { AwardSummary, OpportunitySummary, PermitSummary, RiskRecord, SupplierSummary } from "./Mercado.ts"
 import { cased, ContractType, Government, Id, Mxn, optional, PermitKind, ProcedureType, Ref, RiskList } from "./MercadoFields.ts"
@@ -35,7 +36,7 @@ export type MarketSupplier = typeof MarketSupplier.Type
 export const MarketGetOpportunityInput = Schema.Struct({
   id: optional(Id, "The procedure's id, from market_search_opportunities"),
   number: optional(
-    cased("upper", Schema.String.pipe(Schema.minLength(5), Schema.maxLength(60))),
+    cased("upper", Schema.String.pipe(minLength(5), maxLength(60))),
     "The procedure number, e.g. LA-019GYR047-E51-2025"
   )
 }).pipe(Schema.filter(oneOf("id", "number")))

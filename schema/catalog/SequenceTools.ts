@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { maxLength, minLength } from "../Length.ts"
 import { publishDecoded } from "../tools/JsonSchema.ts"
 import { PersonId } from "./Reveal.ts"
 import {
@@ -54,7 +55,7 @@ export const SequenceUpdateOutput = Schema.Struct({
 
 export const RecipientsSetInput = Schema.Struct({
   sequence_id: SequenceId,
-  list_id: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(64)), { exact: true }).annotations({
+  list_id: Schema.optionalWith(Schema.String.pipe(maxLength(64)), { exact: true }).annotations({
     description: "A saved list of people of the workspace (li_…, from list_save)"
   }),
   person_ids: Schema.optionalWith(Schema.Array(PersonId).pipe(Schema.minItems(1), Schema.maxItems(MAX_RECIPIENTS)), { exact: true })
@@ -62,7 +63,7 @@ export const RecipientsSetInput = Schema.Struct({
   lawful_basis: Schema.optionalWith(LawfulBasis, { exact: true }).annotations({
     description: "The lawful basis for writing to this batch, recorded per recipient (preflight blocks recipients without one)"
   }),
-  source: Schema.optionalWith(publishDecoded(Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(200))), { exact: true }).annotations({
+  source: Schema.optionalWith(publishDecoded(Schema.Trim.pipe(minLength(1), maxLength(200))), { exact: true }).annotations({
     description: "Where the data comes from, recorded per recipient (default: the list, or the Brein directory)"
   })
 }).pipe(

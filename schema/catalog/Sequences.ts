@@ -1,4 +1,5 @@
 import { DateTime, Option, Schema } from "effect"
+import { maxLength, minLength } from "../Length.ts"
 import { publishDecoded } from "../tools/JsonSchema.ts"
 
 export const MAX_STEPS = 10
@@ -32,7 +33,7 @@ export const DelayUnit = Schema.Literal("minutes", "hours", "days").annotations(
 export type DelayUnit = typeof DelayUnit.Type
 
 const Template = (max: number, what: string) =>
-  Schema.String.pipe(Schema.maxLength(max)).annotations({
+  Schema.String.pipe(maxLength(max)).annotations({
     description: `The ${what} template (at most ${max} characters): {{first_name}}, {{first_name|fallback}}, spintax {Hola|Buen día}, ` +
       "{{unsubscribe}} (the unsubscribe text and link)"
   })
@@ -90,18 +91,18 @@ export type SendingWindow = typeof SendingWindow.Type
 export const DEFAULT_UNSUBSCRIBE_TEXT = "Si no deseas recibir más correos, date de baja aquí:"
 
 export const Settings = Schema.Struct({
-  sender_identity: Schema.optionalWith(publishDecoded(Schema.Trim.pipe(Schema.minLength(2), Schema.maxLength(200))), { exact: true })
+  sender_identity: Schema.optionalWith(publishDecoded(Schema.Trim.pipe(minLength(2), maxLength(200))), { exact: true })
     .annotations({
       description: "Who sends: the company name shown in every footer (required when any recipient is in Chile)"
     }),
-  physical_address: Schema.optionalWith(publishDecoded(Schema.Trim.pipe(Schema.maxLength(300))), { exact: true }).annotations({
+  physical_address: Schema.optionalWith(publishDecoded(Schema.Trim.pipe(maxLength(300))), { exact: true }).annotations({
     description: "The sender's postal address, shown in every footer (CAN-SPAM)"
   }),
   privacy_notice_url: Schema.optionalWith(
-    Schema.String.pipe(Schema.pattern(/^https:\/\/\S+$/, { message: () => "must be an https:// URL" }), Schema.maxLength(500)),
+    Schema.String.pipe(Schema.pattern(/^https:\/\/\S+$/, { message: () => "must be an https:// URL" }), maxLength(500)),
     { exact: true }
   ).annotations({ description: "The aviso de privacidad (required when any recipient is in Mexico), shown in every footer" }),
-  unsubscribe_text: Schema.optionalWith(publishDecoded(Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(200))), {
+  unsubscribe_text: Schema.optionalWith(publishDecoded(Schema.Trim.pipe(minLength(1), maxLength(200))), {
     default: () => DEFAULT_UNSUBSCRIBE_TEXT
   }).annotations({ description: "The words before the unsubscribe link where {{unsubscribe}} stands" }),
   stop_on_reply: Schema.optionalWith(Schema.Boolean, { default: () => true }),
@@ -118,7 +119,7 @@ export const Settings = Schema.Struct({
 export type Settings = typeof Settings.Type
 
 export const SequenceName = publishDecoded(
-  Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(100)).annotations({
+  Schema.Trim.pipe(minLength(1), maxLength(100)).annotations({
     description: "The sequence's name, unique in the workspace (1–100 characters)"
   })
 )

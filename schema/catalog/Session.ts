@@ -1,9 +1,10 @@
 import { Schema } from "effect"
+import { maxLength, minLength } from "../Length.ts"
 
 export const BoardItem = Schema.Struct({
-  id: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)),
+  id: Schema.String.pipe(minLength(1), maxLength(100)),
   kind: Schema.Literal("company", "person", "list", "supplier", "opportunity", "topic", "sequence"),
-  label: Schema.String.pipe(Schema.maxLength(300)),
+  label: Schema.String.pipe(maxLength(300)),
   ref: Schema.String.annotations({ description: "The ref of the tool result the item came from" })
 })
 export type BoardItem = typeof BoardItem.Type
@@ -20,7 +21,7 @@ export const Board = Schema.Struct({
 }).annotations({ identifier: "Board" })
 
 export const SelectionUpdateInput = Schema.Struct({
-  ids: Schema.Array(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100))).pipe(Schema.maxItems(500)).annotations({
+  ids: Schema.Array(Schema.String.pipe(minLength(1), maxLength(100))).pipe(Schema.maxItems(500)).annotations({
     description: "Ids of items on the board"
   }),
   mode: Schema.optionalWith(Schema.Literal("replace", "add", "remove"), { default: () => "replace" as const }).annotations({

@@ -1,4 +1,5 @@
 import { Either } from "effect"
+import { characters } from "../Length.ts"
 import { hasControlCharacter } from "../OneLine.ts"
 
 /** The variables a topic's pattern may use: what the team knows of a prospect, its company and the sender. */
@@ -42,7 +43,8 @@ const PLACEHOLDER = /^\{\{ ?([^{}]*?) ?\}\}/
  */
 export const compilePattern = (pattern: string): Either.Either<CompiledPattern, string> => {
   if (pattern.trim() === "") return Either.left("must not be empty")
-  if (pattern.length > PATTERN_MAX) return Either.left(`must be at most ${PATTERN_MAX} characters, got ${pattern.length}`)
+  const length = characters(pattern)
+  if (length > PATTERN_MAX) return Either.left(`must be at most ${PATTERN_MAX} characters, got ${length}`)
   if (hasControlCharacter(pattern)) return Either.left("must be one line of text, without line breaks or control characters")
   const segments: Array<Segment> = []
   let rest = pattern

@@ -2,6 +2,7 @@ import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { closed } from "../Body.ts"
 import { ConnectionId } from "../Ids.ts"
+import { maxLength, minLength } from "../Length.ts"
 import { InstitutionId } from "../upstream/Banco.ts"
 import { Rut } from "../upstream/Rut.ts"
 
@@ -16,7 +17,7 @@ const CLAVE_MAX = 256
 
 export const Credentials = Schema.Struct({
   rut: Rut.annotations({ description: "RUT of the user, e.g. 77123456-9 (dots allowed)" }),
-  clave: Schema.Redacted(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(CLAVE_MAX))).annotations({
+  clave: Schema.Redacted(Schema.String.pipe(minLength(1), maxLength(CLAVE_MAX))).annotations({
     description: `Clave, 1 to ${CLAVE_MAX} characters (never returned or logged)`
   })
 })

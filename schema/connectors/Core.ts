@@ -1,4 +1,5 @@
 import { DateTime, Option, Schema } from "effect"
+import { maxLength } from "../Length.ts"
 
 export const TimeZone = Schema.String.pipe(
   // Intl.supportedValuesOf lists ICU's legacy names only (Asia/Calcutta, not Asia/Kolkata)
@@ -18,7 +19,7 @@ export const TimestampNowOutput = Schema.Struct({
 })
 
 export const ReflectInput = Schema.Struct({
-  message: Schema.String.pipe(Schema.maxLength(10_000)).annotations({ description: "Any text; it comes back unchanged" })
+  message: Schema.String.pipe(maxLength(10_000)).annotations({ description: "Any text; it comes back unchanged" })
 })
 
 export const ReflectOutput = Schema.Struct({ message: Schema.String })

@@ -1,4 +1,5 @@
 import { Context, Schema } from "effect"
+import { maxLength } from "../Length.ts"
 import { Principal } from "../Principal.ts"
 
 export const EMAIL_MAX = 254
@@ -8,7 +9,7 @@ export const Email = Schema.Trim.pipe(
   Schema.compose(Schema.Lowercase),
   Schema.compose(
     Schema.String.pipe(
-      Schema.maxLength(EMAIL_MAX, { message: () => `must be at most ${EMAIL_MAX} characters` }),
+      maxLength(EMAIL_MAX, { message: () => `must be at most ${EMAIL_MAX} characters` }),
       Schema.pattern(/^[^\s@"<>()[\],;:]+@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+$/, {
         message: () => "must be an email address like ana@example.com"
       })

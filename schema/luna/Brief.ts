@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { BoardItem } from "../catalog/Session.ts"
+import { minLength } from "../Length.ts"
 import { Plan, Stage } from "../tools/Definition.ts"
 import { ModelReply } from "./Model.ts"
 import { LimitKind } from "./Outcome.ts"
@@ -72,7 +73,7 @@ export const Brief = Schema.Struct({
   title: Schema.String,
   brief: Schema.String.annotations({ description: "What the user wants, in words" }),
   setup: BriefSetup,
-  message: Schema.String.pipe(Schema.minLength(1)).annotations({ description: "The user's message" }),
+  message: Schema.String.pipe(minLength(1)).annotations({ description: "The user's message" }),
   replies: Schema.Array(ModelReply).annotations({
     description: "The model's recorded replies, in order (tools by registry id, arguments as JSON text; placeholders allowed: " +
       `${PLACEHOLDER_HELP}); a repair of the narration is the reply after the close`

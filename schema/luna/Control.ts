@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { maxLength, minLength } from "../Length.ts"
 import { Stage } from "../tools/Definition.ts"
 import { LimitKind } from "./Outcome.ts"
 
@@ -15,7 +16,7 @@ export const CONTROL = {
 /** The longest a text of a control function may be (a decision's summary, a limit's detalle or redirect), as written and as shown. */
 export const SHOWN_MAX = 500
 
-const ShownText = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(SHOWN_MAX))
+const ShownText = Schema.String.pipe(minLength(1), maxLength(SHOWN_MAX))
 
 export const ProposeDecision = Schema.Struct({
   tool: Schema.String.annotations({ description: "The tool (of the current stage) that the decision would run" }),
@@ -36,5 +37,5 @@ export const DeclareLimit = Schema.Struct({
 
 export const ChangeStage = Schema.Struct({
   stage: Stage,
-  reason: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(300))
+  reason: Schema.String.pipe(minLength(1), maxLength(300))
 }).annotations({ description: "Move the session to another stage: its tools become the ones you see" })

@@ -3,6 +3,7 @@ import { Schema } from "effect"
 import { closed } from "../Body.ts"
 import { storable } from "../Depth.ts"
 import { Guidance } from "../Errors.ts"
+import { maxLength, minLength } from "../Length.ts"
 import { Stage } from "../tools/Definition.ts"
 
 export const WorkSessionId = Schema.String.pipe(Schema.pattern(/^ses_[A-Za-z0-9]+$/), Schema.brand("WorkSessionId"))
@@ -22,7 +23,7 @@ export const WorkSession = Schema.Struct({
 export type WorkSession = typeof WorkSession.Type
 
 export const CreateSessionBody = closed(Schema.Struct({
-  title: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200), storable), { exact: true }),
+  title: Schema.optionalWith(Schema.String.pipe(minLength(1), maxLength(200), storable), { exact: true }),
   stage: Schema.optionalWith(Stage, { exact: true }).annotations({ description: "Where the session starts (buscando by default)" })
 }))
 
@@ -32,8 +33,8 @@ export const MessageBody = closed(Schema.Struct({
   text: Schema.Trim.pipe(
     Schema.compose(
       Schema.String.pipe(
-        Schema.minLength(1, { message: () => "must not be blank" }),
-        Schema.maxLength(MESSAGE_MAX, { message: () => `must be at most ${MESSAGE_MAX} characters` }),
+        minLength(1, { message: () => "must not be blank" }),
+        maxLength(MESSAGE_MAX, { message: () => `must be at most ${MESSAGE_MAX} characters` }),
         storable
       )
     )

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { maxLength } from "../Length.ts"
 import { Fecha } from "./Fecha.ts"
 
 export const InstitutionId = Schema.Literal("bci", "banco_de_chile", "santander", "bancoestado", "itau").annotations({
@@ -32,14 +33,14 @@ export type AccountType = typeof AccountType.Type
 const BANK_ID_MAX = 64
 
 export const AccountId = Schema.String.pipe(
-  Schema.maxLength(BANK_ID_MAX),
+  maxLength(BANK_ID_MAX),
   Schema.pattern(/^acc_[A-Za-z0-9]+$/, { message: () => "must be an account id (acc_…)" }),
   Schema.brand("AccountId")
 )
 export type AccountId = typeof AccountId.Type
 
 export const MovementId = Schema.String.pipe(
-  Schema.maxLength(BANK_ID_MAX),
+  maxLength(BANK_ID_MAX),
   Schema.pattern(/^mov_[A-Za-z0-9]+$/, { message: () => "must be a movement id (mov_…)" }),
   Schema.brand("MovementId")
 )

@@ -1,12 +1,13 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, DateTime, Effect, Fiber, Schema } from "effect"
+import { minLength } from "../../../schema/Length.ts"
 import { batchStatement, MARKET_TABLES } from "./Columns.ts"
 import { DEFAULT_AWARDS, DEFAULT_MARKET_SEED, marketBatches, MAX_AWARDS } from "./Generator.ts"
 
 export { DEFAULT_AWARDS, DEFAULT_MARKET_SEED, MAX_AWARDS } from "./Generator.ts"
 
 export const MarketSeedOptions = Schema.Struct({
-  seed: Schema.String.pipe(Schema.minLength(1)),
+  seed: Schema.String.pipe(minLength(1)),
   awards: Schema.Int.pipe(Schema.between(1, MAX_AWARDS, { message: () => `awards must be from 1 to ${MAX_AWARDS}` }))
 })
 export type MarketSeedOptions = typeof MarketSeedOptions.Type
