@@ -20,6 +20,16 @@ const isEmpty = (value: unknown) => isObject(value) && Object.keys(value).length
  */
 const FILTER_TITLE = /^[a-z][A-Za-z]*(\(.*\))?$/
 
+const WORDS = new Set(["description", "title", "examples", "default"])
+
+/** Effect's `{ allOf: [schema], description }` for a described reference, once inlined: the schema with the description. */
+const described = (value: JsonObject): JsonObject => {
+  const { allOf, ...words } = value
+  if (!Array.isArray(allOf) || allOf.length !== 1 || !Object.keys(words).every((key) => WORDS.has(key))) return value
+  const [only] = allOf
+  return isObject(only) && !("$ref" in only) ? { ...only, ...words } : value
+}
+
 /**
  * Plain JSON Schema 2020-12 that every client reads: named definitions inlined (none is recursive
  * today; a recursive one keeps its `$defs`), no Effect `$id` markers, no `additionalProperties: {}`,
@@ -55,15 +65,112 @@ export const portable = (schema: JsonObject): JsonObject => {
       if ((key === "additionalProperties" || key === "items") && isEmpty(next)) continue
       out[key] = next
     }
-    return out
+    return described(out)
   }
   const out = walk(root, []) as JsonObject
   return recursive ? { ...out, $defs: walk(defs, []) } : out
 }
 
-/** An Effect Schema as portable JSON Schema 2020-12. */
+/** A field's own words, which a JSON Schema shows beside its type. */
+const FIELD_WORDS = [SchemaAST.DescriptionAnnotationId, SchemaAST.TitleAnnotationId] as const
+
+const fieldWords = (annotations: SchemaAST.Annotations): SchemaAST.Annotations | undefined => {
+  const words = FIELD_WORDS.filter((id) => annotations[id] !== undefined)
+  return words.length === 0 ? undefined : Object.fromEntries(words.map((id) => [id, annotations[id]]))
+}
+
+/**
+ * The fields of a struct's encoded side with the description and title given to them on its decoded side. A struct
+ * with a field that has a default is a transformation, published as its encoded side, where Effect keeps the words of
+ * the defaulted fields alone: every other field annotated through its property signature (`optionalWith(…)
+ * .annotations({ description })`) was published with Effect's text for its type ("a string") instead.
+ */
+const withFieldWords = (from: SchemaAST.TypeLiteral, to: SchemaAST.TypeLiteral): SchemaAST.TypeLiteral => {
+  const decoded = new Map(to.propertySignatures.map((field) => [field.name, field.annotations]))
+  const fields = from.propertySignatures.map((field) => {
+    const words = fieldWords(decoded.get(field.name) ?? {})
+    return words === undefined
+      ? field
+      : new SchemaAST.PropertySignature(field.name, field.type, field.isOptional, field.isReadonly, { ...words, ...field.annotations })
+  })
+  return new SchemaAST.TypeLiteral(fields, from.indexSignatures, from.annotations)
+}
+
+const same = <A>(before: ReadonlyArray<A>, after: ReadonlyArray<A>) => before.every((item, i) => item === after[i])
+
+/** The schema's AST with every struct transformation's fields worded as on their decoded side; untouched parts stay the same nodes. */
+const publishable = (ast: SchemaAST.AST, done: Map<SchemaAST.AST, SchemaAST.AST> = new Map()): SchemaAST.AST => {
+  const known = done.get(ast)
+  if (known !== undefined) return known
+  const go = (child: SchemaAST.AST) => publishable(child, done)
+  const out = rebuilt(ast, go)
+  done.set(ast, out)
+  return out
+}
+
+const rebuilt = (ast: SchemaAST.AST, go: (child: SchemaAST.AST) => SchemaAST.AST): SchemaAST.AST => {
+  switch (ast._tag) {
+    case "TypeLiteral": {
+      const fields = ast.propertySignatures.map((field) => {
+        const type = go(field.type)
+        return type === field.type
+          ? field
+          : new SchemaAST.PropertySignature(field.name, type, field.isOptional, field.isReadonly, field.annotations)
+      })
+      const indexes = ast.indexSignatures.map((index) => {
+        const type = go(index.type)
+        return type === index.type ? index : new SchemaAST.IndexSignature(index.parameter, type, index.isReadonly)
+      })
+      return same(ast.propertySignatures, fields) && same(ast.indexSignatures, indexes)
+        ? ast
+        : new SchemaAST.TypeLiteral(fields, indexes, ast.annotations)
+    }
+    case "Transformation": {
+      const from = go(ast.from)
+      const to = go(ast.to)
+      const worded = ast.transformation._tag === "TypeLiteralTransformation" && SchemaAST.isTypeLiteral(from) &&
+          SchemaAST.isTypeLiteral(to)
+        ? withFieldWords(from, to)
+        : from
+      return worded === ast.from && to === ast.to ? ast : new SchemaAST.Transformation(worded, to, ast.transformation, ast.annotations)
+    }
+    case "Refinement": {
+      const from = go(ast.from)
+      return from === ast.from ? ast : new SchemaAST.Refinement(from, ast.filter, ast.annotations)
+    }
+    case "Union": {
+      const types = ast.types.map(go)
+      return same(ast.types, types) ? ast : SchemaAST.Union.make(types, ast.annotations)
+    }
+    case "TupleType": {
+      const elements = ast.elements.map((element) => {
+        const type = go(element.type)
+        return type === element.type ? element : new SchemaAST.OptionalType(type, element.isOptional, element.annotations)
+      })
+      const rest = ast.rest.map((item) => {
+        const type = go(item.type)
+        return type === item.type ? item : new SchemaAST.Type(type, item.annotations)
+      })
+      return same(ast.elements, elements) && same(ast.rest, rest)
+        ? ast
+        : new SchemaAST.TupleType(elements, rest, ast.isReadonly, ast.annotations)
+    }
+    case "Suspend":
+      return new SchemaAST.Suspend(() => go(ast.f()), ast.annotations)
+    case "Declaration": {
+      const parameters = ast.typeParameters.map(go)
+      return same(ast.typeParameters, parameters)
+        ? ast
+        : new SchemaAST.Declaration(parameters, ast.decodeUnknown, ast.encodeUnknown, ast.annotations)
+    }
+    default:
+      return ast
+  }
+}
+
+/** An Effect Schema as portable JSON Schema 2020-12, each field with its own description. */
 export const toJsonSchema = (schema: Schema.Schema.AnyNoContext): JsonObject =>
-  portable({ ...JSONSchema.make(schema, { target: "jsonSchema2020-12" }) })
+  portable({ ...JSONSchema.make(Schema.make(publishable(schema.ast)), { target: "jsonSchema2020-12" }) })
 
 const TRIMMED_PATTERN = toJsonSchema(Schema.Trimmed)["pattern"]
 

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Schema } from "effect"
+import { Option, Schema, SchemaAST } from "effect"
 import { sources } from "../../layers/Registry.ts"
-import { isObject, toJsonSchema } from "../../schema/tools/JsonSchema.ts"
+import { isObject, type JsonObject, toJsonSchema } from "../../schema/tools/JsonSchema.ts"
 
 /** Every `title` in a JSON Schema, with where it is; a property named `title` is walked, not counted. */
 const titles = (value: unknown, at = ""): Array<string> => {
@@ -20,6 +20,58 @@ const rawOnly = (value: unknown, at = ""): Array<string> => {
   if (!isObject(value)) return []
   const here = value["description"] === TRIMMED ? [at] : []
   return [...here, ...Object.entries(value).flatMap(([key, child]) => rawOnly(child, `${at}.${key}`))]
+}
+
+/**
+ * Each field given a description of its own (`optionalWith(…).annotations({ description })`, `propertySignature`) whose
+ * published property does not say it, with what it says instead. A struct with a defaulted field is a transformation:
+ * its fields are worded on its decoded side and published from its encoded side.
+ */
+const unsaid = (ast: SchemaAST.AST, published: unknown, at: string): Array<string> => {
+  if (!isObject(published)) return []
+  // a described reference is published as { allOf: [the schema], description }
+  const allOf = published["allOf"]
+  if (Array.isArray(allOf) && allOf.length === 1) return unsaid(ast, allOf[0], at)
+  switch (ast._tag) {
+    case "Refinement":
+      return unsaid(ast.from, published, at)
+    case "Union": {
+      const anyOf = published["anyOf"]
+      return Array.isArray(anyOf) && anyOf.length === ast.types.length
+        ? ast.types.flatMap((member, i) => unsaid(member, anyOf[i], `${at}|${i}`))
+        : []
+    }
+    case "TupleType": {
+      const [rest] = ast.rest
+      return rest === undefined ? [] : unsaid(rest.type, published["items"], `${at}[]`)
+    }
+    case "TypeLiteral":
+      return fieldsUnsaid(ast.propertySignatures, ast.propertySignatures, published, at)
+    case "Transformation":
+      return ast.transformation._tag === "TypeLiteralTransformation" && SchemaAST.isTypeLiteral(ast.from) &&
+          SchemaAST.isTypeLiteral(ast.to)
+        ? fieldsUnsaid(ast.from.propertySignatures, ast.to.propertySignatures, published, at)
+        : []
+    default:
+      return []
+  }
+}
+
+const fieldsUnsaid = (
+  encoded: ReadonlyArray<SchemaAST.PropertySignature>,
+  decoded: ReadonlyArray<SchemaAST.PropertySignature>,
+  published: JsonObject,
+  at: string
+): Array<string> => {
+  const properties = isObject(published["properties"]) ? published["properties"] : {}
+  return encoded.flatMap((field) => {
+    const name = String(field.name)
+    const property = properties[name]
+    const own = Option.getOrUndefined(SchemaAST.getDescriptionAnnotation(decoded.find((d) => d.name === field.name) ?? field))
+    const says = isObject(property) ? property["description"] : undefined
+    const here = own !== undefined && says !== own ? [`${at}.${name}: ${JSON.stringify(says)}`] : []
+    return [...here, ...unsaid(field.type, property, `${at}.${name}`)]
+  })
 }
 
 describe("the JSON Schema of a tool's input", () => {
@@ -75,5 +127,27 @@ describe("the JSON Schema of a tool's input", () => {
       description: "The procedure number, e.g. LA-019GYR047-E51-2025"
     })
     assert.deepInclude(property("sequence_recipients_set", "source"), { minLength: 1, maxLength: 200 })
+  })
+
+  it("in every tool, a field with a description of its own publishes it, not Effect's text for its type, also in a struct with a default", () => {
+    const Input = Schema.Struct({
+      limit: Schema.optionalWith(Schema.Int, { default: () => 20 }).annotations({ description: "How many" }),
+      agency: Schema.optionalWith(Schema.String, { exact: true }).annotations({ description: "The buying agency" }),
+      has_risk: Schema.optional(Schema.Boolean).annotations({ description: "Whether it is flagged" })
+    })
+    assert.deepInclude(toJsonSchema(Input)["properties"], {
+      agency: { type: "string", description: "The buying agency" },
+      has_risk: { type: "boolean", description: "Whether it is flagged" }
+    })
+    let worded = 0
+    const wrong = sources.flatMap((source) =>
+      source.tools.flatMap((tool) => {
+        const published = toJsonSchema(tool.input)
+        worded += JSON.stringify(published).split("\"description\"").length - 1
+        return unsaid(tool.input.ast, published, tool.spec.id)
+      })
+    )
+    assert.isAbove(worded, 100)
+    assert.deepStrictEqual(wrong, [])
   })
 })
