@@ -4,6 +4,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
+import { Milliseconds, setting, TcpPort, WholeNumberFromString } from "../schema/Setting.ts"
 import { CrmDirectory } from "../services/catalog/crm/CrmDirectory.ts"
 import { CrmClient, type CrmRetryOptions, CrmSettings } from "../services/crm/CrmClient.ts"
 import {
@@ -56,10 +57,12 @@ export const crmSimulated = (options: CrmSimulatedOptions = {}) => {
 }
 
 const simulatorConfig = Config.all({
-  port: Config.integer("CRM_SIMULATOR_PORT").pipe(Config.withDefault(0)),
-  rate: Config.integer("CRM_SIMULATOR_RATE").pipe(Config.withDefault(CRM_SIMULATOR_DEFAULTS.rate)),
-  windowSeconds: Config.integer("CRM_SIMULATOR_WINDOW_SECONDS").pipe(Config.withDefault(CRM_SIMULATOR_DEFAULTS.windowSeconds)),
-  latencyMs: Config.integer("CRM_SIMULATOR_LATENCY_MS").pipe(Config.withDefault(CRM_SIMULATOR_DEFAULTS.latencyMs)),
+  port: setting("CRM_SIMULATOR_PORT", TcpPort).pipe(Config.withDefault(0)),
+  rate: setting("CRM_SIMULATOR_RATE", WholeNumberFromString({ min: 1 })).pipe(Config.withDefault(CRM_SIMULATOR_DEFAULTS.rate)),
+  windowSeconds: setting("CRM_SIMULATOR_WINDOW_SECONDS", WholeNumberFromString({ min: 1, max: 86_400, unit: "seconds" })).pipe(
+    Config.withDefault(CRM_SIMULATOR_DEFAULTS.windowSeconds)
+  ),
+  latencyMs: setting("CRM_SIMULATOR_LATENCY_MS", Milliseconds).pipe(Config.withDefault(CRM_SIMULATOR_DEFAULTS.latencyMs)),
   timeScale: timeScaleConfig,
   secret: Config.option(Config.redacted("CRM_SIMULATOR_SECRET"))
 })

@@ -3,6 +3,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Config, Context, Data, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
 import * as Net from "node:net"
 import { DataDirConfig } from "../schema/DataDir.ts"
+import { setting, TcpPort } from "../schema/Setting.ts"
 import { holdLease } from "./PostgresLease.ts"
 import { place, type Placement } from "./PostgresPlacement.ts"
 import {
@@ -153,7 +154,7 @@ export const startEmbeddedPostgres = Effect.fn("EmbeddedPostgres.start")(functio
 
 export const EmbeddedPostgresConfig = Config.all({
   dataDir: DataDirConfig,
-  port: Config.integer("BREIN_PG_PORT").pipe(Config.withDefault(54329))
+  port: setting("BREIN_PG_PORT", TcpPort).pipe(Config.withDefault(54329))
 })
 
 export class EmbeddedPostgres extends Context.Tag("brein/layers/EmbeddedPostgres")<EmbeddedPostgres, EmbeddedServer>() {

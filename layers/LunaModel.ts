@@ -1,6 +1,7 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { Config, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Config, Effect, Layer, Option, Redacted } from "effect"
 import { ModelNotConfigured } from "../schema/luna/LunaErrors.ts"
+import { DurationFromString, setting as decoded } from "../schema/Setting.ts"
 import { CHAT_POLICY_DEFAULTS, type ChatEndpoint } from "../services/luna/ChatCompletions.ts"
 import { LunaModelSettings, ModelGatewayHttp } from "../services/luna/ModelGatewayHttp.ts"
 
@@ -22,13 +23,7 @@ const config = Config.all({
   fallbackBaseUrl: setting("LUNA_FALLBACK_BASE_URL"),
   fallbackApiKey: secret("LUNA_FALLBACK_API_KEY"),
   fallbackModel: setting("LUNA_FALLBACK_MODEL"),
-  timeout: Config.duration("LUNA_MODEL_TIMEOUT").pipe(
-    Config.withDefault(CHAT_POLICY_DEFAULTS.timeout),
-    Config.validate({
-      message: "LUNA_MODEL_TIMEOUT must be longer than zero, e.g. 90 seconds",
-      validation: (d) => Duration.greaterThan(d, Duration.zero)
-    })
-  )
+  timeout: decoded("LUNA_MODEL_TIMEOUT", DurationFromString).pipe(Config.withDefault(CHAT_POLICY_DEFAULTS.timeout))
 })
 
 /**

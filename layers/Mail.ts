@@ -5,6 +5,7 @@ import type { Duration } from "effect"
 import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
+import { DecimalFromString, Milliseconds, setting, TcpPort, WholeNumberFromString } from "../schema/Setting.ts"
 import { MailClient, MailSettings } from "../services/mail/MailClient.ts"
 import {
   MAIL_SIMULATOR_DEFAULTS,
@@ -50,11 +51,15 @@ export const mailSimulated = (options: MailSimulatedOptions = {}) => {
 }
 
 const simulatorConfig = Config.all({
-  port: Config.integer("MAIL_SIMULATOR_PORT").pipe(Config.withDefault(0)),
-  latencyMs: Config.integer("MAIL_SIMULATOR_LATENCY_MS").pipe(Config.withDefault(MAIL_SIMULATOR_DEFAULTS.latencyMs)),
-  dailyCap: Config.integer("MAIL_SIMULATOR_DAILY_CAP").pipe(Config.withDefault(MAIL_SIMULATOR_DEFAULTS.dailyCap)),
-  minSpacingMs: Config.integer("MAIL_SIMULATOR_MIN_SPACING_MS").pipe(Config.withDefault(MAIL_SIMULATOR_DEFAULTS.minSpacingMs)),
-  bounceRate: Config.number("MAIL_SIMULATOR_BOUNCE_RATE").pipe(Config.withDefault(MAIL_SIMULATOR_DEFAULTS.bounceRate)),
+  port: setting("MAIL_SIMULATOR_PORT", TcpPort).pipe(Config.withDefault(0)),
+  latencyMs: setting("MAIL_SIMULATOR_LATENCY_MS", Milliseconds).pipe(Config.withDefault(MAIL_SIMULATOR_DEFAULTS.latencyMs)),
+  dailyCap: setting("MAIL_SIMULATOR_DAILY_CAP", WholeNumberFromString({ min: 0 })).pipe(
+    Config.withDefault(MAIL_SIMULATOR_DEFAULTS.dailyCap)
+  ),
+  minSpacingMs: setting("MAIL_SIMULATOR_MIN_SPACING_MS", Milliseconds).pipe(Config.withDefault(MAIL_SIMULATOR_DEFAULTS.minSpacingMs)),
+  bounceRate: setting("MAIL_SIMULATOR_BOUNCE_RATE", DecimalFromString({ min: 0, max: 1 })).pipe(
+    Config.withDefault(MAIL_SIMULATOR_DEFAULTS.bounceRate)
+  ),
   seed: Config.string("MAIL_SIMULATOR_SEED").pipe(Config.withDefault(MAIL_SIMULATOR_DEFAULTS.seed)),
   timeScale: timeScaleConfig
 })

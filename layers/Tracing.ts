@@ -1,13 +1,18 @@
 import * as OtlpSerialization from "@effect/opentelemetry/OtlpSerialization"
 import * as OtlpTracer from "@effect/opentelemetry/OtlpTracer"
 import { Config, Duration, Effect, Layer, Option } from "effect"
+import { setting, WholeNumberFromString } from "../schema/Setting.ts"
 
 /** Where spans go, by the OpenTelemetry variables: the traces endpoint wins over the base endpoint (+ /v1/traces). */
 export const TracingConfig = Config.all({
   endpoint: Config.option(Config.string("OTEL_EXPORTER_OTLP_ENDPOINT")),
   tracesEndpoint: Config.option(Config.string("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")),
   serviceName: Config.string("OTEL_SERVICE_NAME").pipe(Config.withDefault("brein")),
-  exportInterval: Config.integer("OTEL_BSP_SCHEDULE_DELAY").pipe(Config.withDefault(5000), Config.map(Duration.millis))
+  // 0 made the exporter loop without pause
+  exportInterval: setting("OTEL_BSP_SCHEDULE_DELAY", WholeNumberFromString({ min: 1, max: 86_400_000, unit: "milliseconds" })).pipe(
+    Config.withDefault(5000),
+    Config.map(Duration.millis)
+  )
 })
 
 const tracesUrl = (config: Config.Config.Success<typeof TracingConfig>) =>

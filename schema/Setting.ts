@@ -1,4 +1,4 @@
-import { Config, ConfigError, Either, Option, Schema, SchemaAST } from "effect"
+import { Config, ConfigError, Duration, Either, Option, ParseResult, Schema, SchemaAST } from "effect"
 
 const counted = (n: number) => n.toLocaleString("en-US")
 
@@ -8,12 +8,20 @@ export interface Range {
   readonly max?: number
   /** What the number counts, said after "a number of": "seconds". */
   readonly unit?: string
+  /** `min` itself is refused: "more than 0". */
+  readonly aboveMin?: boolean
 }
 
-const described = (kind: string, { max, min, unit }: Range) => {
+const described = (kind: string, { aboveMin, max, min, unit }: Range) => {
   const what = unit === undefined ? kind : `${kind} of ${unit}`
+  if (aboveMin === true) return `${what} more than ${counted(min)}${max === undefined ? "" : ` and at most ${counted(max)}`}`
   return max === undefined ? `${what}, ${counted(min)} or more` : `${what} from ${counted(min)} to ${counted(max)}`
 }
+
+const decimalWithin = ({ aboveMin, max = Number.MAX_SAFE_INTEGER, min }: Range) =>
+  aboveMin === true
+    ? Schema.Number.pipe(Schema.greaterThan(min), Schema.lessThanOrEqualTo(max))
+    : Schema.Number.pipe(Schema.between(min, max))
 
 /**
  * A whole number as an operator writes one: decimal digits only (a number parser also reads 0x10, 1e3,
@@ -28,9 +36,36 @@ export const WholeNumberFromString = (range: Range) =>
 /** A number as an operator writes one: digits, and a fraction at most (0.5; not 1e3, Infinity or 0x10), within `range`. */
 export const DecimalFromString = (range: Range) =>
   Schema.compose(Schema.String.pipe(Schema.pattern(/^[0-9]{1,15}(\.[0-9]{1,15})?$/)), Schema.NumberFromString).pipe(
-    Schema.compose(Schema.Number.pipe(Schema.between(range.min, range.max ?? Number.MAX_SAFE_INTEGER))),
+    Schema.compose(decimalWithin(range)),
     Schema.annotations({ description: described("a number", range) })
   )
+
+/** A TCP port to listen on; 0 takes any free one. */
+export const TcpPort = WholeNumberFromString({ min: 0, max: 65_535 }).annotations({
+  description: "a port from 0 (any free port) to 65,535"
+})
+
+/** A wait in milliseconds, up to a day. */
+export const Milliseconds = WholeNumberFromString({ min: 0, max: 86_400_000, unit: "milliseconds" })
+
+const MAX_DURATION_MILLIS = 86_400_000
+
+/**
+ * A duration as an operator writes one ("90 seconds", "2 minutes", "500 millis"), longer than zero and a day
+ * at most (past 24.8 days a timer fires never).
+ */
+export const DurationFromString = Schema.transformOrFail(Schema.String, Schema.DurationFromSelf, {
+  strict: true,
+  decode: (text, _, ast) =>
+    Option.match(Option.filter(Duration.decodeUnknown(text), (d) => Duration.isFinite(d)), {
+      onNone: () => ParseResult.fail(new ParseResult.Type(ast, text, "not a duration")),
+      onSome: ParseResult.succeed
+    }),
+  encode: (duration) => ParseResult.succeed(Duration.format(duration))
+}).pipe(
+  Schema.filter((d) => Duration.greaterThan(d, Duration.zero) && Duration.lessThanOrEqualTo(d, Duration.millis(MAX_DURATION_MILLIS))),
+  Schema.annotations({ description: "a duration such as \"90 seconds\", longer than 0 and a day at most" })
+)
 
 /** What `schema` takes, as its description says it. */
 const expected = (schema: Schema.Schema.Any) => Option.getOrElse(SchemaAST.getDescriptionAnnotation(schema.ast), () => String(schema.ast))

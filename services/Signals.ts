@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Clock, Config, Deferred, Duration, Effect, Ref, Schedule, Stream } from "effect"
+import { DecimalFromString, setting } from "../schema/Setting.ts"
 import { newId } from "./Ids.ts"
 
 /** Channels other processes of the same database hear: an API key or a connection changed, a job is due. */
@@ -29,7 +30,11 @@ export class Signals extends Effect.Service<Signals>()("brein/Signals", {
   scoped: Effect.gen(function* () {
     const pg = yield* PgClient.PgClient
     const sql = yield* SqlClient.SqlClient
-    const check = Duration.seconds(yield* Config.number("BREIN_SIGNALS_CHECK_SECONDS").pipe(Config.withDefault(5)))
+    const check = Duration.seconds(
+      yield* setting("BREIN_SIGNALS_CHECK_SECONDS", DecimalFromString({ min: 0, aboveMin: true, max: 86_400, unit: "seconds" })).pipe(
+        Config.withDefault(5)
+      )
+    )
     const handlers = new Map<string, Set<Handler>>()
     const reopened = new Set<Effect.Effect<void>>()
     const probes = new Map<string, Deferred.Deferred<void>>()

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Cause, Clock, Config, Effect, Option, Schema } from "effect"
 import { ReadCeilingReached } from "../../schema/Errors.ts"
 import type { Principal } from "../../schema/Principal.ts"
+import { setting, WholeNumberFromString } from "../../schema/Setting.ts"
 import type { Plan } from "../../schema/tools/Definition.ts"
 
 const HOUR_MS = 3_600_000
@@ -17,9 +18,12 @@ const decodeTaken = Schema.decodeUnknown(Schema.Array(Taken))
 const Window = Schema.Struct({ used: Schema.NumberFromString, oldest: Schema.NullOr(Schema.DateFromSelf) })
 const decodeWindow = Schema.decodeUnknown(Schema.Array(Window))
 
+// 0 refused every read saying the hour's 0 reads were made; brein_take_read takes a PostgreSQL integer
+const ReadsPerHour = WholeNumberFromString({ min: 1, max: 2_147_483_647 })
+
 export const ReadLimits = Config.all({
-  free: Config.integer("BREIN_READS_PER_HOUR_FREE").pipe(Config.withDefault(100)),
-  paid: Config.integer("BREIN_READS_PER_HOUR_PAID").pipe(Config.withDefault(1000))
+  free: setting("BREIN_READS_PER_HOUR_FREE", ReadsPerHour).pipe(Config.withDefault(100)),
+  paid: setting("BREIN_READS_PER_HOUR_PAID", ReadsPerHour).pipe(Config.withDefault(1000))
 })
 
 /**

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import { Cause, Clock, Config, Data, Deferred, Duration, Effect, Option, Ref } from "effect"
+import { Cause, Clock, Config, ConfigError, Data, Deferred, Duration, Effect, Either, Option, Ref } from "effect"
+import { DecimalFromString, setting } from "../../schema/Setting.ts"
 import { newId } from "../Ids.ts"
 
 /** The holder could not renew its session lease in time, or found it taken: it stopped talking to the upstream. */
@@ -10,6 +11,25 @@ export interface SessionLease {
   readonly check: Effect.Effect<void>
   readonly lost: Effect.Effect<never, SessionLeaseLost>
 }
+
+const seconds = DecimalFromString({ min: 0, aboveMin: true, max: 86_400, unit: "seconds" })
+
+/** The lease's lifetime and how often its holder renews it: less than half the lifetime, so that a renewal can fail once. */
+export const sessionLeaseSettings = Config.all({
+  ttl: setting("BREIN_SESSION_LEASE_SECONDS", seconds).pipe(Config.withDefault(30)),
+  renew: setting("BREIN_SESSION_LEASE_RENEW_SECONDS", seconds).pipe(Config.withDefault(5))
+}).pipe(
+  Config.mapOrFail(({ renew, ttl }) =>
+    renew * 2 < ttl
+      ? Either.right({ ttl: Duration.seconds(ttl), renew: Duration.seconds(renew) })
+      : Either.left(ConfigError.InvalidData(
+        [],
+        `BREIN_SESSION_LEASE_RENEW_SECONDS must be less than half of BREIN_SESSION_LEASE_SECONDS (${ttl}), not ${
+          JSON.stringify(String(renew))
+        }`
+      ))
+  )
+)
 
 // Lease arithmetic is real time, like the database clock it is measured against, whatever clock the caller runs on.
 const real = Clock.make()
@@ -24,11 +44,7 @@ const real = Clock.make()
 export class SessionLock extends Effect.Service<SessionLock>()("brein/sync/SessionLock", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const ttl = Duration.seconds(yield* Config.number("BREIN_SESSION_LEASE_SECONDS").pipe(Config.withDefault(30)))
-    const renew = Duration.seconds(yield* Config.number("BREIN_SESSION_LEASE_RENEW_SECONDS").pipe(Config.withDefault(5)))
-    if (Duration.greaterThanOrEqualTo(Duration.times(renew, 2), ttl)) {
-      return yield* Effect.dieMessage("BREIN_SESSION_LEASE_RENEW_SECONDS must be less than half of BREIN_SESSION_LEASE_SECONDS")
-    }
+    const { renew, ttl } = yield* sessionLeaseSettings
     const interval = `${Duration.toMillis(ttl)} milliseconds`
     // How long after a renewal was sent the holder may still act on it.
     const trust = Duration.toMillis(ttl) - Duration.toMillis(renew)

@@ -1,9 +1,9 @@
 import { Config, Duration, Effect } from "effect"
+import { DecimalFromString, setting } from "../../schema/Setting.ts"
 
 export const UPSTREAM_TIME_SCALE_ENV = "UPSTREAM_TIME_SCALE"
 
-export const timeScaleConfig: Config.Config<number> = Config.number(UPSTREAM_TIME_SCALE_ENV).pipe(
-  Config.validate({ message: "UPSTREAM_TIME_SCALE must be >= 0", validation: (n) => n >= 0 }),
+export const timeScaleConfig: Config.Config<number> = setting(UPSTREAM_TIME_SCALE_ENV, DecimalFromString({ min: 0 })).pipe(
   Config.withDefault(1)
 )
 

@@ -521,7 +521,12 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
           { env: { BREIN_DB_POOL_SIZE: "0" }, args: ["serve"], says: `brein: ${POOL_SIZE} "0"` },
           { env: { BREIN_DB_POOL_SIZE: "abc" }, args: ["db", "migrate"], says: `brein: ${POOL_SIZE} "abc"` },
           { env: { BREIN_DB_CONNECT_TIMEOUT_SECONDS: "soon" }, args: ["db", "migrate"], says: `brein: ${CONNECT_TIMEOUT} "soon"` },
-          { env: { BREIN_RATE_LIMIT_KEY: "lots" }, args: ["serve"], says: `brein: BREIN_RATE_LIMIT_KEY: "lots" is not a rate limit` }
+          { env: { BREIN_RATE_LIMIT_KEY: "lots" }, args: ["serve"], says: `brein: BREIN_RATE_LIMIT_KEY: "lots" is not a rate limit` },
+          {
+            env: { BREIN_PG_PORT: "70000" },
+            args: ["db", "migrate"],
+            says: `brein: BREIN_PG_PORT must be a port from 0 (any free port) to 65,535, not "70000"`
+          }
         ]
         for (const { args, env, says } of runs) {
           const dataDir = yield* tempDataDir
@@ -552,7 +557,7 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
         { env: { BREIN_DB_POOL_SIZE: "0" }, says: `brein: ${POOL_SIZE} "0"` },
         { env: { BREIN_DB_POOL_SIZE: "abc" }, says: `brein: ${POOL_SIZE} "abc"` },
         { env: { BREIN_DB_POOL_SIZE: "1e2" }, says: `brein: ${POOL_SIZE} "1e2"` },
-        { env: { BREIN_SYNC_CONCURRENCY: "x" }, says: `brein: BREIN_SYNC_CONCURRENCY: Expected an integer value but received "x"` },
+        { env: { BREIN_SYNC_CONCURRENCY: "x" }, says: `brein: BREIN_SYNC_CONCURRENCY must be a whole number, 1 or more, not "x"` },
         // 0 made the checkpoint loop spin: serve never listened nor stopped on a signal
         {
           env: { BREIN_AUDIT_CHECKPOINT_MS: "0" },
@@ -586,6 +591,61 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
         assert.notMatch(run.stderr, /listening/i)
       }
     }).pipe(Effect.scoped), { timeout: 90_000 })
+
+  it.effect(
+    "a number setting without a declared range before is refused at start, naming the setting, the value and the range",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* CliDatabaseUrl
+        const seconds = "a number of seconds more than 0 and at most 86,400"
+        const runs = [
+          // 0 started a worker that never claims a job
+          { env: { BREIN_SYNC_CONCURRENCY: "0" }, says: `BREIN_SYNC_CONCURRENCY must be a whole number, 1 or more, not "0"` },
+          { env: { BREIN_SYNC_LEASE_SECONDS: "0" }, says: `BREIN_SYNC_LEASE_SECONDS must be ${seconds}, not "0"` },
+          {
+            env: { BREIN_SYNC_MAX_ATTEMPTS: "0" },
+            says: `BREIN_SYNC_MAX_ATTEMPTS must be a whole number from 1 to 2,147,483,647, not "0"`
+          },
+          {
+            env: { BREIN_SYNC_POLL_MS: "-5" },
+            says: `BREIN_SYNC_POLL_MS must be a whole number of milliseconds from 10 to 86,400,000, not "-5"`
+          },
+          { env: { BREIN_SESSION_LEASE_SECONDS: "abc" }, says: `BREIN_SESSION_LEASE_SECONDS must be ${seconds}, not "abc"` },
+          { env: { BREIN_SESSION_LEASE_RENEW_SECONDS: "0" }, says: `BREIN_SESSION_LEASE_RENEW_SECONDS must be ${seconds}, not "0"` },
+          {
+            env: { BREIN_SESSION_LEASE_SECONDS: "30", BREIN_SESSION_LEASE_RENEW_SECONDS: "20" },
+            says: `BREIN_SESSION_LEASE_RENEW_SECONDS must be less than half of BREIN_SESSION_LEASE_SECONDS (30), not "20"`
+          },
+          {
+            env: { BREIN_READS_PER_HOUR_FREE: "0" },
+            says: `BREIN_READS_PER_HOUR_FREE must be a whole number from 1 to 2,147,483,647, not "0"`
+          },
+          {
+            env: { BREIN_READS_PER_HOUR_PAID: "1e3" },
+            says: `BREIN_READS_PER_HOUR_PAID must be a whole number from 1 to 2,147,483,647, not "1e3"`
+          },
+          { env: { BREIN_SIGNALS_CHECK_SECONDS: "0" }, says: `BREIN_SIGNALS_CHECK_SECONDS must be ${seconds}, not "0"` },
+          { env: { UPSTREAM_TIME_SCALE: "-1" }, says: `UPSTREAM_TIME_SCALE must be a number, 0 or more, not "-1"` },
+          { env: { CRM_SIMULATOR_RATE: "0" }, says: `CRM_SIMULATOR_RATE must be a whole number, 1 or more, not "0"` },
+          { env: { MAIL_SIMULATOR_BOUNCE_RATE: "2" }, says: `MAIL_SIMULATOR_BOUNCE_RATE must be a number from 0 to 1, not "2"` },
+          {
+            env: { OTEL_BSP_SCHEDULE_DELAY: "0" },
+            says: `OTEL_BSP_SCHEDULE_DELAY must be a whole number of milliseconds from 1 to 86,400,000, not "0"`
+          },
+          {
+            env: { LUNA_MODEL_TIMEOUT: "soon" },
+            says: `LUNA_MODEL_TIMEOUT must be a duration such as "90 seconds", longer than 0 and a day at most, not "soon"`
+          }
+        ]
+        for (const { env, says } of runs) {
+          const run = yield* runBrein({ ...databaseEnv(url, yield* tempDataDir), PORT: String(yield* freePort), ...env }, "serve")
+          assert.strictEqual(run.exitCode, 1, run.stderr)
+          assert.deepStrictEqual(breinLines(run), [`brein: ${says}`], run.stderr)
+          assert.notMatch(run.stderr, /listening/i)
+        }
+      }).pipe(Effect.scoped),
+    { timeout: 240_000 }
+  )
 
   // an empty path started PostgreSQL in /pg, at the filesystem's root, whatever the current folder
   it.effect(
