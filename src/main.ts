@@ -8,6 +8,7 @@ import { anchors } from "./cli/Anchors.ts"
 import { audit } from "./cli/Audit.ts"
 import { benchCommand } from "./cli/Bench.ts"
 import { stoppedByBrokenPipe } from "./cli/BrokenPipe.ts"
+import { checkCommandLine } from "./cli/CommandLine.ts"
 import { connections } from "./cli/Connections.ts"
 import { credits } from "./cli/Credits.ts"
 import { db } from "./cli/Db.ts"
@@ -26,29 +27,37 @@ import { packageVersion } from "./cli/Version.ts"
 import { WizardTerminal } from "./cli/WizardTerminal.ts"
 import { workspaces } from "./cli/Workspaces.ts"
 
+const commands = [
+  serveCommand,
+  mcp,
+  keys,
+  workspaces,
+  connections,
+  credits,
+  seedCommand,
+  db,
+  audit,
+  users,
+  mailboxes,
+  suppressions,
+  anchors,
+  benchCommand
+] as const
+
 const brein = Command.make("brein", serveOptions, runServe).pipe(
   Command.withDescription("A registry of tools served over HTTP and MCP. Without a command: serve."),
-  Command.withSubcommands([
-    serveCommand,
-    mcp,
-    keys,
-    workspaces,
-    connections,
-    credits,
-    seedCommand,
-    db,
-    audit,
-    users,
-    mailboxes,
-    suppressions,
-    anchors,
-    benchCommand
-  ])
+  Command.withSubcommands(commands)
 )
 
 const logLevel = logLevelFlag(process.argv)
 
-Effect.flatMap(packageVersion, (version) => logLevel.run(Command.run(brein, { name: "brein", version }))).pipe(
+Effect.flatMap(
+  packageVersion,
+  (version) =>
+    logLevel.run((argv) =>
+      Effect.zipRight(checkCommandLine(brein, commands, argv.slice(2)), Command.run(brein, { name: "brein", version })(argv))
+    )
+).pipe(
   stoppedByHangup,
   stoppedByBrokenPipe,
   recordingSignals,

@@ -99,6 +99,36 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
       assert.deepStrictEqual(option.left, [])
     }), { timeout: 90_000 })
 
+  it.effect(
+    "a group without its command, a command the group lacks, and a flag without its value exit 2 saying so",
+    () =>
+      Effect.gen(function* () {
+        // the group alone printed its help and exited 0
+        const alone = yield* withoutDatabase("keys")
+        assert.strictEqual(alone.exitCode, 2, alone.stdout)
+        assert.strictEqual(alone.stdout, "")
+        assert.include(alone.stderr, "brein keys needs one of its commands:")
+        for (const command of ["brein keys create", "brein keys list", "brein keys revoke"]) assert.include(alone.stderr, command)
+        assert.deepStrictEqual(alone.left, [])
+
+        // it listed the program's commands, not the group's
+        const wrong = yield* withoutDatabase("keys", "frobnicate")
+        assert.strictEqual(wrong.exitCode, 2)
+        assert.include(wrong.stderr, "Invalid subcommand for keys - use one of 'create', 'list', 'revoke'")
+        assert.notInclude(wrong.stderr, "'workspaces'")
+        assert.deepStrictEqual(wrong.left, [])
+
+        // it said "unknown argument"
+        const missing = yield* withoutDatabase("workspaces", "create", "x", "--plan")
+        assert.strictEqual(missing.exitCode, 2)
+        assert.include(missing.stderr, "--plan needs a value")
+        assert.include(missing.stderr, "brein workspaces create")
+        assert.notInclude(missing.stderr, "unknown argument")
+        assert.deepStrictEqual(missing.left, [])
+      }),
+    { timeout: 90_000 }
+  )
+
   it.effect("--plan gold is refused with exit 2 before any database connection", () =>
     Effect.gen(function* () {
       const dataDir = yield* tempDataDir
