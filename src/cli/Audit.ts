@@ -4,6 +4,7 @@ import { AdminLive } from "../../layers/Admin.ts"
 import type { VerifyReport } from "../../schema/audit/AuditRow.ts"
 import type { ReceiptCheck } from "../../schema/audit/Checkpoint.ts"
 import { AuditVerify } from "../../services/audit/AuditVerify.ts"
+import { counted } from "./Counted.ts"
 import { CommandFailed, exitWith } from "./Failure.ts"
 import { database, databaseSettings } from "./Settings.ts"
 
@@ -15,10 +16,10 @@ const describe = (report: VerifyReport) => {
   const signatures = c.count === 0
     ? "no signed checkpoints yet"
     : c.signatures === "verified"
-    ? `${c.count} signed checkpoints, signatures verified`
-    : `${c.count} checkpoints, signatures NOT CHECKED (no audit key: set BREIN_AUDIT_KEY or --data-dir)`
+    ? `${counted(c.count, "signed checkpoint")}, signatures verified`
+    : `${counted(c.count, "checkpoint")}, signatures NOT CHECKED (no audit key: set BREIN_AUDIT_KEY or --data-dir)`
   const witness = c.witness === "matched" ? "the witness outside the database matches" : "no witness outside the database"
-  return `${signatures}; ${witness}; ${c.uncovered} rows after the last checkpoint not yet covered`
+  return `${signatures}; ${witness}; ${counted(c.uncovered, "row")} after the last checkpoint not yet covered`
 }
 
 const codeOf = (report: VerifyReport) =>
@@ -28,11 +29,13 @@ const printReport = (report: VerifyReport) =>
   Effect.gen(function* () {
     const b = report.firstBreak
     if (b === null) {
-      yield* Console.log(`audit chain intact: ${report.rows} rows in ${report.chains} chains; ${describe(report)}`)
+      yield* Console.log(`audit chain intact: ${counted(report.rows, "row")} in ${counted(report.chains, "chain")}; ${describe(report)}`)
     } else {
       const request = b.requestId === null ? "" : ` (request ${b.requestId})`
       yield* Console.log(
-        `audit chain BROKEN at chain ${b.chain} seq ${b.seq}${request}: ${b.reason}: ${b.detail}; ${report.rows} rows verified before it`
+        `audit chain BROKEN at chain ${b.chain} seq ${b.seq}${request}: ${b.reason}: ${b.detail}; ${
+          counted(report.rows, "row")
+        } verified before it`
       )
     }
     return codeOf(report)

@@ -4,6 +4,7 @@ import { AdminLive } from "../../layers/Admin.ts"
 import { GrantReason } from "../../schema/budget/Budget.ts"
 import { Credits } from "../../services/budget/Credits.ts"
 import { Workspaces } from "../../services/workspace/Workspaces.ts"
+import { counted } from "./Counted.ts"
 import { failedCommand, namedWorkspace } from "./Failure.ts"
 import { database, databaseSettings, decodedFlag, workspaceOption } from "./Settings.ts"
 
@@ -30,7 +31,7 @@ const grant = Command.make("grant", {
   Effect.gen(function* () {
     const principal = yield* workspace(options.workspace)
     const balance = yield* failedCommand((yield* Credits).grant(principal.workspaceId, principal.plan, options.amount, options.reason))
-    yield* Console.log(`granted ${options.amount} credits to "${principal.workspaceName}": balance ${balance}`)
+    yield* Console.log(`granted ${counted(options.amount, "credit")} to "${principal.workspaceName}": balance ${balance}`)
   }).pipe(Effect.provide(CreditsLive), databaseSettings(options))).pipe(
     Command.withDescription("Add credits to a workspace (an append-only ledger entry with its reason)")
   )
@@ -43,7 +44,7 @@ const balance = Command.make("balance", {
     const principal = yield* workspace(options.workspace)
     const usage = yield* (yield* Credits).usage(principal, 0)
     yield* Console.log(
-      `"${principal.workspaceName}": ${usage.balance} credits (granted ${usage.granted_total}, spent ${usage.spent_total})`
+      `"${principal.workspaceName}": ${counted(usage.balance, "credit")} (granted ${usage.granted_total}, spent ${usage.spent_total})`
     )
   }).pipe(Effect.provide(CreditsLive), databaseSettings(options))).pipe(Command.withDescription("A workspace's credits balance"))
 

@@ -4,6 +4,7 @@ import { DatabaseClientLive } from "../../layers/Database.ts"
 import { known, migrationName, runMigrations } from "../../layers/Migrations.ts"
 import { type Reach, someOf } from "../../layers/Reach.ts"
 import { grantServiceRole, Regrant, regrantRecorded, runnerGrants, type ServiceGrant, ungrantedRoles } from "../../layers/ServiceRole.ts"
+import { counted } from "./Counted.ts"
 import { CommandFailed } from "./Failure.ts"
 import { database, databaseSettings } from "./Settings.ts"
 
@@ -24,7 +25,7 @@ const serviceRole = Options.text("service-role").pipe(
 
 const said = (grant: ServiceGrant) =>
   [
-    `granted "${grant.role}" the rows of ${grant.tables} tables and the use of ${grant.sequences} sequences`,
+    `granted "${grant.role}" the rows of ${counted(grant.tables, "table")} and the use of ${counted(grant.sequences, "sequence")}`,
     "what the append-only triggers refuse, it may not do either:",
     ...grant.guarded.map((table) => `  ${table.name}: no ${table.refused.join(", ")}`),
     "the record of migrations (effect_sql_migrations): read only",
@@ -37,7 +38,9 @@ const said = (grant: ServiceGrant) =>
 
 const regranted = Regrant.$match({
   Granted: ({ grant }) =>
-    `granted "${grant.role}" again (recorded by an earlier --service-role): the rows of ${grant.tables} tables and the use of ${grant.sequences} sequences`,
+    `granted "${grant.role}" again (recorded by an earlier --service-role): the rows of ${counted(grant.tables, "table")} and the use of ${
+      counted(grant.sequences, "sequence")
+    }`,
   Gone: ({ role }) => `"${role}" was recorded by an earlier --service-role and no longer exists: it is no longer recorded`,
   Refused: ({ message, role }) => `"${role}" was recorded by an earlier --service-role and was not granted again: ${message}`
 })

@@ -707,6 +707,20 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
       assert.strictEqual((yield* healthOn(port, server)).status, 200)
     }).pipe(Effect.scoped), { timeout: 90_000 })
 
+  it.effect("audit verify says one row in one chain in the singular", () =>
+    Effect.gen(function* () {
+      const url = yield* freshDatabase
+      const env = { ...databaseEnv(url, yield* tempDataDir), BREIN_AUDIT_KEY: AUDIT_KEY }
+      const created = yield* runBrein(env, "keys", "create", "--workspace", "alone")
+      assert.strictEqual(created.exitCode, 0, created.stderr)
+      const verify = yield* runBrein(env, "audit", "verify")
+      assert.strictEqual(verify.exitCode, 0, verify.stderr)
+      assert.strictEqual(
+        verify.stdout.trim(),
+        "audit chain intact: 1 row in 1 chain; no signed checkpoints yet; no witness outside the database; 1 row after the last checkpoint not yet covered"
+      )
+    }).pipe(Effect.scoped), { timeout: 90_000 })
+
   it.effect("audit verify exits 0 on an intact chain and 1 naming the first tampered row", () =>
     Effect.gen(function* () {
       const principal = yield* (yield* Workspaces).inProcess("ledger")
@@ -717,7 +731,7 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
       assert.strictEqual(intact.exitCode, 0, intact.stderr)
       assert.match(
         intact.stdout,
-        /intact: \d+ rows in \d+ chains; (no signed checkpoints yet|\d+ signed checkpoints, signatures verified); no witness outside the database; \d+ rows after the last checkpoint not yet covered/
+        /intact: \d+ rows? in \d+ chains?; (no signed checkpoints yet|\d+ signed checkpoints?, signatures verified); no witness outside the database; \d+ rows? after the last checkpoint not yet covered/
       )
 
       const first = responses[0]
