@@ -93,6 +93,22 @@ export class Forbidden extends Schema.TaggedError<Forbidden>()(
     })
   }
 
+  /** A workspace moved to the free plan keeps its connections to read and delete, not to log in with new credentials. */
+  static credentialsPlanRequired(connectionId: string, workspace: string) {
+    const refused = Forbidden.planRequired("replacing a connection's credentials", workspace)
+    return new Forbidden({
+      reason: refused.reason,
+      message: refused.message,
+      hint:
+        `${refused.hint}. On the free plan the connection can still be read and deleted with its cached data (DELETE ${CONNECTIONS}/${connectionId})`,
+      next_actions: [{
+        method: "DELETE",
+        path: `${CONNECTIONS}/${connectionId}`,
+        reason: "delete the connection with its cached data and jobs"
+      }]
+    })
+  }
+
   static connectionRequired(toolId: string, connector: string) {
     return new Forbidden({
       reason: "connection_required",

@@ -40,12 +40,13 @@ export class ConnectionsGroup extends HttpApiGroup.make("connections")
       .setPath(IdParam)
       .setPayload(UpdateCredentials)
       .addSuccess(ConnectionView)
+      .addError(Forbidden)
       .addError(ConnectionNotFound)
       .addError(AuditUnavailable)
       .addError(ServiceUnavailable)
       .annotate(
         OpenApi.Summary,
-        "Replace a connection's credentials (encrypted again; the connection goes back to pendiente); audited without the secret"
+        "Replace a connection's credentials (encrypted again; the connection goes back to pendiente; paid plan only); audited without the secret"
       )
   )
   .add(

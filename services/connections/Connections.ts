@@ -216,6 +216,7 @@ export class Connections extends Effect.Service<Connections>()("brein/connection
      */
     const replaceCredentials = Effect.fn("Connections.replaceCredentials")(
       function* (principal: Principal, id: string, credentials: Credentials) {
+        if (principal.plan !== "paid") return yield* Forbidden.credentialsPlanRequired(id, principal.workspaceName)
         const held = yield* sql`SELECT connector, institution, credentials, state, state_reason, credentials_generation
                  FROM connections WHERE id = ${id} AND workspace_id = ${principal.workspaceId} FOR UPDATE`.pipe(
           Effect.flatMap(decodeSealed),

@@ -158,6 +158,37 @@ layer(HttpConnected, { excludeTestServices: true })("PATCH /api/v1/connections/{
       assert.notStrictEqual(yield* storedCredentials(created.id), before)
     }))
 
+  it.effect("a workspace moved to the free plan cannot replace credentials (403 plan_required, nothing replaced or audited), but reads and deletes its connection", () =>
+    Effect.gen(function* () {
+      const name = uniqueName("downgraded")
+      const paidClient = yield* apiClient(Option.some(yield* issueKey(name, "paid")))
+      const created = yield* paidClient.connections.create({
+        payload: { connector: "sii", credentials: { rut: rut(76700006), clave: Redacted.make("clave-1") } }
+      })
+      const before = yield* storedCredentials(created.id)
+      const client = yield* apiClient(Option.some(yield* issueKey(name, "free")))
+
+      const error = yield* Effect.flip(client.connections.updateCredentials({
+        path: { id: created.id },
+        payload: { credentials: { rut: rut(76700006), clave: Redacted.make(NEW_CLAVE) } }
+      }))
+      assert.strictEqual(error._tag, "Forbidden")
+      if (error._tag === "Forbidden") {
+        assert.strictEqual(error.reason, "plan_required")
+        assert.include(error.hint ?? "", `DELETE /api/v1/connections/${created.id}`)
+      }
+      assert.strictEqual(yield* storedCredentials(created.id), before, "nothing was replaced")
+      const sql = yield* SqlClient.SqlClient
+      const [audited] = yield* sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM audit_log WHERE connection_id = ${created.id} AND tool_id = 'connections.credentials.update'`
+      assert.strictEqual(audited?.n, 0, "a refused replacement is not audited")
+
+      assert.strictEqual((yield* client.connections.get({ path: { id: created.id } })).state, "pendiente")
+      assert.deepStrictEqual((yield* client.connections.jobs({ path: { id: created.id }, urlParams: {} })).jobs, [])
+      yield* client.connections.remove({ path: { id: created.id }, payload: {} })
+      assert.strictEqual((yield* Effect.flip(client.connections.get({ path: { id: created.id } })))._tag, "ConnectionNotFound")
+    }))
+
   it.effect("a PATCH that loses the race with a DELETE of its connection is 404 ConnectionNotFound, and writes nothing", () =>
     Effect.gen(function* () {
       const { key, principal } = yield* issuePrincipal("paid")
