@@ -209,9 +209,10 @@ export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()(
 export class RecordNotFound extends Schema.TaggedError<RecordNotFound>()(
   "RecordNotFound",
   {
-    kind: Schema.Literal("company", "person", "list", "directory", "supplier", "unit", "opportunity", "market_dataset").annotations({
-      description: "What was looked for"
-    }),
+    kind: Schema.Literal("company", "person", "list", "directory", "supplier", "unit", "opportunity", "market_dataset", "connection")
+      .annotations({
+        description: "What was looked for"
+      }),
     ids: Schema.Array(Schema.String).annotations({ description: "The ids not found (at most 20 shown)" }),
     message: Schema.String,
     ...Guidance

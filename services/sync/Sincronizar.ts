@@ -1,7 +1,7 @@
 import { Duration, Effect, Option } from "effect"
 import { type JobState, TERMINAL } from "../../schema/connections/SyncJob.ts"
 import type { SyncOutput } from "../../schema/connectors/Sync.ts"
-import { Forbidden } from "../../schema/Errors.ts"
+import { RecordNotFound } from "../../schema/Errors.ts"
 import type { ConnectionId } from "../../schema/Ids.ts"
 import { Connections, hintFor } from "../connections/Connections.ts"
 import type { AfterCommitContext, CallInfo, ReadContext } from "../tools/Tool.ts"
@@ -29,6 +29,17 @@ export const overallState = (jobs: ReadonlyArray<Pick<JobRow, "state">>): JobSta
 
 type Connected = CallInfo & { readonly connectionId: ConnectionId }
 
+/** The call found the connection in its workspace, so one missing later was deleted (ids are never reused), its jobs with it. */
+const deleted = (connector: string, connectionId: string) =>
+  RecordNotFound.of("connection", [connectionId], {
+    hint:
+      `The connection was deleted while this call ran, with its cached data and its sync jobs: nothing syncs for it. To sync this ${connector} login again, create a connection (POST /api/v1/connections) and call ${connector}.conexion.sincronizar with its id.`,
+    next_actions: [
+      { method: "POST", path: "/api/v1/connections", reason: `create a ${connector} connection with the user's credentials` },
+      { method: "GET", path: "/api/v1/connections", reason: "list this workspace's connections and their ids" }
+    ]
+  }, "it was deleted while this call ran")
+
 const answer = Effect.fn("Sincronizar.answer")(function* (jobs: ReadonlyArray<JobRow>, ctx: Connected) {
   const connection = yield* (yield* Connections).get(ctx.principal, ctx.connectionId)
   return {
@@ -54,11 +65,12 @@ export const sincronizar = Effect.fn("Sincronizar.sincronizar")(
     const ids = yield* jobs.enqueue(target, scopes, settings.maxAttempts, steps)
     return (yield* answer(yield* jobs.byIds(ids), ctx)).output
   },
-  // Deleted meanwhile (here or in another process): refused like any connection not in the workspace.
-  Effect.catchTags({
-    ConnectionGone: (gone) => Effect.fail(Forbidden.connectionNotInWorkspace(gone.connectionId)),
-    ConnectionNotFound: (missing) => Effect.fail(Forbidden.connectionNotInWorkspace(missing.connectionId))
-  })
+  // Deleted after the call was authorized (here or in another process, too recently for this one's cache to know).
+  (effect, connector) =>
+    Effect.catchTags(effect, {
+      ConnectionGone: (gone) => Effect.fail(deleted(connector, gone.connectionId)),
+      ConnectionNotFound: (missing) => Effect.fail(deleted(connector, missing.connectionId))
+    })
 )
 
 /**
@@ -99,8 +111,6 @@ export const esperar = Effect.fn("Sincronizar.esperar")(
     }
     return output
   },
-  // Deleted meanwhile (here or in another process): refused like any connection not in the workspace.
-  Effect.catchTags({
-    ConnectionNotFound: (missing) => Effect.fail(Forbidden.connectionNotInWorkspace(missing.connectionId))
-  })
+  // Deleted while the call waited (here or in another process): its jobs went with it.
+  (effect, connector) => Effect.catchTag(effect, "ConnectionNotFound", (missing) => Effect.fail(deleted(connector, missing.connectionId)))
 )

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Layer } from "effect"
+import { Cause, Context, Effect, Exit, Fiber, Layer, Option } from "effect"
 import { databaseFromUrl } from "../../../layers/Database.ts"
 import { Connections } from "../../../services/connections/Connections.ts"
 import { execute, jobsOf, rut, siiConnection, simulatedServices, waitForJobs } from "../../support/Connected.ts"
@@ -37,6 +37,39 @@ describe("a connection deleted while its sync runs", () => {
         assert.notInclude(said, "sync job died")
         assert.notInclude(said, "sync batch died")
         assert.notInclude(said, "credentials were replaced")
+      }),
+    60_000
+  )
+
+  it.scopedLive(
+    "answers a sync that waited on it RecordNotFound connection, saying it was deleted, not that it is another workspace's",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* freshDatabase
+        const app = yield* Layer.build(simulatedServices({}, 0.2).pipe(Layer.provideMerge(databaseFromUrl(url))))
+        yield* Effect.gen(function* () {
+          const { principal } = yield* issuePrincipal("paid")
+          const connection = yield* siiConnection(principal, rut(76500032))
+          const periodo = yield* monthsAgo(1)
+          const waited = yield* Effect.fork(
+            execute(principal, "sii.conexion.sincronizar", { periodo, perspectiva: "ventas", esperar: 30 }, connection.id)
+          )
+          yield* waitForJobs(connection.id, (jobs) => jobs[0]?.state === "sincronizando")
+          yield* Effect.flatMap(Connections, (c) => c.remove(principal, connection.id))
+          const exit = yield* Fiber.await(waited)
+          const failure = Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : Option.none()
+          if (Option.isNone(failure)) {
+            return assert.fail(`the waited sync answered ${Exit.isSuccess(exit) ? JSON.stringify(exit.value.warnings ?? []) : "a defect"}`)
+          }
+          const error = failure.value
+          assert.strictEqual(error._tag, "RecordNotFound", error.message)
+          if (error._tag === "RecordNotFound") {
+            assert.deepStrictEqual([error.kind, error.ids], ["connection", [connection.id]])
+            assert.include(error.message, "deleted")
+            assert.include(error.hint ?? "", "POST /api/v1/connections")
+          }
+          assert.notInclude(error.message, "does not belong to this workspace")
+        }).pipe(Effect.provide(app))
       }),
     60_000
   )
