@@ -271,8 +271,9 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
       if (!Arr.isNonEmptyReadonlyArray(runnable)) return
       const ids = runnable.map((job) => job.id)
       // Renews the jobs' lease until they are found deleted (their connection deleted): the session then stops.
-      const heartbeat = Effect.forEach(runnable, (job) => jobs.renew(job, settings.lease)).pipe(
-        Effect.zipRight(jobs.allGone(ids)),
+      // Only a renewal that found none of them running asks whether they are gone.
+      const heartbeat = jobs.renew(runnable, settings.lease).pipe(
+        Effect.flatMap((renewed) => renewed > 0 ? Effect.succeed(false) : jobs.allGone(ids)),
         // A renewal lost to a database failure is not the end of the heartbeat.
         Effect.catchAllDefect((defect) =>
           Effect.as(Effect.logWarning("sync job lease not renewed; trying again", Cause.die(defect)), false)

@@ -175,9 +175,14 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
     // A claim is (id, attempts): a worker whose lease ran out and whose job was claimed again changes nothing.
     const owned = (claim: Claim) => sql`id = ${claim.id} AND attempts = ${claim.attempts}`
 
-    const renew = Effect.fn("SyncJobs.renew")(function* (claim: Claim, lease: Duration.Duration) {
-      return yield* sql`UPDATE sync_jobs SET run_after = now() + ${`${Duration.toMillis(lease)} milliseconds`}::interval
-          WHERE ${owned(claim)} AND state = 'sincronizando'`.pipe(Effect.orDie, Effect.asVoid)
+    /** Extends the lease of the claimed jobs still running: how many it renewed. */
+    const renew = Effect.fn("SyncJobs.renew")(function* (claims: ReadonlyArray<Claim>, lease: Duration.Duration) {
+      const rows = yield* sql`UPDATE sync_jobs SET run_after = now() + ${`${Duration.toMillis(lease)} milliseconds`}::interval
+          WHERE (id, attempts) IN (SELECT * FROM unnest(${claims.map((c) => c.id)}::text[], ${
+        claims.map((c) => c.attempts)
+      }::int[])) AND state = 'sincronizando'
+          RETURNING id`.pipe(Effect.orDie)
+      return rows.length
     })
 
     /** Whether none of these jobs exists any more (deleted with their connection). */

@@ -2,12 +2,38 @@ import { assert, describe, it } from "@effect/vitest"
 import { Cause, Context, Effect, Exit, Fiber, Layer, Option } from "effect"
 import { databaseFromUrl } from "../../../layers/Database.ts"
 import { Connections } from "../../../services/connections/Connections.ts"
-import { execute, jobsOf, rut, siiConnection, simulatedServices, waitForJobs } from "../../support/Connected.ts"
+import { allFinished, execute, jobsOf, rut, siiConnection, simulatedServices, waitForJobs } from "../../support/Connected.ts"
 import { waitUntil } from "../../support/Eventually.ts"
 import { monthsAgo } from "../../support/Periods.ts"
+import { finishedSpans, spansNamed, SpansTest } from "../../support/Spans.ts"
 import { freshDatabase } from "../../support/TestDatabase.ts"
 import { issuePrincipal } from "../../support/TestLayers.ts"
 import { RecordedLogs, RecordLogs } from "../../support/TestLogging.ts"
+
+describe("a sync's heartbeat", () => {
+  it.scopedLive(
+    "renews the lease of a running sync without asking whether its jobs were deleted",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* freshDatabase
+        // a login of seconds and a lease of 2 s: the heartbeat (every third of the lease) renews several times
+        const app = yield* Layer.build(
+          simulatedServices({}, 0.2).pipe(Layer.provideMerge(databaseFromUrl(url)), Layer.provideMerge(SpansTest))
+        )
+        yield* Effect.gen(function* () {
+          const { principal } = yield* issuePrincipal("paid")
+          const connection = yield* siiConnection(principal, rut(76500033))
+          const periodo = yield* monthsAgo(1)
+          yield* execute(principal, "sii.conexion.sincronizar", { periodo, perspectiva: "ventas", esperar: 0 }, connection.id)
+          yield* waitForJobs(connection.id, allFinished, "40 seconds")
+          const spans = yield* finishedSpans
+          assert.isAtLeast(spansNamed(spans, "SyncJobs.renew").length, 2, "the lease was renewed while the sync ran")
+          assert.strictEqual(spansNamed(spans, "SyncJobs.allGone").length, 0, "no renewal asked whether the jobs were gone")
+        }).pipe(Effect.provide(app))
+      }),
+    60_000
+  )
+})
 
 describe("a connection deleted while its sync runs", () => {
   it.scopedLive(
