@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { type Array as Arr, type Cause, Duration, Effect, Fiber, FiberSet, Option, Queue, Ref } from "effect"
+import { type Array as Arr, type Cause, Duration, Effect, Fiber, FiberSet, Option, Queue, Ref, Schedule } from "effect"
 import { transientIn } from "../Database.ts"
 import { Channel, Signals } from "../Signals.ts"
 import { SyncBatch } from "./SyncBatch.ts"
@@ -19,6 +19,8 @@ export const awaitWork = Effect.fn("SyncWorker.awaitWork")(
     yield* Effect.raceFirst(Effect.sleep(due), Queue.take(wake))
   }
 )
+
+const HELD_FIRST = Duration.millis(10)
 
 /** Runs due sync jobs: every server process runs one; jobs are claimed with SKIP LOCKED and a lease, a connection's due jobs together. */
 export class SyncWorker extends Effect.Service<SyncWorker>()("brein/sync/SyncWorker", {
@@ -69,10 +71,17 @@ export class SyncWorker extends Effect.Service<SyncWorker>()("brein/sync/SyncWor
       )
       return true
     }))
+    // Jobs due, yet none claimed: every due job's connection is held (its delete, a settle). Claiming again at once
+    // would spin while the hold lasts: wait longer each time, up to the poll, until a claim succeeds or a job is due later.
+    const held = yield* Schedule.driver(Schedule.union(Schedule.exponential(HELD_FIRST), Schedule.spaced(settings.poll)))
+    const afterEmptyClaim = Effect.flatMap(untilNextDue, (due) =>
+      Duration.lessThanOrEqualTo(due, Duration.millis(1))
+        ? Effect.as(Effect.orDie(held.next(undefined)), Duration.zero)
+        : Effect.as(held.reset, due))
     const next = Effect.gen(function* () {
       yield* semaphore.take(1)
-      if (yield* claimAndRun) return yield* Queue.offer(wake, undefined)
-      yield* awaitWork(untilNextDue, wake)
+      if (yield* claimAndRun) return yield* Effect.zipRight(held.reset, Queue.offer(wake, undefined))
+      yield* awaitWork(afterEmptyClaim, wake)
     })
 
     // The database being away (lost, refused, no connection in time) is expected to pass: a warning, as a 503 is.
