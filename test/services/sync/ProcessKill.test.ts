@@ -14,6 +14,11 @@ import { issuePrincipal } from "../../support/TestLayers.ts"
 
 const PERIODO = "2026-10"
 const CLAVE = "clave-del-proceso-7731"
+/**
+ * One audit key for this process and both children: each process signs checkpoints, and one with a key of its own
+ * would find the others' checkpoints signed with another (at start it refuses to run).
+ */
+const AUDIT_KEY = Buffer.from("brein-kill-audit-key-0123456789!").toString("base64")
 /** How much of a child's log a failed wait shows. */
 const LOG_TAIL = 6000
 
@@ -30,6 +35,7 @@ const serve = (url: Redacted.Redacted<string>, settings: Readonly<Record<string,
           PORT: String(port),
           LOG_LEVEL: "Debug",
           BREIN_SECRET_KEY: SECRET_KEY,
+          BREIN_AUDIT_KEY: AUDIT_KEY,
           BREIN_SYNC_LEASE_SECONDS: "1",
           // The killed process's session lease (one login per user) must run out before the next one logs in.
           BREIN_SESSION_LEASE_SECONDS: "2",
@@ -80,7 +86,14 @@ describe("brein serve killed with SIGKILL mid-sync", () => {
       Effect.gen(function* () {
         const url = yield* freshDatabase
         // This process only records the job: its worker is off, the children run it.
-        const here = yield* Layer.build(simulatedServices({ BREIN_SYNC_WORKER: "false" }).pipe(Layer.provideMerge(databaseFromUrl(url))))
+        const here = yield* Layer.build(
+          simulatedServices({
+            BREIN_SYNC_WORKER: "false",
+            BREIN_AUDIT_KEY: AUDIT_KEY,
+            // it signs the checkpoint of its sincronizar row within moments (as under load it did after 5 s): the children start over it
+            BREIN_AUDIT_CHECKPOINT_MS: "50"
+          }).pipe(Layer.provideMerge(databaseFromUrl(url)))
+        )
         yield* Effect.gen(function* () {
           const user = rut(76300001)
           const { principal } = yield* issuePrincipal("paid")
