@@ -1,4 +1,5 @@
 import { Layer } from "effect"
+import { AuditCoverage } from "../services/audit/AuditCoverage.ts"
 import { AuditStoreSql } from "../services/audit/AuditStoreSql.ts"
 import { AuditVerify } from "../services/audit/AuditVerify.ts"
 import { ChangeAudit } from "../services/audit/ChangeAudit.ts"
@@ -15,6 +16,7 @@ export const AdminLive = Layer.mergeAll(
   Connections.Default,
   AuditVerify.Default,
   ChangeAudit.Default,
+  AuditCoverage.Default,
   Users.Default
 ).pipe(
   Layer.provide(Layer.mergeAll(VaultKeyLive, AuditStoreSql, AuditKeyVerifyOnly)),

@@ -1,4 +1,5 @@
 import { Layer } from "effect"
+import { AuditCoverage } from "../services/audit/AuditCoverage.ts"
 import { AuditStoreSql } from "../services/audit/AuditStoreSql.ts"
 import { AuditVerify } from "../services/audit/AuditVerify.ts"
 import { Luna } from "../services/luna/Luna.ts"
@@ -27,7 +28,7 @@ export const servicesOver = <const S extends ReadonlyArray<Source>, E>(
   connected: Layer.Layer<Layer.Layer.Success<Connected>, E, Layer.Layer.Context<Connected>>
 ) =>
   Luna.Default.pipe(
-    Layer.provideMerge(Layer.mergeAll(Executor.Default, Workspaces.Default, AuditVerify.Default, HumansLive)),
+    Layer.provideMerge(Layer.mergeAll(Executor.Default, Workspaces.Default, AuditVerify.Default, AuditCoverage.Default, HumansLive)),
     Layer.provideMerge(Registry.layer(all)),
     Layer.provideMerge(CatalogLive),
     Layer.provideMerge(connected),

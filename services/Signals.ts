@@ -4,11 +4,12 @@ import { Clock, Config, Deferred, Duration, Effect, Ref, Schedule, Stream } from
 import { DecimalFromString, setting } from "../schema/Setting.ts"
 import { newId } from "./Ids.ts"
 
-/** Channels other processes of the same database hear: an API key or a connection changed, a job is due. */
+/** Channels other processes of the same database hear: an API key or a connection changed, a job is due, audit chains to sign. */
 export const Channel = {
   keys: "brein_keys",
   connections: "brein_connections",
-  syncJobs: "brein_sync_jobs"
+  syncJobs: "brein_sync_jobs",
+  audit: "brein_audit"
 } as const
 export type Channel = typeof Channel[keyof typeof Channel]
 

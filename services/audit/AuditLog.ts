@@ -213,6 +213,13 @@ export class AuditLog extends Effect.Service<AuditLog>()("brein/audit/AuditLog",
       return row === undefined ? yield* unavailable : row
     })
 
-    return { record, recordInTransaction, checkpoint }
+    /** Has the next checkpoint sign these chains' heads too: another process wrote them and signs none. */
+    const cover = Effect.fn("AuditLog.cover")(function* (chains: ReadonlyArray<string>) {
+      yield* Effect.sync(() => chains.forEach((c) => dirty.add(c)))
+    })
+    /** The chains this process wrote that no checkpoint of its own signed: all it wrote, in a process that signs none. */
+    const unsigned = Effect.sync((): ReadonlyArray<string> => [...new Set([...dirty, ...previous])])
+
+    return { record, recordInTransaction, checkpoint, cover, unsigned }
   })
 }) {}

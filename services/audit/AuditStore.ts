@@ -81,6 +81,11 @@ export interface AuditStoreApi {
   ) => Effect.Effect<Option.Option<Checkpoint>, AuditStoreFailed | AuditKeyForeign>
   /** A page of checkpoints in sequence order, after the given one. */
   readonly checkpoints: (afterSeq: number, limit: number) => Effect.Effect<ReadonlyArray<Checkpoint>, AuditStoreFailed>
+  /**
+   * The chains whose last row is dated after the last checkpoint was signed: written since by a process that signs none
+   * (an operator's command), or by one that stopped before it signed. All of them when there is no checkpoint yet.
+   */
+  readonly writtenSinceCheckpoint: Effect.Effect<ReadonlyArray<string>, AuditStoreFailed>
   /** The database the log lives in, naming its witness outside the database. */
   readonly database: Effect.Effect<string, AuditStoreFailed>
 }

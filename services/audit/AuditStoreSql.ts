@@ -10,6 +10,8 @@ const decodeRows = Schema.decodeUnknown(Schema.Array(AuditRow))
 const Head = Schema.Struct({ chain: Schema.String, seq: Schema.NumberFromString, digest: Schema.String })
 const decodeHeads = Schema.decodeUnknown(Schema.Array(Head))
 const decodeCheckpoints = Schema.decodeUnknown(Schema.Array(Checkpoint))
+const Chain = Schema.Struct({ chain: Schema.String })
+const decodeChains = Schema.decodeUnknown(Schema.Array(Chain))
 const Database = Schema.Struct({ name: Schema.String })
 const decodeDatabase = Schema.decodeUnknown(Schema.Array(Database))
 
@@ -194,6 +196,16 @@ export const AuditStoreSql = Layer.effect(
         )
     })
 
+    // A chain is a workspace's: each head is one step down the (chain, seq) key, however long the log.
+    const writtenSinceCheckpoint = sql`SELECT w.id AS chain FROM workspaces w
+        CROSS JOIN LATERAL (SELECT at FROM audit_log WHERE chain = w.id ORDER BY seq DESC LIMIT 1) head
+        WHERE head.at > coalesce((SELECT at FROM audit_checkpoint ORDER BY seq DESC LIMIT 1), '-infinity')`.pipe(
+      Effect.flatMap(decodeChains),
+      Effect.map((rows) => rows.map((r) => r.chain)),
+      Effect.mapError(fail),
+      Effect.withSpan("AuditStore.writtenSinceCheckpoint")
+    )
+
     const database = sql`SELECT current_database() AS name`.pipe(
       Effect.flatMap(decodeDatabase),
       Effect.map((rows) => rows[0]?.name ?? ""),
@@ -201,6 +213,18 @@ export const AuditStoreSql = Layer.effect(
       Effect.withSpan("AuditStore.database")
     )
 
-    return AuditStore.of({ lock, heads, insert, appendLocked, insertNested, page, byRequest, checkpoint, checkpoints, database })
+    return AuditStore.of({
+      lock,
+      heads,
+      insert,
+      appendLocked,
+      insertNested,
+      page,
+      byRequest,
+      checkpoint,
+      checkpoints,
+      writtenSinceCheckpoint,
+      database
+    })
   })
 )

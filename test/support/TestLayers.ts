@@ -43,6 +43,7 @@ export const FailingAuditStore = Layer.succeed(
     byRequest: () => Effect.fail(new AuditStoreFailed({ cause: "audit database unreachable" })),
     checkpoint: () => Effect.fail(new AuditStoreFailed({ cause: "audit database unreachable" })),
     checkpoints: () => Effect.fail(new AuditStoreFailed({ cause: "audit database unreachable" })),
+    writtenSinceCheckpoint: Effect.fail(new AuditStoreFailed({ cause: "audit database unreachable" })),
     database: Effect.fail(new AuditStoreFailed({ cause: "audit database unreachable" }))
   })
 )
