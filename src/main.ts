@@ -44,10 +44,10 @@ const commands = [
   benchCommand
 ] as const
 
-const brein = Command.make("brein", serveOptions, runServe).pipe(
-  Command.withDescription("A registry of tools served over HTTP and MCP. Without a command: serve."),
-  Command.withSubcommands(commands)
+const root = Command.make("brein", serveOptions, runServe).pipe(
+  Command.withDescription("A registry of tools served over HTTP and MCP. Without a command: serve.")
 )
+const brein = root.pipe(Command.withSubcommands(commands))
 
 const logLevel = logLevelFlag(process.argv)
 
@@ -55,7 +55,7 @@ Effect.flatMap(
   packageVersion,
   (version) =>
     logLevel.run((argv) =>
-      Effect.zipRight(checkCommandLine(brein, commands, argv.slice(2)), Command.run(brein, { name: "brein", version })(argv))
+      Effect.zipRight(checkCommandLine(brein, root, commands, argv.slice(2)), Command.run(brein, { name: "brein", version })(argv))
     )
 ).pipe(
   stoppedByHangup,

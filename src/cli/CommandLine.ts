@@ -48,12 +48,19 @@ const refused = (error: ValidationError.ValidationError) =>
  * commands, not the group's), and a flag without its value at the end (it said "unknown argument"). Each is a
  * wrong command line (exit 2); anything else is left to @effect/cli.
  */
-export const checkCommandLine = (program: Described, commands: ReadonlyArray<Described>, argv: ReadonlyArray<string>) =>
+export const checkCommandLine = (
+  program: Described,
+  root: Described,
+  commands: ReadonlyArray<Described>,
+  argv: ReadonlyArray<string>
+) =>
   Effect.gen(function* () {
     const programName = [...CommandDescriptor.getNames(program.descriptor)][0] ?? ""
     const [first, second] = argv
-    const command = commands.find(({ descriptor }) => first !== undefined && named(descriptor, first))
-    if (command === undefined || first === undefined) return
+    if (first === undefined) return
+    const command = commands.find(({ descriptor }) => named(descriptor, first))
+    // the program's own flags, without a command (`brein --port`): it said "Invalid subcommand"
+    if (command === undefined) return yield* flagWithoutValue(program, programName, [], root.descriptor, argv)
     const subcommands = subcommandsOf(first, command.descriptor)
     const group = [programName, first]
     if (subcommands.length > 0) {
@@ -72,12 +79,26 @@ export const checkCommandLine = (program: Described, commands: ReadonlyArray<Des
       ? Option.some({ path: [programName], descriptor: command.descriptor })
       : Option.map(Option.fromNullable(subcommands.find(([name]) => name === second)), ([, descriptor]) => ({ path: group, descriptor }))
     if (Option.isNone(chosen)) return
+    yield* flagWithoutValue(program, programName, chosen.value.path, chosen.value.descriptor, argv)
+  })
+
+/** A flag of `descriptor` that takes a value, left at the end of the command line without one. */
+const flagWithoutValue = Effect.fnUntraced(
+  function* (
+    program: Described,
+    programName: string,
+    path: ReadonlyArray<string>,
+    descriptor: Descriptor,
+    argv: ReadonlyArray<string>
+  ) {
     const parsed = yield* Effect.either(CommandDescriptor.parse(program.descriptor, [programName, ...argv], CliConfig.defaultConfig))
-    const [left] = parsed._tag === "Right" && parsed.right._tag === "UserDefined" ? parsed.right.leftover : []
-    if (left !== undefined && valueFlags(CommandDescriptor.getUsage(chosen.value.descriptor)).includes(left)) {
+    const leftover = parsed._tag === "Right" && parsed.right._tag === "UserDefined" ? parsed.right.leftover : argv.slice(-1)
+    const [left] = leftover
+    if (left !== undefined && valueFlags(CommandDescriptor.getUsage(descriptor)).includes(left)) {
       return yield* refused(ValidationError.missingValue(HelpDoc.blocks([
         HelpDoc.p(`${left} needs a value:`),
-        usageLine(chosen.value.path, chosen.value.descriptor)
+        usageLine(path, descriptor)
       ])))
     }
-  })
+  }
+)

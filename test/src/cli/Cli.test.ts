@@ -125,6 +125,14 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
         assert.include(missing.stderr, "brein workspaces create")
         assert.notInclude(missing.stderr, "unknown argument")
         assert.deepStrictEqual(missing.left, [])
+
+        // the program's own flag, without a command: it said "Invalid subcommand for brein"
+        const own = yield* withoutDatabase("--port")
+        assert.strictEqual(own.exitCode, 2)
+        assert.include(own.stderr, "--port needs a value")
+        assert.include(own.stderr, "brein [--port PORT]")
+        assert.notInclude(own.stderr, "Invalid subcommand")
+        assert.deepStrictEqual(own.left, [])
       }),
     { timeout: 90_000 }
   )
