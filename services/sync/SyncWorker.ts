@@ -7,8 +7,8 @@ import { type ClaimedJob, SyncJobs } from "./SyncJobs.ts"
 import { SyncSettings } from "./SyncSettings.ts"
 
 /**
- * Waits for work: reads when the next job is due, then sleeps until then or until woken. A wake never
- * interrupts the read: an interrupted statement is canceled by a cancel request that can land late, on
+ * Waits for work: reads when the next job is due (or how long to back off), then sleeps that long or until
+ * woken. A wake never interrupts the read: an interrupted statement is canceled by a cancel request that can land late, on
  * whichever statement its pooled connection serves next (another caller's, who would be answered 503).
  * A wake that comes during the read stays queued and ends the sleep. A stop may interrupt the read: it
  * comes once the server has drained, and a database that stopped answering must not hold a shutdown.
@@ -20,7 +20,15 @@ export const awaitWork = Effect.fn("SyncWorker.awaitWork")(
   }
 )
 
-const HELD_FIRST = Duration.millis(10)
+/**
+ * The wait after each empty claim while jobs are due, as a value: a driver sleeps a schedule's delay itself, where no
+ * wake can end it, so the delay is zeroed and awaitWork sleeps it instead.
+ */
+const heldBackoff = (poll: Duration.Duration) =>
+  Schedule.union(Schedule.exponential(Duration.millis(10)), Schedule.spaced(poll)).pipe(
+    Schedule.delays,
+    Schedule.modifyDelay(() => Duration.zero)
+  )
 
 /** Runs due sync jobs: every server process runs one; jobs are claimed with SKIP LOCKED and a lease, a connection's due jobs together. */
 export class SyncWorker extends Effect.Service<SyncWorker>()("brein/sync/SyncWorker", {
@@ -73,10 +81,14 @@ export class SyncWorker extends Effect.Service<SyncWorker>()("brein/sync/SyncWor
     }))
     // Jobs due, yet none claimed: every due job's connection is held (its delete, a settle). Claiming again at once
     // would spin while the hold lasts: wait longer each time, up to the poll, until a claim succeeds or a job is due later.
-    const held = yield* Schedule.driver(Schedule.union(Schedule.exponential(HELD_FIRST), Schedule.spaced(settings.poll)))
+    // A wake (a new job, maybe on a free connection) ends the wait early; the next empty claim waits longer still.
+    const held = yield* Schedule.driver(heldBackoff(settings.poll))
     const afterEmptyClaim = Effect.flatMap(untilNextDue, (due) =>
       Duration.lessThanOrEqualTo(due, Duration.millis(1))
-        ? Effect.as(Effect.orDie(held.next(undefined)), Duration.zero)
+        ? Effect.tap(
+          Effect.orDie(held.next(undefined)),
+          (backoff) => Effect.annotateCurrentSpan("sync.held_backoff_ms", Duration.toMillis(backoff))
+        )
         : Effect.as(held.reset, due))
     const next = Effect.gen(function* () {
       yield* semaphore.take(1)

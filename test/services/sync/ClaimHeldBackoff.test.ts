@@ -2,8 +2,10 @@ import { SqlClient } from "@effect/sql"
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer } from "effect"
 import { databaseFromUrl } from "../../../layers/Database.ts"
+import type { ConnectionId } from "../../../schema/Ids.ts"
+import type { Principal } from "../../../schema/Principal.ts"
 import { SyncJobs } from "../../../services/sync/SyncJobs.ts"
-import { rut, siiConnection, simulatedServices, waitForJobs } from "../../support/Connected.ts"
+import { allFinished, rut, siiConnection, simulatedServices, waitForJobs } from "../../support/Connected.ts"
 import { waitUntil } from "../../support/Eventually.ts"
 import { clearSpans, finishedSpans, spansNamed, SpansTest } from "../../support/Spans.ts"
 import { freshDatabase } from "../../support/TestDatabase.ts"
@@ -11,49 +13,92 @@ import { issuePrincipal } from "../../support/TestLayers.ts"
 
 const claims = Effect.map(finishedSpans, (spans) => spansNamed(spans, "SyncJobs.claim").length)
 
+/** The back-off waits the worker has finished since the spans were cleared, in milliseconds, in order. */
+const backoffs = Effect.map(finishedSpans, (spans) =>
+  spansNamed(spans, "SyncWorker.awaitWork").flatMap((span) => {
+    const ms = span.attributes["sync.held_backoff_ms"]
+    return typeof ms === "number" ? [ms] : []
+  }))
+
+const waitForBackoff = (ms: number) =>
+  waitUntil(backoffs, (waits) => waits.includes(ms), { what: `the worker backing off ${ms} ms`, tries: 800 })
+
+const appWithPoll = (url: Parameters<typeof databaseFromUrl>[0], pollMs: number) =>
+  Layer.build(
+    simulatedServices({ BREIN_SYNC_POLL_MS: String(pollMs) }).pipe(
+      Layer.provideMerge(databaseFromUrl(url)),
+      Layer.provideMerge(SpansTest)
+    )
+  )
+
+/** A transaction holding the connection's row (as a delete or a settle does) until `letGo`; the job can still be queued. */
+const holdConnection = (connectionId: ConnectionId) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const holding = yield* Deferred.make<void>()
+    const letGo = yield* Deferred.make<void>()
+    const holder = yield* sql.withTransaction(Effect.gen(function* () {
+      yield* sql`SELECT 1 FROM connections WHERE id = ${connectionId} FOR NO KEY UPDATE`
+      yield* Deferred.succeed(holding, undefined)
+      yield* Deferred.await(letGo)
+    })).pipe(Effect.fork)
+    yield* Deferred.await(holding)
+    return Effect.zipRight(Deferred.succeed(letGo, undefined), Fiber.join(holder))
+  })
+
+const enqueueOn = (principal: Principal, connectionId: ConnectionId) =>
+  Effect.flatMap(SyncJobs, (jobs) =>
+    jobs.enqueue(
+      { connectionId, workspaceId: principal.workspaceId, connector: "sii" },
+      [{ periodo: "2026-10", perspectiva: "ventas" }],
+      3,
+      4
+    ))
+
 describe("the sync worker", () => {
   it.scopedLive(
     "backs off while every due job's connection is held, and claims the job once it is let go",
     () =>
       Effect.gen(function* () {
-        const url = yield* freshDatabase
-        const app = yield* Layer.build(
-          simulatedServices({ BREIN_SYNC_POLL_MS: "1000" }).pipe(Layer.provideMerge(databaseFromUrl(url)), Layer.provideMerge(SpansTest))
-        )
+        const app = yield* appWithPoll(yield* freshDatabase, 1000)
         yield* Effect.gen(function* () {
-          const sql = yield* SqlClient.SqlClient
           const { principal } = yield* issuePrincipal("paid")
           const held = yield* siiConnection(principal, rut(76500043))
-          const holding = yield* Deferred.make<void>()
-          const letGo = yield* Deferred.make<void>()
-          const holder = yield* sql.withTransaction(Effect.gen(function* () {
-            yield* sql`SELECT 1 FROM connections WHERE id = ${held.id} FOR NO KEY UPDATE`
-            yield* Deferred.succeed(holding, undefined)
-            yield* Deferred.await(letGo)
-          })).pipe(Effect.fork)
-          yield* Deferred.await(holding)
+          const letGo = yield* holdConnection(held.id)
           yield* clearSpans
-          yield* Effect.flatMap(SyncJobs, (jobs) =>
-            jobs.enqueue(
-              { connectionId: held.id, workspaceId: principal.workspaceId, connector: "sii" },
-              [{
-                periodo: "2026-10",
-                perspectiva: "ventas"
-              }],
-              3,
-              4
-            ))
+          yield* enqueueOn(principal, held.id)
           // the worker hears of the job and finds its connection held: wait until it has tried a few times
           yield* waitUntil(claims, (n) => n >= 5, { what: "the worker trying to claim the held job", tries: 400 })
           const before = yield* claims
           yield* Effect.sleep("1500 millis")
           const during = (yield* claims) - before
           assert.isAtMost(during, 15, `claims in 1.5 s while the connection was held: ${during}`)
-          yield* Deferred.succeed(letGo, undefined)
-          yield* Fiber.join(holder)
+          yield* letGo
           yield* waitForJobs(held.id, (jobs) => jobs[0]?.state !== "en_cola")
         }).pipe(Effect.provide(app))
       }),
     60_000
+  )
+
+  it.scopedLive(
+    "a new job on a free connection ends the back-off at once: it does not wait out the back-off or the poll",
+    () =>
+      Effect.gen(function* () {
+        const app = yield* appWithPoll(yield* freshDatabase, 60_000)
+        yield* Effect.gen(function* () {
+          const { principal } = yield* issuePrincipal("paid")
+          const held = yield* siiConnection(principal, rut(76500044))
+          const free = yield* siiConnection(principal, rut(76500045))
+          const letGo = yield* holdConnection(held.id)
+          yield* clearSpans
+          yield* enqueueOn(principal, held.id)
+          // the worker has waited 2.56 s once: it now waits 5.12 s before it claims again
+          yield* waitForBackoff(2560)
+          yield* enqueueOn(principal, free.id)
+          yield* waitForJobs(free.id, allFinished, "3 seconds")
+          yield* letGo
+        }).pipe(Effect.provide(app))
+      }),
+    30_000
   )
 })
