@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Layer } from "effect"
+import { Clock, Deferred, Effect, Fiber, Layer } from "effect"
 import { databaseFromUrl } from "../../../layers/Database.ts"
 import type { ConnectionId } from "../../../schema/Ids.ts"
 import type { Principal } from "../../../schema/Principal.ts"
@@ -57,7 +57,7 @@ const enqueueOn = (principal: Principal, connectionId: ConnectionId) =>
 
 describe("the sync worker", () => {
   it.scopedLive(
-    "backs off while every due job's connection is held, and claims the job once it is let go",
+    "backs off while every due job's connection is held, from 10 ms doubling up to the poll, and claims the job once it is let go",
     () =>
       Effect.gen(function* () {
         const app = yield* appWithPoll(yield* freshDatabase, 1000)
@@ -66,13 +66,15 @@ describe("the sync worker", () => {
           const held = yield* siiConnection(principal, rut(76500043))
           const letGo = yield* holdConnection(held.id)
           yield* clearSpans
+          const start = yield* Clock.currentTimeMillis
           yield* enqueueOn(principal, held.id)
-          // the worker hears of the job and finds its connection held: wait until it has tried a few times
-          yield* waitUntil(claims, (n) => n >= 5, { what: "the worker trying to claim the held job", tries: 400 })
-          const before = yield* claims
-          yield* Effect.sleep("1500 millis")
-          const during = (yield* claims) - before
-          assert.isAtMost(during, 15, `claims in 1.5 s while the connection was held: ${during}`)
+          const waits = yield* waitForBackoff(1000)
+          const elapsed = (yield* Clock.currentTimeMillis) - start
+          const tried = yield* claims
+          // the waits were slept (a wake may cut one short): a claim before each, and perhaps the one after the last
+          assert.isAtLeast(elapsed, 1270, `the worker backed off ${waits.join(", ")} ms without waiting`)
+          assert.deepStrictEqual(waits.slice(0, 8), [10, 20, 40, 80, 160, 320, 640, 1000])
+          assert.isAtMost(tried, waits.length + 2, `claims in ${elapsed} ms of the hold: ${tried}`)
           yield* letGo
           yield* waitForJobs(held.id, (jobs) => jobs[0]?.state !== "en_cola")
         }).pipe(Effect.provide(app))
