@@ -11,6 +11,8 @@ export interface SpanRecord {
   readonly attributes: Readonly<Record<string, unknown>>
   readonly links: ReadonlyArray<{ readonly traceId: string; readonly spanId: string }>
   readonly failed: boolean
+  /** From its start to its end, in milliseconds of the tracer's clock. */
+  readonly durationMs: number
 }
 
 /** A span with the spans that ran under it, in the order they started. */
@@ -77,7 +79,8 @@ export const SpansTest: Layer.Layer<Spans> = Layer.unwrapEffect(Effect.sync(() =
       parentId: Option.getOrUndefined(Option.map(span.parent, (p) => p.spanId)),
       attributes: Object.fromEntries(span.attributes),
       links: span.links.map((l) => ({ traceId: l.span.traceId, spanId: l.span.spanId })),
-      failed: exit._tag === "Failure"
+      failed: exit._tag === "Failure",
+      durationMs: span.status._tag === "Ended" ? Number(span.status.endTime - span.status.startTime) / 1e6 : 0
     }])
   const tracer = Tracer.make({
     span: (name, parent, context, links, startTime, kind) => new CollectedSpan(name, parent, context, links, startTime, kind, record),

@@ -97,7 +97,13 @@ describe("the sync worker", () => {
           // the worker has waited 2.56 s once: it now waits 5.12 s before it claims again
           yield* waitForBackoff(2560)
           yield* enqueueOn(principal, free.id)
-          yield* waitForJobs(free.id, allFinished, "3 seconds")
+          yield* waitForJobs(free.id, allFinished)
+          // the new job's wake ended that wait: the job did not wait it out (it would have finished after it, too)
+          const [cut] = spansNamed(yield* finishedSpans, "SyncWorker.awaitWork").filter((span) =>
+            span.attributes["sync.held_backoff_ms"] === 5120
+          )
+          assert.isDefined(cut, "the 5.12 s back-off ended")
+          assert.isBelow(cut?.durationMs ?? Infinity, 5120, "the 5.12 s back-off was waited out")
           yield* letGo
         }).pipe(Effect.provide(app))
       }),
