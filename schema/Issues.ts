@@ -1,5 +1,5 @@
 import { Either, Option, ParseResult, SchemaAST } from "effect"
-import { characters } from "./Length.ts"
+import { characters, clip } from "./Length.ts"
 
 /** A decoding problem as the caller reads it: where, and what is wrong, in a bounded sentence. */
 export interface Issue {
@@ -47,13 +47,10 @@ const parseString = (text: string) => {
   return Either.isRight(parsed) && typeof parsed.right === "string" ? parsed.right : undefined
 }
 
-/** `text` cut to `limit` characters, an ellipsis the last of them. */
-export const clip = (text: string, limit: number) => text.length <= limit ? text : `${text.slice(0, limit - 1)}…`
-
 /** What was sent, never the whole of it: short values as they are, long ones by their size. */
 const shown = (actual: string) => {
   const text = parseString(actual)
-  if (text !== undefined) return text.length > MAX_SHOWN ? `a string of ${count(characters(text))} characters` : actual
+  if (text !== undefined) return characters(text) > MAX_SHOWN ? `a string of ${count(characters(text))} characters` : actual
   if (actual.startsWith("[")) return "an array"
   if (actual.startsWith("{")) return "an object"
   return clip(actual, MAX_SHOWN)
@@ -65,7 +62,7 @@ const QUOTED = /"(?:[^"\\]|\\[\s\S]?)*(?:"|$)/g
 const sized = (quoted: string) => {
   if (quoted.length <= MAX_SHOWN) return quoted
   const text = parseString(quoted) ?? quoted.slice(1)
-  return text.length > MAX_SHOWN ? `${JSON.stringify(clip(text, PREFIX))} (${counted(characters(text), "character")})` : quoted
+  return characters(text) > MAX_SHOWN ? `${JSON.stringify(clip(text, PREFIX))} (${counted(characters(text), "character")})` : quoted
 }
 
 /**

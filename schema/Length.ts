@@ -10,6 +10,28 @@ export const characters = (text: string): number => {
   return count
 }
 
+/**
+ * The text's first `max` characters (code points): a cut never splits an emoji into a lone surrogate, which
+ * JSON carries as an unpaired `\ud83d` that no client can read.
+ */
+export const leading = (text: string, max: number): string => {
+  let end = 0
+  for (let taken = 0; taken < max && end < text.length; taken++) end += (text.codePointAt(end) ?? 0) > 0xffff ? 2 : 1
+  return text.slice(0, end)
+}
+
+/** The text's first `max` characters (code points), and an ellipsis after them when that left some out. */
+export const shortened = (text: string, max: number): string => {
+  const kept = leading(text, max)
+  return kept.length < text.length ? `${kept}…` : text
+}
+
+/** `text` cut to `limit` characters (code points), an ellipsis the last of them. */
+export const clip = (text: string, limit: number): string => {
+  const kept = leading(text, limit)
+  return kept.length < text.length ? shortened(kept, limit - 1) : text
+}
+
 // A string has between length / 2 and length code points: only a length in that span needs them counted.
 const atMost = (text: string, max: number) => text.length <= max || (text.length <= max * 2 && characters(text) <= max)
 const atLeast = (text: string, min: number) => text.length >= min * 2 || (text.length >= min && characters(text) >= min)

@@ -1,4 +1,5 @@
 import { Config, ConfigError, Duration, Either, Option, ParseResult, Schema, SchemaAST } from "effect"
+import { leading } from "./Length.ts"
 
 const counted = (n: number) => n.toLocaleString("en-US")
 
@@ -72,7 +73,7 @@ const expected = (schema: Schema.Schema.Any) => Option.getOrElse(SchemaAST.getDe
 
 /** Why the setting `name` refuses `shown` (the value as it may be printed): what `schema` takes, and what was given. */
 export const settingRefused = (name: string, schema: Schema.Schema.Any, shown: string) =>
-  `${name} must be ${expected(schema)}, not ${JSON.stringify(shown.slice(0, 80))}`
+  `${name} must be ${expected(schema)}, not ${JSON.stringify(leading(shown, 80))}`
 
 /**
  * The setting `name`, its text (spaces around it dropped) decoded by `schema`. A value the schema refuses

@@ -1,6 +1,6 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Effect, ParseResult, Schema } from "effect"
-import { characters, maxLength } from "./Length.ts"
+import { characters, leading, maxLength } from "./Length.ts"
 import { oneLine, printable } from "./OneLine.ts"
 
 const BLANK = "a workspace name must not be blank"
@@ -30,9 +30,9 @@ export const decodeWorkspaceName = (name: string) =>
   Schema.decodeUnknown(WorkspaceName)(name).pipe(
     Effect.mapError((error) =>
       new WorkspaceNameInvalid({
-        name: name.slice(0, MAX_LENGTH),
+        name: leading(name, MAX_LENGTH),
         message: `${ParseResult.ArrayFormatter.formatErrorSync(error)[0]?.message ?? BLANK} (got ${
-          printable(name.length > 40 ? `${JSON.stringify(name.slice(0, 20))}…, ${characters(name)} characters` : JSON.stringify(name))
+          printable(characters(name) > 40 ? `${JSON.stringify(leading(name, 20))}…, ${characters(name)} characters` : JSON.stringify(name))
         })`
       })
     )

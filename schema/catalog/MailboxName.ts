@@ -1,6 +1,6 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Effect, ParseResult, Schema } from "effect"
-import { characters } from "../Length.ts"
+import { characters, leading } from "../Length.ts"
 import { oneLine } from "../OneLine.ts"
 
 export const MAILBOX_NAME_MAX = 100
@@ -37,7 +37,7 @@ export const decodeMailboxName = (name: string) =>
     Effect.mapError((error) => {
       const reason = ParseResult.ArrayFormatter.formatErrorSync(error)[0]?.message ?? BLANK
       return new MailboxNameInvalid({
-        name: name.slice(0, MAILBOX_NAME_MAX),
+        name: leading(name, MAILBOX_NAME_MAX),
         reason,
         message: `a mailbox's display name ${reason}`
       })

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { clip } from "../Issues.ts"
+import { clip } from "../Length.ts"
 
 /**
  * A whole number as a query parameter or header writes it: digits, a minus sign at most. What `Number`

@@ -1,5 +1,6 @@
 import { HttpClient, type HttpClientError, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import { Data, Duration, Effect, Option, type ParseResult, Redacted, Schedule, Schema } from "effect"
+import { shortened } from "../../schema/Length.ts"
 import { ChatErrorBody, ChatRequestBody, ChatResponseBody } from "../../schema/luna/ChatWire.ts"
 
 /** One OpenAI-compatible endpoint and the model asked of it. */
@@ -59,7 +60,7 @@ export const transientRetry = (policy: ChatPolicy) =>
   )
 
 const MAX_DETAIL = 300
-const clip = (text: string) => (text.length > MAX_DETAIL ? `${text.slice(0, MAX_DETAIL)}…` : text)
+const clip = (text: string) => shortened(text, MAX_DETAIL)
 
 const decodeErrorBody = Schema.decodeUnknownOption(Schema.parseJson(ChatErrorBody))
 

@@ -1,4 +1,5 @@
 import { Effect, Either } from "effect"
+import { characters } from "../../schema/Length.ts"
 import type { AnchorsReport } from "../../schema/luna/Anchors.ts"
 import type { ModelMessage } from "../../schema/luna/Model.ts"
 import type { AttemptMetrics } from "../../schema/luna/Outcome.ts"
@@ -83,7 +84,7 @@ export const anchorShown = Effect.fn("Luna.anchorShown")(function* (
     messages: [...written.context, { role: "user", content: repairPrompt(first, written) }],
     functions: []
   }))
-  const fits = (shown: string) => written.maxLength === undefined || stripRefTokens(shown).length <= written.maxLength
+  const fits = (shown: string) => written.maxLength === undefined || characters(stripRefTokens(shown)) <= written.maxLength
   const closeWith = (kept: string) => {
     if (kept.trim() === "") return { narration: NOTHING_ANCHORED, partial: true }
     const said = `${kept.trim()} ${LEFT_OUT}`

@@ -1,6 +1,7 @@
 import { SchemaAST } from "effect"
 import { InvalidInput } from "../../schema/Errors.ts"
-import { clip, MAX_ISSUES, readableIssues, UNEXPECTED } from "../../schema/Issues.ts"
+import { MAX_ISSUES, readableIssues, UNEXPECTED } from "../../schema/Issues.ts"
+import { clip } from "../../schema/Length.ts"
 import { nearestName } from "./Nearest.ts"
 
 /** A field an input accepts, as its schema names it. */

@@ -2,6 +2,7 @@ import { SqlClient, type Statement } from "@effect/sql"
 import { Array as Arr, Cache, Cause, Duration, Effect, Exit, Option, Redacted, Schema } from "effect"
 import { Unauthorized } from "../../schema/Errors.ts"
 import { ApiKeyId, WorkspaceId } from "../../schema/Ids.ts"
+import { shortened } from "../../schema/Length.ts"
 import { Principal } from "../../schema/Principal.ts"
 import { Plan } from "../../schema/tools/Definition.ts"
 import { decodeWorkspaceName, type WorkspaceName } from "../../schema/WorkspaceName.ts"
@@ -21,7 +22,7 @@ export const KEY_PREFIX_LENGTH = 14
 /** Whether the text is a whole key (as `keys create` printed it) rather than its prefix. */
 export const isWholeKey = (text: string) => KEY_SHAPE.test(text)
 /** The text clipped to a prefix's length: a secret given by mistake is never repeated whole. */
-const shownPrefix = (text: string) => text.length > KEY_PREFIX_LENGTH ? `${text.slice(0, KEY_PREFIX_LENGTH)}…` : text
+const shownPrefix = (text: string) => shortened(text, KEY_PREFIX_LENGTH)
 const KEY_CACHE_SIZE = 10_000
 
 const Workspace = Schema.Struct({ id: WorkspaceId, name: Schema.String, plan: Plan })

@@ -1,18 +1,22 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Either, Schema, SchemaAST } from "effect"
+import { Effect, Either, Schema, SchemaAST } from "effect"
 import { sources } from "../../layers/Registry.ts"
 import { Title } from "../../schema/catalog/Cerebro.ts"
-import { MailboxName } from "../../schema/catalog/MailboxName.ts"
+import { decodeMailboxName, MailboxName } from "../../schema/catalog/MailboxName.ts"
 import { compilePattern } from "../../schema/catalog/TopicPattern.ts"
 import { Credentials } from "../../schema/connections/Connection.ts"
-import { issuesOf } from "../../schema/Issues.ts"
-import { maxLength, minLength } from "../../schema/Length.ts"
+import { issuesOf, readableIssues } from "../../schema/Issues.ts"
+import { characters, clip, maxLength, minLength } from "../../schema/Length.ts"
+import { settingRefused } from "../../schema/Setting.ts"
 import { isObject, toJsonSchema } from "../../schema/tools/JsonSchema.ts"
-import { WorkspaceName } from "../../schema/WorkspaceName.ts"
+import { decodeWorkspaceName, WorkspaceName } from "../../schema/WorkspaceName.ts"
 
 /** One character to JSON Schema (one code point), two UTF-16 units to `.length`. */
 const EMOJI = "😀"
 const emoji = (n: number) => EMOJI.repeat(n)
+
+/** Half of an emoji: a UTF-16 surrogate without its pair, which JSON can only carry as an unreadable escape. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
 
 const refusal = <A, I>(schema: Schema.Schema<A, I>, value: unknown) =>
   Either.match(Schema.decodeUnknownEither(schema)(value), {
@@ -82,4 +86,40 @@ describe("a string's length", () => {
     assert.isTrue(Either.isRight(compilePattern(`{{empresa}} ${emoji(180)}`)))
     assert.deepStrictEqual(compilePattern(`{{empresa}} ${emoji(190)}`), Either.left("must be at most 200 characters, got 202"))
   })
+})
+
+describe("a text cut to a length", () => {
+  it("is cut between characters, never inside an emoji, and is as long as the limit says, its ellipsis counted", () => {
+    for (const text of [emoji(50), `a${emoji(50)}`, `ab${emoji(50)}`]) {
+      for (const limit of [1, 2, 3, 19, 20, 21, 40]) {
+        const cut = clip(text, limit)
+        assert.notMatch(cut, LONE_SURROGATE, `${text} at ${limit}`)
+        assert.strictEqual(characters(cut), limit)
+        assert.isTrue(cut.endsWith("…"))
+      }
+    }
+    assert.strictEqual(clip(emoji(20), 20), emoji(20))
+    assert.strictEqual(clip(`a${emoji(20)}`, 20), `a${emoji(18)}…`)
+  })
+
+  it("in a refusal's path, issue and setting message, is never half an emoji", () => {
+    const [issue] = readableIssues([{ path: [emoji(300)], message: `is not a ${emoji(300)}` }], "input")
+    assert.notMatch(issue?.path ?? "", LONE_SURROGATE)
+    assert.strictEqual(characters(issue?.path ?? ""), 200)
+    assert.notMatch(issue?.message ?? "", LONE_SURROGATE)
+    assert.strictEqual(characters(issue?.message ?? ""), 200)
+    const refused = settingRefused("BREIN_X", Schema.NumberFromString, `a${emoji(100)}`)
+    assert.include(refused, JSON.stringify(`a${emoji(79)}`))
+  })
+
+  it.effect("of a workspace's or a mailbox's name a refusal repeats is cut between characters, at the name's limit", () =>
+    Effect.gen(function* () {
+      const name = `a${emoji(150)}`
+      const workspace = yield* Effect.flip(decodeWorkspaceName(name))
+      assert.strictEqual(workspace.name, `a${emoji(99)}`)
+      assert.include(workspace.message, `(got ${JSON.stringify(`a${emoji(19)}`)}…, 151 characters)`)
+      assert.notMatch(workspace.message, LONE_SURROGATE)
+      const mailbox = yield* Effect.flip(decodeMailboxName(name))
+      assert.strictEqual(mailbox.name, `a${emoji(99)}`)
+    }))
 })

@@ -247,6 +247,32 @@ layer(LunaBenchTest, { timeout: "120 seconds" })("Luna's loop with the scripted 
       assert.isTrue(outcome.kind === "proponer_decision" && outcome.partial === true)
     }))
 
+  it.effect("a shown text's 500 characters are counted as characters: a repair of emoji within them is taken whole", () =>
+    Effect.gen(function* () {
+      const repair = `Cargar al CRM la de 171 empleados [[ref:r1]]. ${"😀".repeat(300)}`
+      const shown = `Cargar al CRM la de 171 empleados. ${"😀".repeat(300)}`
+      assert.isAbove(shown.length, 500)
+      assert.isAtMost([...shown].length, 500)
+      const { end } = yield* scriptedTurn(
+        [
+          callsReply(search),
+          callsReply(call(CONTROL.decision, {
+            tool: "crm_save",
+            input: { company_ids: ["co_1g7b3x20002x"] },
+            summary: "Cargar al CRM la de 250 empleados [[ref:r1]]"
+          })),
+          textReply(repair)
+        ],
+        "Carga la más grande al CRM"
+      )
+      assert.deepStrictEqual(end.outcome, {
+        kind: "proponer_decision",
+        tool: "crm_save",
+        input: { company_ids: ["co_1g7b3x20002x"] },
+        summary: shown
+      })
+    }))
+
   it.effect("a limit's detalle and redirect are anchored: a repair that anchors is taken, one that does not leaves the anchored part, partial", () =>
     Effect.gen(function* () {
       const limit = (detalle: string, redirect_message: string) =>
