@@ -20,13 +20,6 @@ const Limit = (fallback: number) =>
     { default: () => fallback }
   )
 
-const Cursor = Schema.optionalWith(
-  Schema.String.pipe(maxLength(200)).annotations({
-    description: "The cursor of the previous page of the same search (opaque); omit it for the first page"
-  }),
-  { exact: true }
-)
-
 /** A search's cursor: sealed by the server (signed, bound to the workspace and the search), valid 30 minutes. */
 const SealedCursor = Schema.optionalWith(
   Schema.String.pipe(maxLength(1000)).annotations({
@@ -205,7 +198,7 @@ export const ListGetInput = Schema.Struct({
   name: Schema.optionalWith(ListName, { exact: true }),
   list_id: optional(Schema.String.pipe(maxLength(64)), "The list's id (li_…), from list_save"),
   limit: Limit(50),
-  cursor: Cursor
+  cursor: SealedCursor
 }).pipe(
   Schema.filter((input) =>
     (input.name === undefined) !== (input.list_id === undefined) ||

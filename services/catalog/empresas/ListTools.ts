@@ -11,7 +11,7 @@ import { RecordNotFound } from "../../../schema/Errors.ts"
 import { action } from "../../tools/Tool.ts"
 import { Directory, directoryLoaded } from "./Directory.ts"
 import { Lists } from "./Lists.ts"
-import { encodeCursor, readCursor } from "./SearchCursor.ts"
+import { openListCursor, sealListCursor } from "./SearchCursor.ts"
 import { FAMILY, STAGES } from "./SearchTools.ts"
 
 /** A list version's ref, `list:<id>@<updated_at>`: what list_save answers, list_get cites and its cursor is of. */
@@ -77,12 +77,9 @@ export const listGet = action({
         }
         const list = found.value
         const version = listRef(list)
-        const at = yield* readCursor(
-          input.cursor,
-          version,
-          "this cursor is of another list, or of this list before it was saved again: read the list from its first page (no cursor)"
-        )
-        const rows = yield* lists.items(list.id, at === undefined ? 0 : at.a, input.limit)
+        const cursorOf = { listId: list.id, version, workspace: ctx.principal.workspaceId }
+        const at = yield* openListCursor(input.cursor, cursorOf)
+        const rows = yield* lists.items(list.id, at ?? 0, input.limit)
         const page = rows.slice(0, input.limit)
         const directory = yield* Directory
         const ids = page.map((r) => r.itemId)
@@ -108,7 +105,7 @@ export const listGet = action({
           total: list.total,
           updated_at: list.updatedAt.toISOString(),
           items,
-          cursor: last === undefined ? null : encodeCursor({ s: version, a: last, t: list.total, l: false })
+          cursor: yield* sealListCursor(cursorOf, last, list.total)
         }
       })))
 })

@@ -1,38 +1,9 @@
 import { Effect, Either, Schema } from "effect"
-import { InvalidInput } from "../../../schema/Errors.ts"
+import { CursorRejected, InvalidInput } from "../../../schema/Errors.ts"
 import { fold } from "../../../schema/geo/Guard.ts"
 import { Int4 } from "../../../schema/Int4.ts"
 import { sha256 } from "../../Crypto.ts"
 import { SealedCursor } from "../SealedCursor.ts"
-
-/** Where a page of a list ends (the last item's position, an integer column), and the list's total. */
-const Position = Schema.Struct({
-  s: Schema.String,
-  a: Int4(0),
-  t: Schema.Int,
-  l: Schema.Boolean
-})
-export type Position = typeof Position.Type
-
-const decodePosition = Schema.decodeUnknownEither(Schema.parseJson(Position))
-
-export const encodeCursor = (position: Position) => Buffer.from(JSON.stringify(position), "utf8").toString("base64url")
-
-const badCursor = (message: string) =>
-  new InvalidInput({ message: `input.cursor: ${message}`, issues: [{ path: "input.cursor", message }] })
-
-const ANOTHER_SEARCH = "this cursor belongs to another search: send the same filters as its first page"
-
-/** The position a cursor holds, when it was made by the same search (`searchId`); `another` says why one that was not is refused. */
-export const readCursor = Effect.fn("Empresas.readCursor")(
-  function* (cursor: string | undefined, searchId: string, another: string = ANOTHER_SEARCH) {
-    if (cursor === undefined) return undefined
-    const decoded = decodePosition(Buffer.from(cursor, "base64url").toString("utf8"))
-    if (Either.isLeft(decoded)) return yield* badCursor("not a cursor of this tool")
-    if (decoded.right.s !== searchId) return yield* badCursor(another)
-    return decoded.right
-  }
-)
 
 // The directory has no load stamp: a cursor's position is an id, still a valid keyset start after a reload.
 const DIRECTORY = "directory"
@@ -86,4 +57,41 @@ export const wordsOf = Effect.fn("Empresas.wordsOf")(function* (text: string | u
     return yield* new InvalidInput({ message: `input.${field}: ${message}`, issues: [{ path: `input.${field}`, message }] })
   }
   return words
+})
+
+/** The list version a list_get cursor must belong to: the list, its version's ref, and the workspace asking. */
+export interface ListPage {
+  readonly listId: string
+  readonly version: string
+  readonly workspace: string
+}
+
+// A list cursor's data set is the version it was read on: once the list is saved again, the cursor is stale.
+const listExpected = (page: ListPage) => ({
+  toolId: "list_get",
+  search: searchIdOf("list_get", { list_id: page.listId }),
+  workspace: page.workspace,
+  dataset: page.version
+})
+
+const decodeListPosition = Schema.decodeUnknownEither(Schema.compose(Schema.NumberFromString, Int4(0)))
+
+/** The list position a page starts after, from its sealed cursor (CursorRejected when forged, foreign, stale or of another list). */
+export const openListCursor = Effect.fn("Empresas.openListCursor")(function* (cursor: string | undefined, page: ListPage) {
+  if (cursor === undefined) return undefined
+  const sealed = yield* (yield* SealedCursor).open(cursor, listExpected(page))
+  const position = decodeListPosition(sealed.position.id)
+  if (Either.isLeft(position)) return yield* CursorRejected.of("tampered", "list_get")
+  return position.right
+})
+
+/** The sealed cursor of the list page after `position`, carrying the list's total; null on the last page. */
+export const sealListCursor = Effect.fn("Empresas.sealListCursor")(function* (
+  page: ListPage,
+  position: number | undefined,
+  total: number
+) {
+  if (position === undefined) return null
+  const { toolId: _toolId, ...expected } = listExpected(page)
+  return yield* (yield* SealedCursor).seal({ ...expected, position: { at: null, id: String(position) }, total, lowerBound: false })
 })

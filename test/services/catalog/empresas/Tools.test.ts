@@ -258,30 +258,46 @@ layer(Seeded, { timeout: 120_000 })("empresas tools", (it) => {
       yield* TestClock.adjust("1 second")
       yield* call(principal, "list_save", { name: "Cambiante", kind: "companies", ids: [...ids].reverse() })
       const stale = yield* failure(principal, "list_get", { name: "Cambiante", limit: 20, cursor: first.cursor })
-      assert.deepStrictEqual([stale.tag, stale.paths], ["InvalidInput", ["input.cursor"]])
-      assert.include(stale.message, "saved again")
+      assert.deepStrictEqual([stale.tag, stale.reason], ["CursorRejected", "stale"])
       const fresh = as(ListGetOutput)(yield* call(principal, "list_get", { name: "Cambiante", limit: 20 }))
       assert.notStrictEqual(fresh.ref, first.ref)
       const rest = as(ListGetOutput)(yield* call(principal, "list_get", { name: "Cambiante", limit: 20, cursor: fresh.cursor }))
       assert.deepStrictEqual([...fresh.items, ...rest.items].map((i) => i.id), [...ids].reverse())
     }))
 
-  it.effect("a list_get cursor whose position no list holds (past the integer column, or not a number) is InvalidInput", () =>
+  it.effect("a list_get cursor is sealed: an edited, forged, garbage, foreign or other list's cursor is refused as CursorRejected", () =>
     Effect.gen(function* () {
       const principal = yield* principalOf()
       const ids = as(CompaniesSearchOutput)(yield* call(principal, "companies_search", { country: "CL", limit: 30 })).companies.map((c) =>
         c.id
       )
       yield* call(principal, "list_save", { name: "Posiciones", kind: "companies", ids })
+      yield* call(principal, "list_save", { name: "Otra", kind: "companies", ids })
       const first = as(ListGetOutput)(yield* call(principal, "list_get", { name: "Posiciones", limit: 20 }))
-      const position = Schema.decodeUnknownSync(Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown })))(
-        Buffer.from(first.cursor ?? "", "base64url").toString("utf8")
+      const cursor = first.cursor ?? ""
+      const [body = "", signature = ""] = cursor.split(".")
+      const claims = Schema.decodeUnknownSync(Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown })))(
+        Buffer.from(body, "base64url").toString("utf8")
       )
-      for (const a of [2_147_483_648, Number.MAX_SAFE_INTEGER, -1, "co_zzzz"]) {
-        const forged = Buffer.from(JSON.stringify({ ...position, a }), "utf8").toString("base64url")
-        const refusal = yield* failure(principal, "list_get", { name: "Posiciones", limit: 20, cursor: forged })
-        assert.deepStrictEqual([refusal.tag, refusal.paths], ["InvalidInput", ["input.cursor"]], String(a))
+      const refusal = (sent: string) =>
+        Effect.map(failure(principal, "list_get", { name: "Posiciones", limit: 20, cursor: sent }), (f) => [f.tag, f.reason])
+      for (const id of ["2147483648", "-1", "co_zzzz", "0"]) {
+        const edited = Buffer.from(JSON.stringify({ ...claims, position: { at: null, id } }), "utf8").toString("base64url")
+        assert.deepStrictEqual(yield* refusal(`${edited}.${signature}`), ["CursorRejected", "tampered"], id)
       }
+      const altered = `${cursor.slice(0, 4)}${cursor[4] === "A" ? "B" : "A"}${cursor.slice(5)}`
+      assert.deepStrictEqual(yield* refusal(altered), ["CursorRejected", "tampered"])
+      const unsigned = Buffer.from(JSON.stringify({ s: first.ref, a: 5, t: 30, l: false }), "utf8").toString("base64url")
+      assert.deepStrictEqual(yield* refusal(unsigned), ["CursorRejected", "tampered"])
+      assert.deepStrictEqual(yield* refusal("garbage"), ["CursorRejected", "tampered"])
+      const stranger = yield* principalOf()
+      yield* call(stranger, "list_save", { name: "Posiciones", kind: "companies", ids })
+      const foreign = yield* failure(stranger, "list_get", { name: "Posiciones", limit: 20, cursor })
+      assert.deepStrictEqual([foreign.tag, foreign.reason], ["CursorRejected", "foreign_workspace"])
+      const other = yield* failure(principal, "list_get", { name: "Otra", limit: 20, cursor })
+      assert.deepStrictEqual([other.tag, other.reason], ["CursorRejected", "other_search"])
+      const rest = as(ListGetOutput)(yield* call(principal, "list_get", { name: "Posiciones", limit: 20, cursor }))
+      assert.deepStrictEqual(rest.items.map((i) => i.id), ids.slice(20))
     }))
 
   it.effect("each list_save is a new version even in the same millisecond or with the clock set back: the older cursor is refused", () =>
@@ -305,7 +321,7 @@ layer(Seeded, { timeout: 120_000 })("empresas tools", (it) => {
       assert.isTrue(stamps[0]! < stamps[1]! && stamps[1]! < stamps[2]!, `versions move forward: ${seen.map((v) => v.updatedAt).join(" ")}`)
       for (const older of seen.slice(0, 2)) {
         const stale = yield* failure(principal, "list_get", { name: "Mismo instante", limit: 20, cursor: older.cursor })
-        assert.deepStrictEqual([stale.tag, stale.paths], ["InvalidInput", ["input.cursor"]])
+        assert.deepStrictEqual([stale.tag, stale.reason], ["CursorRejected", "stale"])
       }
       const rest = as(ListGetOutput)(yield* call(principal, "list_get", { name: "Mismo instante", limit: 20, cursor: seen[2]!.cursor }))
       assert.deepStrictEqual(rest.items.map((i) => i.id), ids.slice(25))
