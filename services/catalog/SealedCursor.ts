@@ -14,15 +14,18 @@ export const CLOCK_SKEW = Duration.minutes(1)
 export const Position = Schema.Struct({ at: Schema.NullOr(Schema.String), id: Schema.String })
 export type Position = typeof Position.Type
 
-/** What a cursor holds, and what it is checked against when it comes back. */
+/**
+ * What a cursor holds, and what it is checked against when it comes back. A search's cursor carries the
+ * total its first page counted (and whether that was a lower bound); a cursor of a page without a count has none.
+ */
 const Sealed = Schema.Struct({
   position: Position,
   search: Schema.String,
   workspace: Schema.String,
   issuedAt: Schema.Int,
   dataset: Schema.String,
-  total: Schema.Int,
-  lowerBound: Schema.Boolean
+  total: Schema.optionalWith(Schema.Int, { exact: true }),
+  lowerBound: Schema.optionalWith(Schema.Boolean, { exact: true })
 })
 export type Sealed = typeof Sealed.Type
 
@@ -47,7 +50,7 @@ export class SealedCursor extends Effect.Service<SealedCursor>()("brein/catalog/
       return `${body}.${sign(body)}`
     })
 
-    /** The position and total of a cursor issued to this workspace for this search, within its life and data set. */
+    /** The position (and any total) of a cursor issued to this workspace for this search, within its life and data set. */
     const open = Effect.fn("SealedCursor.open")(function* (cursor: string, expected: Expected) {
       const [body = "", signature = "", ...rest] = cursor.split(".")
       const refuse = (reason: CursorRejected["reason"]) => Effect.fail(CursorRejected.of(reason, expected.toolId))

@@ -31,5 +31,5 @@ export const openConsultarCursor = Effect.fn("ConsultarCursor.open")(function* (
 export const sealConsultarCursor = Effect.fn("ConsultarCursor.seal")(function* (query: ConsultarQuery, position: Position | null) {
   if (position === null) return null
   const { toolId: _toolId, ...expected } = expectedOf(query)
-  return yield* (yield* SealedCursor).seal({ ...expected, position, total: 0, lowerBound: false })
+  return yield* (yield* SealedCursor).seal({ ...expected, position })
 })

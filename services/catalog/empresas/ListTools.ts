@@ -105,7 +105,7 @@ export const listGet = action({
           total: list.total,
           updated_at: list.updatedAt.toISOString(),
           items,
-          cursor: yield* sealListCursor(cursorOf, last, list.total)
+          cursor: yield* sealListCursor(cursorOf, last)
         }
       })))
 })

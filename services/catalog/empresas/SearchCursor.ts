@@ -85,13 +85,9 @@ export const openListCursor = Effect.fn("Empresas.openListCursor")(function* (cu
   return position.right
 })
 
-/** The sealed cursor of the list page after `position`, carrying the list's total; null on the last page. */
-export const sealListCursor = Effect.fn("Empresas.sealListCursor")(function* (
-  page: ListPage,
-  position: number | undefined,
-  total: number
-) {
+/** The sealed cursor of the list page after `position`; null on the last page. */
+export const sealListCursor = Effect.fn("Empresas.sealListCursor")(function* (page: ListPage, position: number | undefined) {
   if (position === undefined) return null
   const { toolId: _toolId, ...expected } = listExpected(page)
-  return yield* (yield* SealedCursor).seal({ ...expected, position: { at: null, id: String(position) }, total, lowerBound: false })
+  return yield* (yield* SealedCursor).seal({ ...expected, position: { at: null, id: String(position) } })
 })

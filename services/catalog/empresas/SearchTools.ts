@@ -74,7 +74,7 @@ export const companiesSearch = action({
       const at = yield* openSearchCursor(input.cursor, search)
       const [rows, counted] = yield* Effect.all([
         directory.searchCompanies(filter, at === undefined ? null : at.position.id, input.limit),
-        at === undefined ? directory.countCompanies(filter) : Effect.succeed(at.lowerBound ? COUNT_CAP + 1 : at.total)
+        at?.total === undefined ? directory.countCompanies(filter) : Effect.succeed(at.lowerBound === true ? COUNT_CAP + 1 : at.total)
       ], { concurrency: 2 })
       const { last, page } = paged(rows, input.limit)
       const total = totalOf(counted)
@@ -166,7 +166,7 @@ export const peopleSearch = action({
       const at = yield* openSearchCursor(input.cursor, search)
       const [rows, counted] = yield* Effect.all([
         directory.searchPeople(filter, at === undefined ? null : at.position.id, input.limit),
-        at === undefined ? directory.countPeople(filter) : Effect.succeed(at.lowerBound ? COUNT_CAP + 1 : at.total)
+        at?.total === undefined ? directory.countPeople(filter) : Effect.succeed(at.lowerBound === true ? COUNT_CAP + 1 : at.total)
       ], { concurrency: 2 })
       if (rows.length === 0 && input.company_id !== undefined && (yield* directory.company(input.company_id)) === undefined) {
         return yield* RecordNotFound.of("company", [input.company_id], {

@@ -53,7 +53,7 @@ export const paging = <F extends object, Row extends { readonly id: string }>(to
     const day = yield* today
     const [rows, counted] = yield* Effect.all([
       page(filter, day, at?.position, request.limit),
-      at === undefined ? count(filter, day) : Effect.succeed(at.lowerBound ? COUNT_CAP + 1 : at.total)
+      at?.total === undefined ? count(filter, day) : Effect.succeed(at.lowerBound === true ? COUNT_CAP + 1 : at.total)
     ], { concurrency: 2 })
     const shown = rows.slice(0, request.limit)
     const last = rows.length > request.limit ? shown[shown.length - 1] : undefined

@@ -234,6 +234,22 @@ layer(Live, { excludeTestServices: true })("sii .consultar tools", (it) => {
       assert.deepStrictEqual(walked, all, "the same query pages every document once, in order")
     }))
 
+  it.effect("a cursor claims no count its answers never gave: its readable claims carry the position, not a total of 0", () =>
+    Effect.gen(function* () {
+      const { connectionId, principal } = yield* synced(76700010)
+      const compras = { periodo: "2026-10", perspectiva: "compras" }
+      const all = (yield* query(principal, connectionId, { ...compras, limit: 500 })).data.documentos
+      const first = (yield* query(principal, connectionId, { ...compras, limit: 2 })).data
+      assert.isAbove(all.length, 2)
+      const [body = ""] = (first.cursor ?? "").split(".")
+      const claims = Schema.decodeUnknownSync(Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown })))(
+        Buffer.from(body, "base64url").toString("utf8")
+      )
+      assert.deepStrictEqual(Object.keys(claims).sort(), ["dataset", "issuedAt", "position", "search", "workspace"])
+      const next = (yield* query(principal, connectionId, { ...compras, limit: 2, cursor: first.cursor })).data
+      assert.deepStrictEqual(next.documentos, all.slice(2, 4))
+    }))
+
   it.effect("an empty result of a period never synced says so and points to sincronizar", () =>
     Effect.gen(function* () {
       const { connectionId, principal } = yield* synced(76700003)
