@@ -4,10 +4,11 @@ import { LoggingLive } from "../../layers/Logging.ts"
 import type { AnchorsInput } from "../../schema/luna/Anchors.ts"
 import { checkAnchors } from "../../services/luna/anchors/Validate.ts"
 import { anchorsCorpus } from "./AnchorsCorpus.ts"
+import { wholeNumber } from "./Settings.ts"
 
 const settings = Config.all({
-  narrations: Config.integer("BENCH_NARRATIONS").pipe(Config.withDefault(400)),
-  millis: Config.integer("BENCH_MILLIS").pipe(Config.withDefault(1_000))
+  narrations: wholeNumber("BENCH_NARRATIONS", { min: 1, max: 100_000, unit: "narrations" }, 400),
+  millis: wholeNumber("BENCH_MILLIS", { min: 1, max: 600_000, unit: "milliseconds" }, 1_000)
 })
 
 interface Pass {

@@ -13,6 +13,7 @@ import { makePrng, type NonEmpty } from "../../services/upstream/Prng.ts"
 import { createKey, seedDirectory, serveBrein } from "./Brein.ts"
 import { freePort } from "./Children.ts"
 import { latencies, latencyRow, toolPoster } from "./Latency.ts"
+import { MANY, wholeNumber } from "./Settings.ts"
 import { sharedDatabase } from "./SharedDatabase.ts"
 
 /** The goal: a search's p50 at most this many times the raw SQL of the same page. */
@@ -24,7 +25,7 @@ const settings = Config.all({
     Config.withDefault(quick ? "20000,100000" : "100000,1000000"),
     Config.map((text) => text.split(",").map(Number))
   ),
-  requests: Config.integer("BENCH_REQUESTS").pipe(Config.withDefault(quick ? 300 : 1_000)),
+  requests: wholeNumber("BENCH_REQUESTS", { min: 1, max: MANY, unit: "requests" }, quick ? 300 : 1_000),
   databaseUrl: Config.option(Config.redacted("DATABASE_URL"))
 })
 

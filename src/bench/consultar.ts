@@ -17,7 +17,7 @@ import { BENCH_CURSOR_KEY, createKey, serveBrein } from "./Brein.ts"
 import { freePort } from "./Children.ts"
 import { reportProfile } from "./Comparison.ts"
 import { cpuTimeMs } from "./CpuTime.ts"
-import { NodeFlags } from "./Settings.ts"
+import { MANY, NodeFlags, wholeNumber } from "./Settings.ts"
 import { sharedDatabase } from "./SharedDatabase.ts"
 
 const SCOPES = 200
@@ -26,8 +26,8 @@ const GOAL_RATIO = 4
 // --quick: a short run for iterating (100 k documents, 600 pages); the goal is judged on the full run.
 const quick = process.argv.includes("--quick")
 const settings = Config.all({
-  documents: Config.integer("BENCH_DOCUMENTS").pipe(Config.withDefault(quick ? 100_000 : 1_000_000)),
-  requests: Config.integer("BENCH_REQUESTS").pipe(Config.withDefault(quick ? 600 : 2_000)),
+  documents: wholeNumber("BENCH_DOCUMENTS", { min: 1, max: MANY, unit: "documents" }, quick ? 100_000 : 1_000_000),
+  requests: wholeNumber("BENCH_REQUESTS", { min: 1, max: MANY, unit: "requests" }, quick ? 600 : 2_000),
   databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
   nodeFlags: NodeFlags,
   /** BENCH_PROFILE=true: brein runs from its sources under --cpu-prof and its hottest frames are printed. */

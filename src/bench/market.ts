@@ -14,6 +14,7 @@ import { makePrng, type NonEmpty } from "../../services/upstream/Prng.ts"
 import { createKey, seedMarket, serveBrein } from "./Brein.ts"
 import { freePort } from "./Children.ts"
 import { latencies, latencyRow, toolPoster } from "./Latency.ts"
+import { MANY, wholeNumber } from "./Settings.ts"
 import { sharedDatabase } from "./SharedDatabase.ts"
 
 /** The goal: a Mercado tool's p50 over HTTP at most this many times the raw SQL of the same question. */
@@ -25,7 +26,7 @@ const settings = Config.all({
     Config.withDefault(quick ? "20000,200000" : "200000,2000000"),
     Config.map((text) => text.split(",").map(Number))
   ),
-  requests: Config.integer("BENCH_REQUESTS").pipe(Config.withDefault(quick ? 200 : 600)),
+  requests: wholeNumber("BENCH_REQUESTS", { min: 1, max: MANY, unit: "requests" }, quick ? 200 : 600),
   databaseUrl: Config.option(Config.redacted("DATABASE_URL"))
 })
 

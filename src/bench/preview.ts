@@ -11,6 +11,7 @@ import { Owned } from "../../services/catalog/empresas/Owned.ts"
 import { Mailboxes } from "../../services/catalog/sequences/Mailboxes.ts"
 import { Executor } from "../../services/pipeline/Executor.ts"
 import { Workspaces } from "../../services/workspace/Workspaces.ts"
+import { wholeNumber } from "./Settings.ts"
 import { sharedDatabase } from "./SharedDatabase.ts"
 
 /** The goal: one preview of 5 steps × 500 recipients in under this many milliseconds. */
@@ -20,7 +21,7 @@ const RECIPIENTS = 500
 const RUNS = 10
 
 const settings = Config.all({
-  runs: Config.integer("BENCH_RUNS").pipe(Config.withDefault(RUNS)),
+  runs: wholeNumber("BENCH_RUNS", { min: 1, max: 1_000, unit: "runs" }, RUNS),
   databaseUrl: Config.option(Config.redacted("DATABASE_URL"))
 })
 

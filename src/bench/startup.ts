@@ -6,12 +6,12 @@ import * as Os from "node:os"
 import { LoggingLive } from "../../layers/Logging.ts"
 import { awaitHttp, type Child, ChildFailed, freePort, type NodeScript, runToEnd, spawn } from "./Children.ts"
 import { cpuTimeMs, exitedChildrenCpuTimeMs } from "./CpuTime.ts"
-import { NodeFlags } from "./Settings.ts"
+import { NodeFlags, wholeNumber } from "./Settings.ts"
 
 class NotHealthy extends Data.TaggedError("NotHealthy")<{ readonly status: number }> {}
 
 const settings = Config.all({
-  runs: Config.integer("BENCH_RUNS").pipe(Config.withDefault(5)),
+  runs: wholeNumber("BENCH_RUNS", { min: 1, max: 1_000, unit: "runs" }, 5),
   nodeFlags: NodeFlags
 })
 

@@ -19,13 +19,14 @@ import { IndicadoresSimulator } from "../../services/upstream/IndicadoresSource.
 import { rcvDocuments } from "../../services/upstream/RcvGenerator.ts"
 import { SiiSimulator } from "../../services/upstream/SiiSimulator.ts"
 import { Workspaces } from "../../services/workspace/Workspaces.ts"
+import { MANY, wholeNumber } from "./Settings.ts"
 import { sharedDatabase } from "./SharedDatabase.ts"
 
 const PERIODO = "2026-06"
 const RUT = Schema.decodeSync(Rut)("77123456-9")
 
 const settings = Config.all({
-  documents: Config.integer("BENCH_DOCUMENTS").pipe(Config.withDefault(100_000)),
+  documents: wholeNumber("BENCH_DOCUMENTS", { min: 1, max: MANY, unit: "documents" }, 100_000),
   databaseUrl: Config.option(Config.redacted("DATABASE_URL"))
 })
 
