@@ -7,6 +7,7 @@ import { AuditKey, type AuditKeyApi, type Witness } from "../services/audit/Audi
 import { AuditStore } from "../services/audit/AuditStore.ts"
 import { signatureHolds } from "../services/audit/Chain.ts"
 import { base64Key, randomToken } from "../services/Crypto.ts"
+import { makeFolder } from "./Folders.ts"
 
 const WitnessFile = Schema.parseJson(
   Schema.Record({ key: Schema.String, value: Schema.Struct({ seq: Schema.Number, signature: Schema.String }) })
@@ -74,7 +75,7 @@ export const auditKeyIn = (configured: Option.Option<Redacted.Redacted<string>>,
       const generate = Effect.gen(function* () {
         // a witness is written only by a process that signed with a key: the key was here and is lost
         if (Object.keys(yield* readAll).length > 0) return yield* Effect.dieMessage(keyLost(keyFile, witnessFile))
-        yield* fs.makeDirectory(dir, { recursive: true })
+        yield* makeFolder(dir, 0o700)
         yield* fs.writeFileString(keyFile, randomToken(32, "base64"), { mode: 0o600, flag: "wx" }).pipe(
           Effect.catchTag("SystemError", (e) => (e.reason === "AlreadyExists" ? Effect.void : Effect.fail(e)))
         )

@@ -4,6 +4,7 @@ import { Config, type ConfigError, Context, Data, Duration, Effect, Layer, Optio
 import { DatabaseUrlConfig, targetOf } from "../schema/PostgresUrl.ts"
 import { DecimalFromString, setting, WholeNumberFromString } from "../schema/Setting.ts"
 import { EmbeddedPostgres, type EmbeddedPostgresFailed } from "./EmbeddedPostgres.ts"
+import type { FolderNotCreated } from "./Folders.ts"
 import { MigrationsLive } from "./Migrations.ts"
 import { CONNECT_TIMEOUT, naming, pgPool } from "./PgPool.ts"
 
@@ -11,7 +12,7 @@ export class DatabaseUrl extends Context.Tag("brein/layers/DatabaseUrl")<Databas
   /** The URL DATABASE_URL gave, or else the embedded server's under BREIN_DATA_DIR (started or reused). */
   static readonly configuredOrEmbedded = (
     configured: Option.Option<Redacted.Redacted<string>>
-  ): Layer.Layer<DatabaseUrl, ConfigError.ConfigError | EmbeddedPostgresFailed> =>
+  ): Layer.Layer<DatabaseUrl, ConfigError.ConfigError | EmbeddedPostgresFailed | FolderNotCreated> =>
     Option.match(configured, {
       onSome: (url) => Layer.succeed(DatabaseUrl, url),
       onNone: () =>

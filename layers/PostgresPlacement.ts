@@ -3,6 +3,7 @@ import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { randomToken, sha256 } from "../services/Crypto.ts"
+import { makeFolder } from "./Folders.ts"
 import { type Binaries, canExecute, EmbeddedPostgresFailed, hasCode, initdbOf, postgresUser, type RunAs } from "./PostgresProcess.ts"
 
 /** Where the server runs from: its binaries, its data folder, and the user it runs as (root only). */
@@ -17,13 +18,11 @@ export const digest = (text: string) => sha256(text).slice(0, 16)
 /** Folders every user may enter; the first one root can write to holds what the postgres user must reach. */
 export const shelves = ["/var/lib/brein", Path.join(Os.tmpdir(), "brein-postgres")]
 
-const shelf = Effect.firstSuccessOf(shelves.map((folder) =>
-  Effect.tryPromise(async () => {
-    await Fs.mkdir(folder, { recursive: true, mode: 0o755 })
-    await Fs.chmod(folder, 0o755)
-    return folder
-  })
-)).pipe(Effect.mapError(() => new EmbeddedPostgresFailed({ message: `cannot create any of ${shelves.join(", ")}` })))
+const shelf = Effect.firstSuccessOf(
+  shelves.map((folder) =>
+    makeFolder(folder, 0o755).pipe(Effect.zipRight(Effect.tryPromise(() => Fs.chmod(folder, 0o755))), Effect.as(folder))
+  )
+).pipe(Effect.mapError(() => new EmbeddedPostgresFailed({ message: `cannot create any of ${shelves.join(", ")}` })))
 
 const exists = (path: string) => Effect.promise(() => Fs.access(path).then(() => true, () => false))
 
@@ -111,10 +110,10 @@ const recorded = Effect.fn("PostgresPlacement.recorded")(function* (directory: s
 /** Writes the marker unless another start wrote one first; answers the folder the marker names. */
 const record = Effect.fn("PostgresPlacement.record")(function* (directory: string, relocated: string) {
   const marker = Path.join(directory, MARKER)
-  const written = yield* Effect.tryPromise(async () => {
-    await Fs.mkdir(directory, { recursive: true, mode: 0o700 })
-    await Fs.writeFile(marker, encodeRelocation({ directory: relocated }), { flag: "wx", mode: 0o600 })
-  }).pipe(
+  yield* makeFolder(directory, 0o700)
+  const written = yield* Effect.tryPromise(() =>
+    Fs.writeFile(marker, encodeRelocation({ directory: relocated }), { flag: "wx", mode: 0o600 })
+  ).pipe(
     Effect.as(true),
     Effect.catchAll((error) =>
       hasCode(error.error, "EEXIST")
@@ -221,7 +220,7 @@ export const place = Effect.fn("PostgresPlacement.place")(function* (
   const runAs = yield* postgresUser
   const dataFolderExisted = yield* exists(Path.dirname(directory))
   // The data folder holds secrets and is created private (0700): judge what it will be, not a parent that exists now.
-  yield* Effect.tryPromise(() => Fs.mkdir(Path.dirname(directory), { recursive: true, mode: 0o700 })).pipe(Effect.ignore)
+  yield* makeFolder(Path.dirname(directory), 0o700)
   const binariesReachable = yield* canExecute(initdbOf(shipped), runAs)
   const dataReachable = Option.isNone(marked) &&
     (yield* Effect.flatMap(nearestExisting(directory), (nearest) => canExecute(nearest, runAs)))
@@ -238,8 +237,6 @@ export const place = Effect.fn("PostgresPlacement.place")(function* (
   yield* Effect.logInfo("the postgres user cannot reach the data folder: the database is kept where it can").pipe(
     Effect.annotateLogs({ asked: directory, directory: relocated })
   )
-  yield* Effect.tryPromise(() => Fs.mkdir(Path.dirname(relocated), { recursive: true, mode: 0o755 })).pipe(
-    Effect.mapError(() => cannotReach(directory))
-  )
+  yield* makeFolder(Path.dirname(relocated), 0o755).pipe(Effect.mapError(() => cannotReach(directory)))
   return { binaries, directory: relocated, runAs: Option.some(runAs) } satisfies Placement
 })

@@ -4,6 +4,7 @@ import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { randomToken } from "../services/Crypto.ts"
+import { makeFolder } from "./Folders.ts"
 
 /** Whether a failure of a Node call carries this system error code (`ENOENT`, `EPERM`, …). */
 export const hasCode = (cause: unknown, code: string) =>
@@ -113,7 +114,7 @@ export const initdb = Effect.fn("PostgresProcess.initdb")(function* (options: In
   const owned = <A, R>(effect: Effect.Effect<A, unknown, R>) => effect.pipe(Effect.mapError(failed(`cannot prepare ${options.directory}`)))
   const inPlace = yield* Effect.promise(() => Fs.stat(options.directory).then(() => true, () => false))
   const target = inPlace ? options.directory : `${options.directory}.init-${randomToken(4, "hex")}`
-  yield* owned(Effect.tryPromise(() => Fs.mkdir(target, { recursive: true, mode: 0o700 })))
+  yield* makeFolder(target, 0o700)
   if (!inPlace) yield* Effect.addFinalizer(() => Effect.promise(() => Fs.rm(target, { recursive: true, force: true })))
   const secrets = yield* owned(Effect.acquireRelease(
     Effect.tryPromise(() => Fs.mkdtemp(Path.join(Os.tmpdir(), "brein-initdb-"))),

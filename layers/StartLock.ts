@@ -1,6 +1,7 @@
 import { Data, Duration, Effect, Schedule } from "effect"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
+import { makeFolder } from "./Folders.ts"
 import { EmbeddedPostgresFailed, hasCode, isAlive } from "./PostgresProcess.ts"
 
 class LockHeld extends Data.TaggedError("LockHeld") {}
@@ -15,7 +16,6 @@ const heldHere = new Set<string>()
 const take = (file: string) =>
   Effect.tryPromise({
     try: async () => {
-      await Fs.mkdir(Path.dirname(file), { recursive: true, mode: 0o700 })
       if (!heldHere.has(file)) {
         // marked before the file is there, so that no other fiber here takes its pid in it for a dead process's
         heldHere.add(file)
@@ -47,7 +47,8 @@ const take = (file: string) =>
 export const withStartLock = <A, E, R>(directory: string, effect: Effect.Effect<A, E, R>) => {
   const file = startLockOf(directory)
   return Effect.acquireUseRelease(
-    take(file).pipe(
+    makeFolder(Path.dirname(file), 0o700).pipe(
+      Effect.zipRight(take(file)),
       Effect.retry({ while: (error) => error._tag === "LockHeld", schedule: Schedule.spaced(Duration.millis(100)), times: 900 }),
       Effect.catchTag(
         "LockHeld",

@@ -4,6 +4,7 @@ import { Config, Effect, Layer, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { DataDirConfig } from "../schema/DataDir.ts"
 import { VaultKey, VaultKeyUnusable } from "../services/connections/Vault.ts"
+import { makeFolder } from "./Folders.ts"
 
 const decodeKey = (text: string) => {
   const key = Buffer.from(text.trim(), "base64")
@@ -46,7 +47,7 @@ export const VaultKeyLive = Layer.unwrapEffect(Effect.gen(function* () {
     }))
   )
   const create = Effect.gen(function* () {
-    yield* fs.makeDirectory(dir, { recursive: true })
+    yield* makeFolder(dir, 0o700)
     yield* fs.writeFileString(file, randomBytes(32).toString("base64"), { mode: 0o600, flag: "wx" }).pipe(
       Effect.catchTag("SystemError", (e) => (e.reason === "AlreadyExists" ? Effect.void : Effect.fail(e)))
     )
