@@ -7,7 +7,7 @@ import { AuditKey, type AuditKeyApi, type Witness } from "../services/audit/Audi
 import { AuditStore } from "../services/audit/AuditStore.ts"
 import { signatureHolds } from "../services/audit/Chain.ts"
 import { base64Key, randomToken } from "../services/Crypto.ts"
-import { makeFolder } from "./Folders.ts"
+import { makeFolder } from "../services/Folders.ts"
 
 const WitnessFile = Schema.parseJson(
   Schema.Record({ key: Schema.String, value: Schema.Struct({ seq: Schema.Number, signature: Schema.String }) })

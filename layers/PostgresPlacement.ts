@@ -3,7 +3,7 @@ import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { randomToken, sha256 } from "../services/Crypto.ts"
-import { makeFolder } from "./Folders.ts"
+import { makeFolder } from "../services/Folders.ts"
 import { type Binaries, canExecute, EmbeddedPostgresFailed, hasCode, initdbOf, postgresUser, type RunAs } from "./PostgresProcess.ts"
 
 /** Where the server runs from: its binaries, its data folder, and the user it runs as (root only). */

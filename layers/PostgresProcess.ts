@@ -4,7 +4,7 @@ import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { randomToken } from "../services/Crypto.ts"
-import { makeFolder } from "./Folders.ts"
+import { makeFolder } from "../services/Folders.ts"
 
 /** Whether a failure of a Node call carries this system error code (`ENOENT`, `EPERM`, …). */
 export const hasCode = (cause: unknown, code: string) =>

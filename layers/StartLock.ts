@@ -1,7 +1,7 @@
 import { Data, Duration, Effect, Schedule } from "effect"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
-import { makeFolder } from "./Folders.ts"
+import { makeFolder } from "../services/Folders.ts"
 import { EmbeddedPostgresFailed, hasCode, isAlive } from "./PostgresProcess.ts"
 
 class LockHeld extends Data.TaggedError("LockHeld") {}

@@ -4,7 +4,7 @@ import { Config, Effect, Layer, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { DataDirConfig } from "../schema/DataDir.ts"
 import { VaultKey, VaultKeyUnusable } from "../services/connections/Vault.ts"
-import { makeFolder } from "./Folders.ts"
+import { makeFolder } from "../services/Folders.ts"
 
 const decodeKey = (text: string) => {
   const key = Buffer.from(text.trim(), "base64")

@@ -4,7 +4,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Either } from "effect"
 import { existsSync } from "node:fs"
 import * as Path from "node:path"
-import { FolderNotCreated, makeFolder } from "../../layers/Folders.ts"
+import { FolderNotCreated, makeFolder } from "../../services/Folders.ts"
 
 const modeOf = (fs: FileSystem.FileSystem, path: string) => Effect.map(fs.stat(path), (info) => info.mode & 0o777)
 

@@ -3,6 +3,7 @@ import { Data, Effect, Schema } from "effect"
 import { issuesOf, summary } from "../../../schema/Issues.ts"
 import { BenchReport } from "../../../schema/luna/BenchMeters.ts"
 import { type Brief, BriefJson } from "../../../schema/luna/Brief.ts"
+import { makeFolder } from "../../Folders.ts"
 
 /** A brief file that cannot be read as a replay (or a folder without any). */
 export class BriefInvalid extends Data.TaggedError("BriefInvalid")<{ readonly message: string }> {}
@@ -57,7 +58,7 @@ export const readBriefs = Effect.fn("Bench.readBriefs")(function* (dir: string) 
 export const writeBrief = Effect.fn("Bench.writeBrief")(function* (dir: string, file: string, brief: Brief) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
-  yield* fs.makeDirectory(dir, { recursive: true })
+  yield* makeFolder(dir, 0o755)
   yield* fs.writeFileString(path.join(dir, file), `${yield* Effect.orDie(encodeBrief(brief))}\n`)
 })
 
