@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option, Schema } from "effect"
 import { BoardItem } from "../../schema/catalog/Session.ts"
 import { Forbidden, InvalidInput } from "../../schema/Errors.ts"
+import { leading } from "../../schema/Length.ts"
 import type { Principal } from "../../schema/Principal.ts"
 
 const Row = Schema.Struct({
@@ -79,7 +80,7 @@ export class Boards extends Effect.Service<Boards>()("brein/catalog/Boards", {
         const missing = ids.filter((id) => !onBoard.has(id))
         if (missing.length > 0) {
           return yield* InvalidInput.of(
-            missing.slice(0, 10).map((id) => ({ path: "input.ids", message: `${id.slice(0, 100)} is not on the board` })),
+            missing.slice(0, 10).map((id) => ({ path: "input.ids", message: `${leading(id, 100)} is not on the board` })),
             missing.length
           )
         }

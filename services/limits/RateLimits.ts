@@ -1,5 +1,6 @@
 import { Config, ConfigError, Effect, Either, Option, Schema } from "effect"
 import { RateLimited, SessionRequired, Unauthorized } from "../../schema/Errors.ts"
+import { leading } from "../../schema/Length.ts"
 import type { Principal } from "../../schema/Principal.ts"
 import { type Limit, SlidingWindows } from "./SlidingWindows.ts"
 import { sourceOf } from "./Source.ts"
@@ -20,10 +21,10 @@ export const parseLimit = (text: string): Either.Either<Option.Option<Limit>, st
   const match = SETTING.exec(trimmed)
   const limit = Number(match?.[1])
   const windowMs = (match?.[2] === "" ? 1 : Number(match?.[2])) * (UNITS[match?.[3] ?? ""] ?? NaN)
-  if (windowMs > MAX_WINDOW_MS) return Either.left(`"${text.slice(0, 40)}" has a window longer than a day (24h at most)`)
+  if (windowMs > MAX_WINDOW_MS) return Either.left(`"${leading(text, 40)}" has a window longer than a day (24h at most)`)
   return Number.isSafeInteger(limit) && limit > 0 && windowMs > 0
     ? Either.right(Option.some({ limit, windowMs }))
-    : Either.left(`"${text.slice(0, 40)}" is not a rate limit: write requests/window, e.g. 600/60s, 20/10m or 100/s; 0 or off turns it off`)
+    : Either.left(`"${leading(text, 40)}" is not a rate limit: write requests/window, e.g. 600/60s, 20/10m or 100/s; 0 or off turns it off`)
 }
 
 const limitConfig = (name: string, fallback: string) =>

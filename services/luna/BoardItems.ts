@@ -1,4 +1,5 @@
 import { BoardItem } from "../../schema/catalog/Session.ts"
+import { leading } from "../../schema/Length.ts"
 import { isObject, type JsonObject } from "../../schema/tools/JsonSchema.ts"
 
 const KINDS = new Set<string>(BoardItem.fields.kind.literals)
@@ -12,7 +13,7 @@ const itemOf = (value: JsonObject): ReadonlyArray<BoardItem> => {
     typeof v === "string"
   )
   const label = typeof named === "string" ? named : id
-  return [{ id: id.slice(0, 100), kind: kind as BoardItem["kind"], label: label.slice(0, 300), ref }]
+  return [{ id: leading(id, 100), kind: kind as BoardItem["kind"], label: leading(label, 300), ref }]
 }
 
 /** What a tool result puts on the chat's board: the records it returned (each with its id and ref), or the record it is. */

@@ -1,5 +1,6 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Data, Effect } from "effect"
+import { leading } from "../../schema/Length.ts"
 import type { Target } from "./Load.ts"
 
 export class ProbeFailed extends Data.TaggedError("ProbeFailed")<{ readonly message: string }> {}
@@ -18,5 +19,5 @@ export const probe = Effect.fn("Bench.probe")(function* (name: string, target: T
     Effect.scoped,
     Effect.mapError((cause) => new ProbeFailed({ message: `${name}: ${cause.message}` }))
   )
-  if (!accepts(status, body)) return yield* new ProbeFailed({ message: `${name} answered ${status}: ${body.slice(0, 500)}` })
+  if (!accepts(status, body)) return yield* new ProbeFailed({ message: `${name} answered ${status}: ${leading(body, 500)}` })
 })

@@ -104,6 +104,10 @@ describe("RateLimits", () => {
     for (const bad of ["600", "600/60", "0/60s", "600/0s", "-1/60s", "1.5/60s", "600/60d", "", "10/99999999999h", "1/86400001ms"]) {
       assert.isTrue(Either.isLeft(parseLimit(bad)), bad)
     }
+    // quoted in characters: 40 emoji, not 20 and half of one (a lone surrogate no JSON reader takes)
+    const refused = parseLimit("🙂".repeat(50))
+    assert.isTrue(Either.isLeft(refused))
+    if (Either.isLeft(refused)) assert.isTrue(refused.left.startsWith(`"${"🙂".repeat(40)}" is not a rate limit`), refused.left)
   })
 
   it("sources: IPv4 as is (also mapped), IPv6 by its /64", () => {
