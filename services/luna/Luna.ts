@@ -20,6 +20,8 @@ import { type Owner, type TurnPlace, WorkSessions } from "./WorkSessions.ts"
 
 /** A session's turn lease: held by the running turn (named by its id) in whichever process runs it. */
 const TURN_LEASE = "luna:turn:"
+/** As many permits as starts can be under way at once: a stop takes every one. */
+const EVERY_START = Number.MAX_SAFE_INTEGER
 const STOPPED = "the service stopped during the turn; effects already executed are not undone"
 
 /**
@@ -42,6 +44,10 @@ export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
     // a shutdown under way: no turn starts from its first step, and live readers are let go at its last
     const stopping = yield* Deferred.make<void>()
     const released = yield* Deferred.make<void>()
+    // A start holds a permit from its check of `stopping` to its turn's registration among the running ones, and a
+    // stop takes them all before it ends those: a message that passed the check is started, then stopped, never
+    // started after the stop.
+    const starting = yield* Effect.makeSemaphore(EVERY_START)
 
     const emitter = (sessionId: string, place: TurnPlace): Emit => (bodies) => Effect.asVoid(sessions.append(sessionId, place, bodies))
 
@@ -136,6 +142,14 @@ export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
       if (yield* Deferred.isDone(stopping)) return yield* ServiceUnavailable.stopping
       yield* sessions.get(who, sessionId)
       yield* gateway.ready
+      return yield* starting.withPermits(1)(Effect.gen(function* () {
+        if (yield* Deferred.isDone(stopping)) return yield* ServiceUnavailable.stopping
+        return yield* begin(who, sessionId, text)
+      }))
+    })
+
+    /** A turn's start once no stop can come between: its lease, its first events, and the turn forked among the running. */
+    const begin = Effect.fn("Luna.begin")(function* (who: Owner, sessionId: string, text: string) {
       const turnId = yield* newId("turn")
       // From the lease taken to the turn forked, nothing may be cut off in between: an interruption there (its
       // client gone) would leave the lease renewed until the process stops and the session refusing every message.
@@ -232,7 +246,7 @@ export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
      */
     const stop = Effect.fn("Luna.stop")(function* () {
       yield* Deferred.succeed(stopping, undefined)
-      yield* FiberSet.clear(running)
+      yield* starting.withPermits(EVERY_START)(FiberSet.clear(running))
       yield* Deferred.succeed(released, undefined)
     })
 
