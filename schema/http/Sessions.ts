@@ -38,7 +38,9 @@ export const ResumeParams = Schema.Struct({
 })
 
 const EventStream = Schema.String.pipe(HttpApiSchema.withEncoding({ kind: "Text", contentType: "text/event-stream" })).annotations({
-  description: "Server-sent events: `id` is the event's seq, `event` its type, `data` the event as JSON (schema LunaEvent)"
+  description: "Server-sent events: `id` is the event's seq, `event` its type, `data` the event as JSON (schema LunaEvent); " +
+    "a session's stream that the server's stop cut short ends with a `stream.resume` frame (schema StreamResume) whose id is " +
+    "the seq to resume after"
 })
 
 export class SessionsGroup extends HttpApiGroup.make("sessions")

@@ -78,3 +78,18 @@ export const LunaEvent = Schema.extend(Schema.Struct(Place), EventBody).annotati
 export type LunaEvent = typeof LunaEvent.Type
 
 export const isTurnEnd = (event: { readonly type: string }) => event.type === "turn.completed" || event.type === "turn.failed"
+
+/**
+ * The last frame of a follow stream the server's stop cut short: the events after `after` were not sent. The
+ * client resumes with `Last-Event-ID: after` (or `?after=after`), here once restarted or on another server.
+ */
+export const StreamResume = Schema.Struct({
+  type: Schema.Literal("stream.resume"),
+  after: Schema.Int.annotations({ description: "The seq of the last event sent: resume after it" }),
+  message: Schema.String
+}).annotations({ identifier: "StreamResume" })
+export type StreamResume = typeof StreamResume.Type
+
+/** What a follow stream sends: the session's events, and at most one StreamResume, last. */
+export const FollowEvent = Schema.Union(LunaEvent, StreamResume)
+export type FollowEvent = typeof FollowEvent.Type

@@ -1,6 +1,6 @@
 import { Cause, Clock, Deferred, Duration, Effect, Exit, FiberSet, Option, Ref, Schedule, Scope, Stream } from "effect"
 import { ServiceUnavailable } from "../../schema/Errors.ts"
-import { isTurnEnd, type LunaEvent } from "../../schema/luna/Events.ts"
+import { type FollowEvent, isTurnEnd, type LunaEvent, type StreamResume } from "../../schema/luna/Events.ts"
 import { TurnInProgress } from "../../schema/luna/Session.ts"
 import type { Stage } from "../../schema/tools/Definition.ts"
 import { Boards } from "../catalog/Boards.ts"
@@ -20,6 +20,8 @@ import { type Owner, type TurnPlace, WorkSessions } from "./WorkSessions.ts"
 
 /** A session's turn lease: held by the running turn (named by its id) in whichever process runs it. */
 const TURN_LEASE = "luna:turn:"
+/** How many events a reader let go at a stop still reads before it is told where to resume. */
+export const FOLLOW_REST = 1_000
 /** As many permits as starts can be under way at once: a stop takes every one. */
 const EVERY_START = Number.MAX_SAFE_INTEGER
 const STOPPED = "the service stopped during the turn; effects already executed are not undone"
@@ -224,7 +226,8 @@ export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
     /**
      * The session's events after `after`, then live as they are written (a reader resumes with the last seq it saw,
      * here or on another server). A shutdown ends the stream once it has delivered every event written until the
-     * readers were let go: the end the stop wrote for a turn that was running is among them.
+     * readers were let go (at most FOLLOW_REST after the last one it had sent, then where to resume): the end the stop wrote
+     * for a turn that was running is among them.
      */
     const follow = Effect.fn("Luna.follow")(function* (who: Owner, sessionId: string, after: number) {
       yield* sessions.get(who, sessionId)
@@ -233,9 +236,28 @@ export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
           Stream.interruptWhen(Deferred.await(released)),
           Stream.tap((event) => Ref.set(delivered, event.seq))
         )
-        const rest = Stream.fromIterableEffect(Effect.flatMap(Ref.get(delivered), (seq) => sessions.events(sessionId, seq, 100_000)))
-        return Stream.concat(live, rest)
+        const rest = Stream.fromIterableEffect(Effect.flatMap(Ref.get(delivered), (seq) => restAfter(sessionId, seq)))
+        return Stream.concat<FollowEvent, never, never, FollowEvent, never, never>(live, rest)
       }))
+    })
+
+    /**
+     * What a reader let go at a stop still reads, so that the stop is not held up by one far behind: at most
+     * FOLLOW_REST events, then, if more remain, where to resume.
+     */
+    const restAfter = Effect.fn("Luna.followRest")(function* (sessionId: string, seq: number) {
+      const events: ReadonlyArray<FollowEvent> = yield* sessions.events(sessionId, seq, FOLLOW_REST + 1)
+      if (events.length <= FOLLOW_REST) return events
+      const sent = events.slice(0, FOLLOW_REST)
+      const last = sent.at(-1)
+      const after = last === undefined || last.type === "stream.resume" ? seq : last.seq
+      const resume: StreamResume = {
+        type: "stream.resume",
+        after,
+        message: `the server is stopping: ${FOLLOW_REST} events were sent of those still to read; ` +
+          `resume after event ${after} (Last-Event-ID or ?after=), here once restarted or on another server`
+      }
+      return [...sent, resume]
     })
 
     /**

@@ -2,7 +2,7 @@ import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Chunk, Effect, Stream } from "effect"
 import { BreinApi } from "../../schema/http/Api.ts"
 import { CurrentActor } from "../../schema/http/Sessions.ts"
-import type { LunaEvent } from "../../schema/luna/Events.ts"
+import type { FollowEvent } from "../../schema/luna/Events.ts"
 import { Luna } from "../../services/luna/Luna.ts"
 
 /** How often an idle event stream sends a comment, so proxies keep the connection open. */
@@ -14,10 +14,12 @@ const HEARTBEAT = "15 seconds"
  */
 const OPENING = ": connected\n\n"
 
-const frame = (event: LunaEvent) => `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`
+/** A StreamResume's id is where to resume: a client that reconnects on its own sends it back as Last-Event-ID. */
+const frame = (event: FollowEvent) =>
+  `id: ${event.type === "stream.resume" ? event.after : event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`
 
 /** Server-sent events: a comment at once, then one frame per event, with comments in between while nothing happens. */
-const sse = <E>(events: Stream.Stream<LunaEvent, E>) =>
+const sse = <E>(events: Stream.Stream<FollowEvent, E>) =>
   HttpServerResponse.stream(
     Stream.merge(Stream.map(events, frame), Stream.map(Stream.drop(Stream.tick(HEARTBEAT), 1), () => ": keep-alive\n\n"), {
       haltStrategy: "left"

@@ -1,9 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
-import { Deferred, Effect, Either, Fiber, Layer, Ref } from "effect"
+import { Chunk, Deferred, Effect, Either, Fiber, Layer, Ref, Stream } from "effect"
 import { BenchServicesLive } from "../../../layers/LunaBench.ts"
+import type { EventBody } from "../../../schema/luna/Events.ts"
+import { newIdNow } from "../../../services/Ids.ts"
 import { benchOwner } from "../../../services/luna/bench/Setup.ts"
-import { Luna } from "../../../services/luna/Luna.ts"
+import { FOLLOW_REST, Luna } from "../../../services/luna/Luna.ts"
 import { ModelGateway } from "../../../services/luna/ModelGateway.ts"
 import { WorkSessions } from "../../../services/luna/WorkSessions.ts"
 import { SessionLock } from "../../../services/sync/SessionLock.ts"
@@ -71,6 +73,50 @@ layer(StopTest, { timeout: "60 seconds" })("a stop of the service", (it) => {
         assert.deepStrictEqual(yield* leaseOf(session.id), [])
         const refused = yield* Effect.flip(luna.start(who, session.id, "después"))
         assert.strictEqual(refused._tag, "ServiceUnavailable")
+      }).pipe(Effect.provide(HeldLuna))
+    }))
+
+  it.effect(`a reader let go at the stop reads at most ${FOLLOW_REST} more events, then where to resume`, () =>
+    Effect.gen(function* () {
+      const who = yield* benchOwner("stop-follow", "paid")
+      yield* Effect.gen(function* () {
+        const luna = yield* Luna
+        const sessions = yield* WorkSessions
+        const session = yield* luna.create(who, { stage: "prospectando" })
+        const total = FOLLOW_REST + 300
+        const place = { turnId: newIdNow("turn"), parentTurnId: null, variant: 1 }
+        const bodies: Array<EventBody> = [{ type: "turn.started", stage: "prospectando" }]
+        for (let n = 1; n < total; n++) bodies.push({ type: "message.user", text: `mensaje ${n}` })
+        yield* sessions.append(session.id, place, bodies)
+        // a live reader far behind: it has taken one event when the stop comes, and reads on only after it
+        const first = yield* Deferred.make<void>()
+        const stopped = yield* Deferred.make<void>()
+        const reader = yield* Effect.fork(Effect.flatMap(luna.follow(who, session.id, 0), (events) =>
+          events.pipe(
+            Stream.tap(() => Effect.zipRight(Deferred.succeed(first, undefined), Deferred.await(stopped))),
+            Stream.runCollect
+          )))
+        yield* Deferred.await(first)
+        yield* luna.stop()
+        yield* Deferred.succeed(stopped, undefined)
+        const read = Chunk.toReadonlyArray(yield* Fiber.join(reader))
+        const last = read.at(-1)
+        const events = read.slice(0, -1).flatMap((event) => event.type === "stream.resume" ? [] : [event.seq])
+        assert.strictEqual(last?.type, "stream.resume")
+        assert.isBelow(events.length, total)
+        assert.deepStrictEqual(events, Array.from({ length: events.length }, (_, i) => i + 1), "in order, none skipped")
+        assert.strictEqual(last?.type === "stream.resume" ? last.after : -1, events.at(-1))
+        // a reader that comes after the stop reads at most the cap too; one resuming from the marker reads the rest
+        const late = Chunk.toReadonlyArray(yield* Stream.runCollect(yield* luna.follow(who, session.id, 0)))
+        assert.strictEqual(late.length, FOLLOW_REST + 1)
+        const marker = late.at(-1)
+        assert.deepStrictEqual(marker?.type === "stream.resume" ? [marker.type, marker.after] : [], ["stream.resume", FOLLOW_REST])
+        assert.include(marker?.type === "stream.resume" ? marker.message : "", `resume after event ${FOLLOW_REST}`)
+        const resumed = Chunk.toReadonlyArray(yield* Stream.runCollect(yield* luna.follow(who, session.id, FOLLOW_REST)))
+        assert.deepStrictEqual(
+          resumed.map((event) => event.type === "stream.resume" ? -1 : event.seq),
+          Array.from({ length: 300 }, (_, i) => FOLLOW_REST + i + 1)
+        )
       }).pipe(Effect.provide(HeldLuna))
     }))
 })

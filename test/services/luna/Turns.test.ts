@@ -239,7 +239,7 @@ layer(GatedTest, { timeout: "60 seconds" })("a stop of the service", (it) => {
       assert.strictEqual(last?.type === "turn.failed" ? last.error.tag : "", "Interrupted")
       // the reader's stream ends with the turn's end (it resumes elsewhere from the last event it saw)
       const followedEvents = Chunk.toReadonlyArray(yield* Fiber.join(followed))
-      assert.deepStrictEqual(followedEvents.map((e) => [e.turn_id, e.type]), [
+      assert.deepStrictEqual(followedEvents.map((e) => [e.type === "stream.resume" ? null : e.turn_id, e.type]), [
         [started.turnId, "turn.started"],
         [started.turnId, "message.user"],
         [started.turnId, "turn.failed"]
