@@ -16,6 +16,32 @@ export const BudgetFields = {
       "answers the first result again at no cost"
   })
 }
+const REQUIRED_WITH_CONFIRM = "is required with confirm: true (call without confirm first: its quote has the quote_token)"
+
+/**
+ * A confirmed call names the quote it executes and its idempotency key: refused at decoding, on every surface and
+ * in a decision Luna proposes, as the input's JSON Schema says.
+ */
+export const confirmedWithQuote = <
+  S extends Schema.Schema.Any & {
+    readonly Type: {
+      readonly confirm?: boolean | undefined
+      readonly quote_token?: string | undefined
+      readonly idempotency_key?: string | undefined
+    }
+  }
+>(self: S) =>
+  self.pipe(Schema.filter((input: Schema.Schema.Type<S>) =>
+    input.confirm !== true || [
+      input.quote_token !== undefined || { path: ["quote_token"], message: REQUIRED_WITH_CONFIRM },
+      input.idempotency_key !== undefined || { path: ["idempotency_key"], message: "is required with confirm: true" }
+    ], {
+    jsonSchema: {
+      if: { properties: { confirm: { const: true } }, required: ["confirm"] },
+      then: { required: ["quote_token", "idempotency_key"] }
+    }
+  }))
+
 export const BUDGET_FIELD_NAMES: ReadonlySet<string> = new Set(Object.keys(BudgetFields))
 
 export const QuoteItemStatus = Schema.Literal("chargeable", "already_owned", "no_data", "not_found").annotations({

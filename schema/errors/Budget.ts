@@ -17,7 +17,7 @@ export class ReadCeilingReached extends Schema.TaggedError<ReadCeilingReached>()
   HttpApiSchema.annotations({ status: 429 })
 ) {}
 
-export const QuoteRefusal = Schema.Literal("missing", "unknown", "expired", "used", "mismatch", "not_affordable")
+export const QuoteRefusal = Schema.Literal("unknown", "expired", "used", "mismatch", "not_affordable")
 
 export class QuoteRefused extends Schema.TaggedError<QuoteRefused>()(
   "QuoteRefused",

@@ -1,6 +1,6 @@
 import { Cause, Effect, Either, Option } from "effect"
 import type { SpentCost } from "../../schema/budget/Budget.ts"
-import { InvalidInput, QuoteRefused } from "../../schema/Errors.ts"
+import type { InvalidInput, QuoteRefused } from "../../schema/Errors.ts"
 import { Credits } from "../budget/Credits.ts"
 import { Reads } from "../budget/Reads.ts"
 import type { CallInfo, Committed, Metered } from "../tools/Tool.ts"
@@ -119,11 +119,9 @@ export class Budget extends Effect.Service<Budget>()("brein/pipeline/Budget", {
           bound: spending(call.bound, quoting(call, meter, cost))
         } satisfies Budgeted
       }
-      if (meter.quoteToken === undefined) {
-        return yield* QuoteRefused.of("missing", "confirm: true needs the quote_token of a live quote for this input", call.toolId)
-      }
-      if (meter.idempotencyKey === undefined) {
-        return yield* InvalidInput.of([{ path: "input.idempotency_key", message: "is required with confirm: true" }])
+      // the input's schema refuses a confirm without them (confirmedWithQuote), on every surface
+      if (meter.quoteToken === undefined || meter.idempotencyKey === undefined) {
+        return yield* Effect.dieMessage(`${call.toolId} was decoded confirmed without its quote_token or idempotency_key`)
       }
       return {
         ...call,

@@ -1,6 +1,13 @@
 import type { ParseResult } from "effect"
 import { Effect, Either, Option, Schema, SchemaAST, type Tracer } from "effect"
-import { BUDGET_FIELD_NAMES, BudgetFields, Quote, type QuoteItem, type QuoteItemStatus } from "../../schema/budget/Budget.ts"
+import {
+  BUDGET_FIELD_NAMES,
+  BudgetFields,
+  confirmedWithQuote,
+  Quote,
+  type QuoteItem,
+  type QuoteItemStatus
+} from "../../schema/budget/Budget.ts"
 import { InvalidInput, ToolFailed } from "../../schema/Errors.ts"
 import type { ConnectionId } from "../../schema/Ids.ts"
 import { issuesOf, NOT_A_FIELD } from "../../schema/Issues.ts"
@@ -321,7 +328,7 @@ export const creditsAction = <const Id extends string, I extends object, II, O, 
     }
     & NoPersist<R | RQ>
 ): Tool<R | RQ> => {
-  const input = Schema.extend(definition.input, Schema.Struct(BudgetFields))
+  const input = Schema.extend(definition.input, Schema.Struct(BudgetFields)).pipe(confirmedWithQuote)
   const output = Schema.Union(Quote, definition.output)
   const decode = decoderOf(definition.id, input)
   const encode = encoderOf(definition.id, definition.output)

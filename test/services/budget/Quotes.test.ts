@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { Duration, Effect, TestClock } from "effect"
+import { toJsonSchema } from "../../../schema/tools/JsonSchema.ts"
 import { SUITE_NOW } from "../../support/SuiteClock.ts"
 import { issuePrincipal } from "../../support/TestLayers.ts"
 import {
@@ -13,6 +14,7 @@ import {
   ledgerOf,
   ownedBy,
   quoteOf,
+  testReveal,
   UNIT_PRICE
 } from "./BudgetFixtures.ts"
 
@@ -113,7 +115,16 @@ layer(BudgetServices)("quotes of a credits tool", (it) => {
       const reasonOf = (input: Record<string, unknown>, tool?: string) =>
         Effect.map(failsWith(callReveal(principal, input, tool), "QuoteRefused"), (e) => e.reason)
 
-      assert.strictEqual(yield* reasonOf({ ids, confirm: true, idempotency_key: "key-missing" }), "missing")
+      const noQuote = yield* failsWith(callReveal(principal, { ids, confirm: true, idempotency_key: "key-missing" }), "InvalidInput")
+      assert.deepStrictEqual(noQuote.issues.map((i) => [i.path, i.message]), [[
+        "input.quote_token",
+        "is required with confirm: true (call without confirm first: its quote has the quote_token)"
+      ]])
+      const published = toJsonSchema(testReveal.input)
+      assert.deepStrictEqual([published["if"], published["then"]], [
+        { properties: { confirm: { const: true } }, required: ["confirm"] },
+        { required: ["quote_token", "idempotency_key"] }
+      ], "the published input schema says it too")
       const noKey = yield* failsWith(callReveal(principal, { ids, confirm: true, quote_token: quote.quote_token }), "InvalidInput")
       assert.deepStrictEqual(noKey.issues.map((i) => i.path), ["input.idempotency_key"])
 

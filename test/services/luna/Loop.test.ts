@@ -150,6 +150,35 @@ layer(LunaBenchTest, { timeout: "120 seconds" })("Luna's loop with the scripted 
       assert.deepStrictEqual(yield* auditedTools(who.principal.workspaceId), ["companies_search", "crm_save", "crm_save"])
     }))
 
+  it.effect("a proposal to confirm a spend without its quote_token is no decision: refused as a direct call is, before any card", () =>
+    Effect.gen(function* () {
+      const summary = "Enriquecer Ingeniería y Construcción Los Robles"
+      const unquoted = { company_ids: ["co_1g7b3x20002x"], confirm: true, idempotency_key: "enrich-los-robles" }
+      const confirmed = call(CONTROL.decision, { tool: "company_enrich", input: unquoted, summary })
+      const quoted = call(CONTROL.decision, { tool: "company_enrich", input: { company_ids: ["co_1g7b3x20002x"] }, summary })
+      const { calls, end, session, who } = yield* scriptedTurn(
+        [callsReply(search), callsReply(confirmed), callsReply(quoted)],
+        "Enriquece la más grande"
+      )
+      assert.deepStrictEqual(end.outcome, {
+        kind: "proponer_decision",
+        tool: "company_enrich",
+        input: { company_ids: ["co_1g7b3x20002x"] },
+        summary
+      })
+      const executor = yield* Executor
+      const refused = yield* Effect.flip(
+        executor.call("company_enrich", unquoted, { surface: "luna", principal: who.principal, sessionId: session.id })
+      )
+      if (refused._tag !== "InvalidInput") return assert.fail(refused._tag)
+      assert.deepStrictEqual(refused.issues.map((issue) => issue.path), ["input.quote_token"])
+      assert.include(refused.message, "quote_token is required with confirm: true")
+      const answered = calls[2]?.request.messages.find((m) => m.role === "tool" && m.tool_call_id === confirmed.id)
+      const read = JSON.parse(answered?.role === "tool" ? answered.content : "{}") as { error?: InvalidInput }
+      assert.deepStrictEqual(read.error?.issues, refused.issues)
+      assert.strictEqual(read.error?.message, refused.message)
+    }))
+
   it.effect("a direct call its tool refuses reads the refusal's issues and hint, as the log keeps its tag and message", () =>
     Effect.gen(function* () {
       const lookup = call("crm_lookup", { company_id: ["co_1g7b3x20002x"] })
