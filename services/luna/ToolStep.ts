@@ -1,4 +1,5 @@
 import { Effect, Either, Schema } from "effect"
+import { leading } from "../../schema/Length.ts"
 import { CONTROL } from "../../schema/luna/Control.ts"
 import type { EventBody } from "../../schema/luna/Events.ts"
 import type { ModelToolCall } from "../../schema/luna/Model.ts"
@@ -77,7 +78,7 @@ const outOfBelt = (known: RegisteredTool | undefined, belt: ReadonlyArray<Regist
   const elsewhere = known === undefined || known.descriptor.stages.length === 0
     ? ""
     : ` ${known.descriptor.id} is on stage ${known.descriptor.stages.join(", ")}: change stage with ${standalone(CONTROL.stage)} first.`
-  return `${calledName(called).slice(0, 100)} is not among the tools of stage ${stage}.${elsewhere} The tools of ${stage}: ${
+  return `${leading(calledName(called), 100)} is not among the tools of stage ${stage}.${elsewhere} The tools of ${stage}: ${
     belt.map((t) => t.descriptor.id).join(", ")
   }`
 }

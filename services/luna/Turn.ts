@@ -1,4 +1,5 @@
 import { Effect, Either, Schema } from "effect"
+import { leading } from "../../schema/Length.ts"
 import { ChangeStage, CONTROL, DeclareLimit, ProposeDecision, SHOWN_MAX } from "../../schema/luna/Control.ts"
 import type { ModelNotConfigured, ModelUnavailable } from "../../schema/luna/LunaErrors.ts"
 import type { ModelMessage, ModelToolCall } from "../../schema/luna/Model.ts"
@@ -179,7 +180,7 @@ const control = (
         const { input, tool } = decoded.right
         const proposed = visible.find((t) => t.descriptor.id === tool)
         if (proposed === undefined) {
-          return answer(problem(`${tool.slice(0, 100)} is not among the tools of stage ${state.stage}`))
+          return answer(problem(`${leading(tool, 100)} is not among the tools of stage ${state.stage}`))
         }
         // a person is shown only a call that can run: an input the tool would refuse goes back to the model
         const runnable = decodeInput(proposed, input)

@@ -367,6 +367,14 @@ layer(LunaBenchTest, { timeout: "120 seconds" })("Luna's loop with the scripted 
       assert.deepStrictEqual(yield* auditedTools(who.principal.workspaceId), ["companies_search"])
     }))
 
+  it.effect("a tool name the model made up is quoted in its refusal by its first 100 characters, never half an emoji", () =>
+    Effect.gen(function* () {
+      const madeUp: ModelToolCall = { id: "call_made_up", tool: `unknown:${"🙂".repeat(120)}`, arguments: "{}" }
+      const { events } = yield* scriptedTurn([callsReply(madeUp), textReply("Eso no lo puedo hacer desde aquí.")], "¿Qué puedes hacer?")
+      const [refusal] = events.flatMap((e) => e.type === "tool" && e.state === "output-error" ? [e.error] : [])
+      assert.isTrue(refusal?.message.startsWith(`${"🙂".repeat(100)} is not among the tools of stage`), refusal?.message)
+    }))
+
   it.effect("a call refused for being off the belt is logged under the tool the model asked for, by any function name, its input as JSON", () =>
     Effect.gen(function* () {
       // as the model gateway hands calls by names the request did not offer
