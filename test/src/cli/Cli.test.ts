@@ -473,7 +473,12 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
     Effect.gen(function* () {
       const url = yield* CliDatabaseUrl
       const [port, other] = [yield* freePort, yield* freePort]
-      const server = yield* runBrein({ ...databaseEnv(url, yield* tempDataDir), PORT: String(other) }, "serve", "--port", String(port))
+      const server = yield* runBrein(
+        { ...databaseEnv(url, yield* tempDataDir), BREIN_AUDIT_KEY: AUDIT_KEY, PORT: String(other) },
+        "serve",
+        "--port",
+        String(port)
+      )
         .pipe(
           Effect.fork
         )
@@ -623,7 +628,12 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
         }
       ]
       for (const { env, says } of runs) {
-        const run = yield* runBrein({ ...databaseEnv(url, yield* tempDataDir), PORT: String(yield* freePort), ...env }, "serve")
+        const run = yield* runBrein({
+          ...databaseEnv(url, yield* tempDataDir),
+          BREIN_AUDIT_KEY: AUDIT_KEY,
+          PORT: String(yield* freePort),
+          ...env
+        }, "serve")
         assert.strictEqual(run.exitCode, 1, run.stderr)
         assert.deepStrictEqual(breinLines(run), [says], run.stderr)
         assert.notMatch(run.stderr, /listening/i)
@@ -676,7 +686,12 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
           }
         ]
         for (const { env, says } of runs) {
-          const run = yield* runBrein({ ...databaseEnv(url, yield* tempDataDir), PORT: String(yield* freePort), ...env }, "serve")
+          const run = yield* runBrein({
+            ...databaseEnv(url, yield* tempDataDir),
+            BREIN_AUDIT_KEY: AUDIT_KEY,
+            PORT: String(yield* freePort),
+            ...env
+          }, "serve")
           assert.strictEqual(run.exitCode, 1, run.stderr)
           assert.deepStrictEqual(breinLines(run), [`brein: ${says}`], run.stderr)
           assert.notMatch(run.stderr, /listening/i)
@@ -711,7 +726,9 @@ layer(CliTest, { excludeTestServices: true, timeout: "90 seconds" })("brein CLI"
     Effect.gen(function* () {
       const url = yield* CliDatabaseUrl
       const port = yield* freePort
-      const server = yield* runBrein({ ...databaseEnv(url, yield* tempDataDir), PORT: String(port) }).pipe(Effect.fork)
+      const server = yield* runBrein({ ...databaseEnv(url, yield* tempDataDir), BREIN_AUDIT_KEY: AUDIT_KEY, PORT: String(port) }).pipe(
+        Effect.fork
+      )
       assert.strictEqual((yield* healthOn(port, server)).status, 200)
     }).pipe(Effect.scoped), { timeout: 90_000 })
 
