@@ -269,11 +269,10 @@ export class SyncBatch extends Effect.Service<SyncBatch>()("brein/sync/SyncBatch
         yield* settle(job, fail(job, { reason: "intentos_agotados", message: `gave up after ${job.maxAttempts} attempts` }))
       }
       if (!Arr.isNonEmptyReadonlyArray(runnable)) return
-      const ids = runnable.map((job) => job.id)
       // Renews the jobs' lease until they are found deleted (their connection deleted): the session then stops.
-      // Only a renewal that found none of them running asks whether they are gone.
+      // A beat that comes after the last job finished, while the session still ends, renews none and goes on.
       const heartbeat = jobs.renew(runnable, settings.lease).pipe(
-        Effect.flatMap((renewed) => renewed > 0 ? Effect.succeed(false) : jobs.allGone(ids)),
+        Effect.map((beat) => beat.gone),
         // A renewal lost to a database failure is not the end of the heartbeat.
         Effect.catchAllDefect((defect) =>
           Effect.as(Effect.logWarning("sync job lease not renewed; trying again", Cause.die(defect)), false)

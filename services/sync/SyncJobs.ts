@@ -175,20 +175,20 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
     // A claim is (id, attempts): a worker whose lease ran out and whose job was claimed again changes nothing.
     const owned = (claim: Claim) => sql`id = ${claim.id} AND attempts = ${claim.attempts}`
 
-    /** Extends the lease of the claimed jobs still running: how many it renewed. */
+    /**
+     * Extends the lease of the claimed jobs still running, and says whether none of them exists any more (deleted with
+     * their connection): one statement per heartbeat, however the jobs stand (running, finished, or gone).
+     */
     const renew = Effect.fn("SyncJobs.renew")(function* (claims: ReadonlyArray<Claim>, lease: Duration.Duration) {
-      const rows = yield* sql`UPDATE sync_jobs SET run_after = now() + ${`${Duration.toMillis(lease)} milliseconds`}::interval
-          WHERE (id, attempts) IN (SELECT * FROM unnest(${claims.map((c) => c.id)}::text[], ${
-        claims.map((c) => c.attempts)
-      }::int[])) AND state = 'sincronizando'
-          RETURNING id`.pipe(Effect.orDie)
-      return rows.length
-    })
-
-    /** Whether none of these jobs exists any more (deleted with their connection). */
-    const allGone = Effect.fn("SyncJobs.allGone")(function* (ids: ReadonlyArray<string>) {
-      const rows = yield* sql`SELECT 1 FROM sync_jobs WHERE id = ANY(${ids}::text[]) LIMIT 1`.pipe(Effect.orDie)
-      return rows.length === 0
+      const ids = claims.map((c) => c.id)
+      const [row] = yield* sql<{ readonly renewed: number; readonly gone: boolean }>`WITH renewed AS (
+          UPDATE sync_jobs SET run_after = now() + ${`${Duration.toMillis(lease)} milliseconds`}::interval
+          WHERE (id, attempts) IN (SELECT * FROM unnest(${ids}::text[], ${claims.map((c) => c.attempts)}::int[]))
+            AND state = 'sincronizando'
+          RETURNING id)
+        SELECT (SELECT count(*)::int FROM renewed) AS renewed,
+          NOT EXISTS (SELECT 1 FROM sync_jobs WHERE id = ANY(${ids}::text[])) AS gone`.pipe(Effect.orDie)
+      return { renewed: row?.renewed ?? 0, gone: row?.gone ?? false }
     })
 
     const report = Effect.fn("SyncJobs.report")(function* (claim: Claim, progress: Progress) {
@@ -249,7 +249,6 @@ export class SyncJobs extends Effect.Service<SyncJobs>()("brein/sync/SyncJobs", 
       list,
       claim,
       renew,
-      allGone,
       report,
       finish,
       failQueued,

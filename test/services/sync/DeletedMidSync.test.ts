@@ -5,14 +5,14 @@ import { Connections } from "../../../services/connections/Connections.ts"
 import { allFinished, execute, jobsOf, rut, siiConnection, simulatedServices, waitForJobs } from "../../support/Connected.ts"
 import { waitUntil } from "../../support/Eventually.ts"
 import { monthsAgo } from "../../support/Periods.ts"
-import { finishedSpans, spansNamed, SpansTest } from "../../support/Spans.ts"
+import { childNames, finishedSpans, spansNamed, SpansTest, treeOf } from "../../support/Spans.ts"
 import { freshDatabase } from "../../support/TestDatabase.ts"
 import { issuePrincipal } from "../../support/TestLayers.ts"
 import { RecordedLogs, RecordLogs } from "../../support/TestLogging.ts"
 
 describe("a sync's heartbeat", () => {
   it.scopedLive(
-    "renews the lease of a running sync without asking whether its jobs were deleted",
+    "renews the lease of a running sync in one statement per beat, which also says whether its jobs were deleted",
     () =>
       Effect.gen(function* () {
         const url = yield* freshDatabase
@@ -27,8 +27,11 @@ describe("a sync's heartbeat", () => {
           yield* execute(principal, "sii.conexion.sincronizar", { periodo, perspectiva: "ventas", esperar: 0 }, connection.id)
           yield* waitForJobs(connection.id, allFinished, "40 seconds")
           const spans = yield* finishedSpans
-          assert.isAtLeast(spansNamed(spans, "SyncJobs.renew").length, 2, "the lease was renewed while the sync ran")
-          assert.strictEqual(spansNamed(spans, "SyncJobs.allGone").length, 0, "no renewal asked whether the jobs were gone")
+          const beats = spansNamed(spans, "SyncJobs.renew")
+          assert.isAtLeast(beats.length, 2, "the lease was renewed while the sync ran")
+          // a beat after the job finished (while its session ends) renews none, and is still one statement
+          for (const beat of beats) assert.deepStrictEqual(childNames(treeOf(spans, beat)), ["sql.execute"])
+          assert.deepStrictEqual((yield* jobsOf(connection.id)).map((job) => job.state), ["sincronizada"])
         }).pipe(Effect.provide(app))
       }),
     60_000
