@@ -26,6 +26,7 @@ import workspaceNamesTrimmed from "./0025_workspace_names_trimmed.ts"
 import serviceRoles from "./0026_service_roles.ts"
 import credentialsGeneration from "./0027_credentials_generation.ts"
 import syncJobOrder from "./0028_sync_job_order.ts"
+import workSessionStates from "./0029_work_session_states.ts"
 
 export const migrations = {
   "0001_foundation": foundation,
@@ -55,5 +56,6 @@ export const migrations = {
   "0025_workspace_names_trimmed": workspaceNamesTrimmed,
   "0026_service_roles": serviceRoles,
   "0027_credentials_generation": credentialsGeneration,
-  "0028_sync_job_order": syncJobOrder
+  "0028_sync_job_order": syncJobOrder,
+  "0029_work_session_states": workSessionStates
 }

@@ -12,7 +12,8 @@ import { beltOf } from "./Belts.ts"
 import { boardItemsOf } from "./BoardItems.ts"
 import { COVERAGE_REF, COVERAGE_TOOL, coverageIn } from "./Coverage.ts"
 import { ModelGateway } from "./ModelGateway.ts"
-import { project } from "./Projection.ts"
+import { viewOf } from "./Projection.ts"
+import { SessionStates } from "./SessionStates.ts"
 import type { Emit } from "./ToolStep.ts"
 import { runTurn, type TurnContext } from "./Turn.ts"
 import { type CitableResult, historyOf, resultsOf, systemMessage } from "./TurnInput.ts"
@@ -39,6 +40,7 @@ export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
     const executor = yield* Executor
     const gateway = yield* ModelGateway
     const sessions = yield* WorkSessions
+    const states = yield* SessionStates
     const boards = yield* Boards
     const lock = yield* SessionLock
     // the running turns, each in the service's scope (a client that goes away does not end its turn)
@@ -74,7 +76,7 @@ export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
     })
 
     const execute = Effect.fn("Luna.execute")(function* (who: Owner, sessionId: string, place: TurnPlace, stage: Stage, text: string) {
-      const earlier = (yield* sessions.events(sessionId, 0, 100_000)).filter((event) => event.turn_id !== place.turnId)
+      const earlier = (yield* states.current(sessionId)).context.filter((event) => event.turn_id !== place.turnId)
       const board = yield* boards.read(who.principal, sessionId)
       const emit = emitter(sessionId, place)
       const known = coverageIn(earlier)
@@ -274,10 +276,10 @@ export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
 
     const view = Effect.fn("Luna.view")(function* (who: Owner, sessionId: string) {
       const session = yield* sessions.get(who, sessionId)
-      return project(session, yield* sessions.events(sessionId, 0, 100_000))
+      return viewOf(session, yield* states.current(sessionId))
     })
 
     return { create: sessions.create, start, turn, turnEvents, follow, view, stop }
   }),
-  dependencies: [WorkSessions.Default, SessionLock.Default]
+  dependencies: [WorkSessions.Default, SessionStates.Default, SessionLock.Default]
 }) {}

@@ -1,6 +1,7 @@
 import type { LunaEvent } from "../../schema/luna/Events.ts"
 import type { SessionView, ToolPartView, TurnView } from "../../schema/luna/Projection.ts"
 import type { WorkSession } from "../../schema/luna/Session.ts"
+import type { SessionState } from "../../schema/luna/SessionState.ts"
 
 const applyTool = (parts: ReadonlyArray<ToolPartView>, event: Extract<LunaEvent, { type: "tool" }>): ReadonlyArray<ToolPartView> => {
   if (event.state === "input-available") {
@@ -36,11 +37,18 @@ const applyTurn = (turn: TurnView, event: LunaEvent): TurnView => {
   }
 }
 
-/** The chat view of a session: its turns folded from the log, in the order they started. */
-export const project = (session: WorkSession, events: ReadonlyArray<LunaEvent>): SessionView => {
-  const turns = new Map<string, TurnView>()
-  let stage = session.stage
-  let last = 0
+/** The events a turn's context is compiled from (TurnInput.ts historyOf and resultsOf read no others). */
+const inContext = (event: LunaEvent) =>
+  event.type === "message.user" || event.type === "message.assistant" || (event.type === "tool" && event.state === "output-available")
+
+export const EMPTY_STATE: SessionState = { last_seq: 0, stage: null, turns: [], context: [] }
+
+/** `state` with `events` (the ones after it, in log order) folded in: its turns in the order they started. */
+export const advance = (state: SessionState, events: ReadonlyArray<LunaEvent>): SessionState => {
+  if (events.length === 0) return state
+  const turns = new Map(state.turns.map((turn) => [turn.turn_id, turn]))
+  let stage = state.stage
+  let last = state.last_seq
   for (const event of events) {
     last = event.seq
     if (event.type === "stage.changed") stage = event.to
@@ -57,5 +65,17 @@ export const project = (session: WorkSession, events: ReadonlyArray<LunaEvent>):
     }
     turns.set(event.turn_id, applyTurn(turn, event))
   }
-  return { session, stage, turns: [...turns.values()], last_seq: last }
+  return { last_seq: last, stage, turns: [...turns.values()], context: [...state.context, ...events.filter(inContext)] }
 }
+
+/** The chat view of a session from its folded log. */
+export const viewOf = (session: WorkSession, state: SessionState): SessionView => ({
+  session,
+  stage: state.stage ?? session.stage,
+  turns: state.turns,
+  last_seq: state.last_seq
+})
+
+/** The chat view of a session: its turns folded from the whole log, in the order they started. */
+export const project = (session: WorkSession, events: ReadonlyArray<LunaEvent>): SessionView =>
+  viewOf(session, advance(EMPTY_STATE, events))

@@ -7,6 +7,7 @@ import { newIdNow } from "../../../services/Ids.ts"
 import { benchOwner } from "../../../services/luna/bench/Setup.ts"
 import { FOLLOW_REST, Luna } from "../../../services/luna/Luna.ts"
 import { ModelGateway } from "../../../services/luna/ModelGateway.ts"
+import { SessionStates } from "../../../services/luna/SessionStates.ts"
 import { WorkSessions } from "../../../services/luna/WorkSessions.ts"
 import { SessionLock } from "../../../services/sync/SessionLock.ts"
 import { TestDatabase } from "../../support/TestDatabase.ts"
@@ -40,7 +41,10 @@ const HeldLock = Layer.effect(
 ).pipe(Layer.provide(SessionLock.Default))
 
 /** A Luna of its own (its own stop), over the test's services, whose lease taking the test holds. */
-const HeldLuna = Luna.DefaultWithoutDependencies.pipe(Layer.provide(HeldLock), Layer.provideMerge(WorkSessions.Default))
+const HeldLuna = Luna.DefaultWithoutDependencies.pipe(
+  Layer.provide(HeldLock),
+  Layer.provideMerge(Layer.merge(WorkSessions.Default, SessionStates.Default))
+)
 
 const StopTest = BenchServicesLive.pipe(Layer.provideMerge(SilentModel), Layer.provideMerge(Hold.Default), Layer.provideMerge(TestDatabase))
 
