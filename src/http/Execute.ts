@@ -106,8 +106,11 @@ const invalid = (error: ParseResult.ParseError) =>
     }
   )
 
+// as the API's other routes and /mcp decode a body: a leading byte order mark is no part of the JSON
+const utf8 = new TextDecoder()
+
 const parseBody = (body: Buffer | undefined): Effect.Effect<unknown, BadRequest | InvalidInput> => {
-  const text = body === undefined ? "" : body.toString("utf8")
+  const text = body === undefined ? "" : utf8.decode(body)
   if (text === "") return Effect.succeed(null)
   const parsed = Either.try({ try: (): unknown => JSON.parse(text), catch: (error) => error })
   // An array is no payload, whatever it holds ("body must be a JSON object, got an array"); its decoding is

@@ -58,6 +58,26 @@ layer(HttpTest, { excludeTestServices: true })("a request body that is not UTF-8
       assert.include(answered.text, `"message":"Señor"`)
     }))
 
+  it.effect("a UTF-8 body that begins with a byte order mark is read without it on the execute route, as on /mcp and the other routes", () =>
+    Effect.gen(function* () {
+      const key = Redacted.value(yield* issueKey("utf8-bom", "free"))
+      const bom = (json: string) => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(json, "utf8")])
+      const executed = yield* post("/api/v1/tools/echo.message.reflect/execute", key, bom(`{"input":{"message":"Señor"}}`))
+      assert.strictEqual(executed.status, 200, executed.text)
+      assert.include(executed.text, `"message":"Señor"`)
+      const opened = yield* post("/api/v1/sessions", key, bom(`{"title":"Señor"}`))
+      assert.strictEqual(opened.status, 201, opened.text)
+      const listed = yield* rawRequest(
+        HttpClientRequest.post("/mcp").pipe(
+          HttpClientRequest.bearerToken(key),
+          HttpClientRequest.setHeader("accept", "application/json, text/event-stream"),
+          HttpClientRequest.bodyUint8Array(bom(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), "application/json")
+        )
+      )
+      assert.strictEqual(listed.status, 200, listed.text)
+      assert.include(listed.text, "echo.message.reflect")
+    }))
+
   it.effect("a GET that carries a body, chunked or not, is answered as one without it (a chunked one was an empty 500)", () =>
     Effect.gen(function* () {
       const key = Redacted.value(yield* issueKey("utf8-get-body", "free"))
