@@ -1,6 +1,7 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { closed } from "../Body.ts"
+import { storable } from "../Depth.ts"
 import { ConnectionId } from "../Ids.ts"
 import { maxLength, minLength } from "../Length.ts"
 import { InstitutionId } from "../upstream/Banco.ts"
@@ -17,7 +18,8 @@ const CLAVE_MAX = 256
 
 export const Credentials = Schema.Struct({
   rut: Rut.annotations({ description: "RUT of the user, e.g. 77123456-9 (dots allowed)" }),
-  clave: Schema.Redacted(Schema.String.pipe(minLength(1), maxLength(CLAVE_MAX))).annotations({
+  // encrypted as UTF-8, where a lone surrogate would become U+FFFD: another clave than the one sent
+  clave: Schema.Redacted(Schema.String.pipe(minLength(1), maxLength(CLAVE_MAX), storable)).annotations({
     description: `Clave, 1 to ${CLAVE_MAX} characters (never returned or logged)`
   })
 })

@@ -231,6 +231,34 @@ layer(HttpConnected, { excludeTestServices: true })("HTTP connections API", (it)
       assert.deepStrictEqual((yield* client.connections.list()).connections, [])
     }))
 
+  it.effect("a clave holding a lone surrogate (UTF-8 would keep U+FFFD, another clave) or a NUL is InvalidInput (422), on create and on replace", () =>
+    Effect.gen(function* () {
+      const { client, key } = yield* workspace("paid")
+      const send = (method: "POST" | "PATCH", path: string, body: object) =>
+        rawRequest(
+          HttpClientRequest.make(method)(path).pipe(
+            HttpClientRequest.bearerToken(Redacted.value(key)),
+            HttpClientRequest.bodyUnsafeJson(body)
+          )
+        )
+      const made = yield* client.connections.create({
+        payload: { connector: "sii", credentials: { rut: rut(76900008), clave: Redacted.make(CLAVE) } }
+      })
+      for (const [clave, message] of [["clave-\ud800", "lone surrogate"], ["clave-\u0000", "NUL character"]] as const) {
+        const credentials = { rut: rut(76900008), clave }
+        const created = yield* send("POST", "/api/v1/connections", { connector: "sii", credentials })
+        assert.strictEqual(created.status, 422, created.text)
+        const replaced = yield* send("PATCH", `/api/v1/connections/${made.id}`, { credentials })
+        assert.strictEqual(replaced.status, 422, replaced.text)
+        for (const answer of [created, replaced]) {
+          assert.include(answer.text, `"path":"credentials.clave"`)
+          assert.include(answer.text, message)
+          assert.notInclude(answer.text, "clave-")
+        }
+      }
+      assert.deepStrictEqual((yield* client.connections.list()).connections.map((c) => c.id), [made.id])
+    }))
+
   it.effect("a bad RUT is InvalidInput (422) with a message that says what a RUT looks like, and does not echo the clave", () =>
     Effect.gen(function* () {
       const { key } = yield* workspace("paid")
