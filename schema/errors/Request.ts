@@ -66,6 +66,15 @@ export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaTyp
     })
   }
 
+  /** A compressed body (RFC 9110's 415 for a content coding the server does not read). */
+  static encoding(encoding: string) {
+    return new UnsupportedMediaType({
+      message: `the request body must be sent uncompressed (no Content-Encoding, or identity), not Content-Encoding ${
+        JSON.stringify(leading(encoding, 40))
+      }`
+    })
+  }
+
   /** A body declared in a character set other than UTF-8, the one every body is read in. */
   static charset(charset: string) {
     return new UnsupportedMediaType({

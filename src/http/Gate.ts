@@ -88,6 +88,8 @@ const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(;|$)/i
 const MULTIPART_TYPE = /^multipart\/form-data\s*;/i
 /** A `charset` parameter of Content-Type (RFC 9110: a token or a quoted string, any case). */
 const CHARSET = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i
+/** No content coding: `identity`, or none at all (an empty header). */
+const IDENTITY = /^\s*(identity)?\s*$/i
 /** Every body is read as UTF-8 (RFC 8259 for JSON); US-ASCII is UTF-8 too. */
 const READ_AS_UTF8 = new Set(["utf-8", "utf8", "us-ascii"])
 const foreignCharset = (type: string): string | undefined => {
@@ -223,6 +225,9 @@ export class Gate extends Effect.Service<Gate>()("brein/http/Gate", {
       if (!hasBody(headers)) return Effect.void
       const type = header(headers, "content-type")
       if (type === undefined || !bodies.types.some((t) => t.test(type))) return Effect.fail(UnsupportedMediaType.of(type, bodies.said))
+      // a compressed body would be read as its compressed bytes, and refused as "not UTF-8"
+      const encoding = header(headers, "content-encoding")
+      if (encoding !== undefined && !IDENTITY.test(encoding)) return Effect.fail(UnsupportedMediaType.encoding(encoding))
       const charset = foreignCharset(type)
       // Read as UTF-8 anyway, a Latin-1 "Muñoz" would be stored as "Mu\uFFFDoz": refused rather than changed.
       return charset === undefined ? Effect.void : Effect.fail(UnsupportedMediaType.charset(charset))

@@ -2,9 +2,11 @@ import { HttpClientRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Redacted, Schema, Stream } from "effect"
+import { gzipSync } from "node:zlib"
 import { HttpTest, issueKey, rawRequest } from "./TestServer.ts"
 
 const BadRequestBody = Schema.parseJson(Schema.Struct({ _tag: Schema.Literal("BadRequest"), message: Schema.String }))
+const UnsupportedBody = Schema.parseJson(Schema.Struct({ _tag: Schema.Literal("UnsupportedMediaType"), message: Schema.String }))
 
 /** JSON whose text is right but whose bytes are Latin-1: "Señor" with ñ as the one byte 0xF1. */
 const latin1 = (json: string) => Buffer.from(json, "latin1")
@@ -76,6 +78,44 @@ layer(HttpTest, { excludeTestServices: true })("a request body that is not UTF-8
       )
       assert.strictEqual(listed.status, 200, listed.text)
       assert.include(listed.text, "echo.message.reflect")
+    }))
+
+  it.effect("a compressed body is 415 UnsupportedMediaType naming its Content-Encoding, on execute, /mcp and the other routes; nothing runs", () =>
+    Effect.gen(function* () {
+      const key = Redacted.value(yield* issueKey("gzip-bodies", "paid"))
+      const sql = yield* SqlClient.SqlClient
+      const rowsBefore = (yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM audit_log`)[0]?.n
+      const cases = [
+        { path: "/api/v1/tools/echo.message.reflect/execute", json: `{"input":{"message":"hola"}}` },
+        {
+          path: "/mcp",
+          json: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo.message.reflect","arguments":{"message":"hola"}}}`
+        },
+        { path: "/api/v1/sessions", json: `{}` }
+      ]
+      for (const c of cases) {
+        for (const encoding of ["gzip", "GZIP", "identity, gzip"]) {
+          const answer = yield* rawRequest(
+            HttpClientRequest.post(c.path).pipe(
+              HttpClientRequest.bearerToken(key),
+              HttpClientRequest.setHeaders({ "content-encoding": encoding, accept: "application/json, text/event-stream" }),
+              HttpClientRequest.bodyUint8Array(gzipSync(c.json), "application/json")
+            )
+          )
+          assert.strictEqual(answer.status, 415, `${c.path} ${encoding}: ${answer.text}`)
+          const error = yield* Schema.decodeUnknown(UnsupportedBody)(answer.text)
+          assert.include(error.message, `not Content-Encoding ${JSON.stringify(encoding)}`)
+        }
+      }
+      assert.strictEqual((yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM audit_log`)[0]?.n, rowsBefore, "no call ran")
+      const plain = yield* rawRequest(
+        HttpClientRequest.post("/api/v1/tools/echo.message.reflect/execute").pipe(
+          HttpClientRequest.bearerToken(key),
+          HttpClientRequest.setHeader("content-encoding", "identity"),
+          HttpClientRequest.bodyText(`{"input":{"message":"hola"}}`, "application/json")
+        )
+      )
+      assert.strictEqual(plain.status, 200, plain.text)
     }))
 
   it.effect("a GET that carries a body, chunked or not, is answered as one without it (a chunked one was an empty 500)", () =>
