@@ -14,6 +14,7 @@ import {
 } from "../Errors.ts"
 import { ActivateBody, SequenceAuthorization } from "../humans/Authorization.ts"
 import { CurrentHuman } from "../humans/Human.ts"
+import { QueryParam } from "./QueryInteger.ts"
 import { CurrentPrincipal } from "./Security.ts"
 
 export const SESSION_COOKIE = "brein_session"
@@ -55,7 +56,7 @@ export const SessionInfo = Schema.Struct({
 export type SessionInfo = typeof SessionInfo.Type
 
 export const SignInParams = Schema.Struct({
-  token: Schema.String.annotations({ description: "The one-time token of the sign-in link" })
+  token: QueryParam.annotations({ description: "The one-time token of the sign-in link" })
 })
 
 export const SignedOut = Schema.Struct({ signed_out: Schema.Literal(true) })

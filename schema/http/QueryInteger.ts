@@ -2,11 +2,22 @@ import { Schema } from "effect"
 import { clip } from "../Length.ts"
 
 /**
+ * A query parameter's text. Given twice (`?limit=1&limit=2`) it reads as a list of both: said so, rather
+ * than as "must be a string, got an array", which a client that wrote no array cannot place.
+ */
+export const QueryParam = Schema.String.annotations({
+  message: (issue) => ({
+    message: Array.isArray(issue.actual) ? `must be given once, got ${issue.actual.length} values` : "must be text",
+    override: true
+  })
+})
+
+/**
  * A whole number as a query parameter or header writes it: digits, a minus sign at most. What `Number`
  * would also read (`0x10`, `+5`, `1e3`, ` 5`, an empty value as 0) is refused rather than read as a
  * number the client did not write.
  */
-const Digits = Schema.String.pipe(
+const Digits = QueryParam.pipe(
   Schema.pattern(/^-?\d+$/, { message: (issue) => `must be a whole number written in digits, got ${JSON.stringify(issue.actual)}` })
 )
 

@@ -137,6 +137,9 @@ layer(HttpTest, { excludeTestServices: true })("people over HTTP: sign-in, sessi
       assert.deepInclude(unknown.body, { _tag: "SignInLinkRefused", reason: "unknown" })
       assert.isUndefined(unknown.setCookie)
       assert.strictEqual((yield* get("/auth/sign-in")).status, 422)
+      const twice = yield* get(`/auth/sign-in?token=${who.token}&token=${who.token}`)
+      assert.strictEqual(twice.status, 422)
+      assert.include(String(twice.body["message"]), "token must be given once")
     }))
 
   it.effect("GET /api/v1/me answers the person, workspace, expiry and CSRF token with the cookie, and 401 without it", () =>

@@ -155,6 +155,8 @@ layer(HttpTest, { excludeTestServices: true })("usage, account_get and GET /api/
         ["?recent=9007199254740993", "recent must be a number between 0 and 50, got 9007199254740993"],
         ["?recent=-12345678901234567890123", "recent must be a number between 0 and 50, got -12345678901234567890123"],
         ["?recent=00051", "recent must be a number between 0 and 50, got 00051"],
+        // a parameter given twice is read as neither
+        ["?recent=5&recent=6", "recent must be given once, got 2 values"],
         // a long one by its start and its length
         [`?recent=${"7".repeat(5_000)}`, "recent must be a number between 0 and 50, got 7777777777777777777… (5,000 characters)"]
       ] as const
