@@ -67,7 +67,10 @@ export const auditStep = (log: AuditLog) => {
     Effect.map(Effect.suspend(() => log.recordInTransaction(succeeded(call))), recorded(call))
   )
 
-  /** The one row of a call that failed before its own audit step; a row that cannot be written is logged, not fatal. */
+  /**
+   * The row of a call that failed: its one row, when it failed before its own audit step; a second row, when a
+   * read call failed after its commit (the first says what committed). A row that cannot be written is logged, not fatal.
+   */
   const failed = leafWithSpan("Executor.audit")(Effect.fnUntraced(
     function* (span: Tracer.Span, request: Request, tool: Option.Option<RegisteredTool>, cause: Cause.Cause<{ readonly _tag: string }>) {
       yield* log.record(entryOf(request, tool, { ok: false, cause }, request.context.connectionId ?? null), span).pipe(Effect.ignore)

@@ -1,6 +1,8 @@
+import { SqlClient } from "@effect/sql"
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Context, Effect, Exit, Fiber, Layer, Option } from "effect"
 import { databaseFromUrl } from "../../../layers/Database.ts"
+import { AuditVerify } from "../../../services/audit/AuditVerify.ts"
 import { Connections } from "../../../services/connections/Connections.ts"
 import { allFinished, execute, jobsOf, rut, siiConnection, simulatedServices, waitForJobs } from "../../support/Connected.ts"
 import { waitUntil } from "../../support/Eventually.ts"
@@ -98,6 +100,17 @@ describe("a connection deleted while its sync runs", () => {
             assert.include(error.hint ?? "", "POST /api/v1/connections")
           }
           assert.notInclude(error.message, "does not belong to this workspace")
+          // the row written at the commit stays (its jobs did commit); a second row of the same call records its answer
+          const sql = yield* SqlClient.SqlClient
+          const rows = yield* sql<{ requestId: string; outcome: string; errorTag: string | null; connectionId: string | null }>`
+            SELECT request_id, outcome, error_tag, connection_id FROM audit_log
+            WHERE chain = ${principal.workspaceId} AND tool_id = 'sii.conexion.sincronizar' ORDER BY seq`
+          assert.deepStrictEqual(rows.map((row) => [row.outcome, row.errorTag, row.connectionId]), [
+            ["ok", null, connection.id],
+            ["error", "RecordNotFound", connection.id]
+          ])
+          assert.strictEqual(rows[1]?.requestId, rows[0]?.requestId, "both rows are the one call's")
+          assert.isTrue((yield* Effect.flatMap(AuditVerify, (audit) => audit.verify())).ok, "the chain still verifies")
         }).pipe(Effect.provide(app))
       }),
     60_000
