@@ -42,6 +42,15 @@ export const confirmedWithQuote = <
     }
   }))
 
+/** What a confirmed call `confirmedWithQuote` refused is told to do, by the first field it lacks. */
+export const confirmHint = (toolId: string, missing: "quote_token" | "idempotency_key") =>
+  missing === "quote_token"
+    ? `Call ${toolId} without confirm first: it answers a quote (what it would deliver, the total, a quote_token valid 10 minutes) ` +
+      `and changes nothing. Then call it again with the same input plus confirm: true, that quote_token and an idempotency_key ` +
+      `of your choosing.`
+    : `Add an idempotency_key of your choosing (8–200 of A-Z a-z 0-9 . _ : -) to the call with confirm: true and its quote_token: ` +
+      `the same key with the same input answers the first result again at no cost.`
+
 export const BUDGET_FIELD_NAMES: ReadonlySet<string> = new Set(Object.keys(BudgetFields))
 
 export const QuoteItemStatus = Schema.Literal("chargeable", "already_owned", "no_data", "not_found").annotations({

@@ -1,4 +1,5 @@
 import { SchemaAST } from "effect"
+import { BUDGET_FIELD_NAMES, confirmHint } from "../../schema/budget/Budget.ts"
 import { InvalidInput } from "../../schema/Errors.ts"
 import { MAX_ISSUES, readableIssues, UNEXPECTED } from "../../schema/Issues.ts"
 import { clip } from "../../schema/Length.ts"
@@ -67,12 +68,36 @@ export interface InputGuide {
   readonly unknownOf: (raw: unknown) => UnknownFields
   /** The refusal by count, before the schema sees the input. */
   readonly tooMany: (unknown: UnknownFields) => InvalidInput | undefined
-  /** `error` with the hint of what to send instead, if fields were sent that the tool does not define. */
-  readonly hinted: (unknown: UnknownFields, error: InvalidInput) => InvalidInput
+  /**
+   * `error` with the hint of what to send instead: if fields were sent that the tool does not define, or a
+   * confirmed call of a credits tool lacks its quote_token or idempotency_key.
+   */
+  readonly hinted: (raw: unknown, unknown: UnknownFields, error: InvalidInput) => InvalidInput
 }
 
 /** An input without a closed set of fields (a record, a union): none of its fields is unknown. */
-const unguided: InputGuide = { unknownOf: () => NONE, tooMany, hinted: (_unknown, error) => error }
+const unguided: InputGuide = { unknownOf: () => NONE, tooMany, hinted: (_raw, _unknown, error) => error }
+
+const absent = (raw: unknown, key: string) =>
+  typeof raw !== "object" || raw === null || !Object.hasOwn(raw, key) || Reflect.get(raw, key) === undefined
+
+/**
+ * A budget field refused though none was sent: both are optional, so that is `confirmedWithQuote` asking for it
+ * with confirm: true. The quote_token comes first: without it, the caller has the quote to ask for.
+ */
+const unconfirmable = (toolId: string, raw: unknown, error: InvalidInput) => {
+  const refused = (key: string) => absent(raw, key) && error.issues.some((issue) => issue.path === `input.${key}`)
+  return refused("quote_token")
+    ? confirmHint(toolId, "quote_token")
+    : refused("idempotency_key")
+    ? confirmHint(toolId, "idempotency_key")
+    : undefined
+}
+
+const withHint = (error: InvalidInput, hints: ReadonlyArray<string | undefined>) => {
+  const said = hints.filter((hint) => hint !== undefined)
+  return said.length === 0 ? error : new InvalidInput({ message: error.message, issues: error.issues, hint: said.join(" ") })
+}
 
 /**
  * What a refusal of an input with fields it does not define says to do about it: the name the caller
@@ -88,14 +113,16 @@ export const inputGuide = (toolId: string, ast: SchemaAST.AST): InputGuide => {
   const takes = fields.length === 0
     ? `${toolId} takes no fields: send an empty input ({}), or none.`
     : `${toolId} takes: ${fieldList(fields)}.`
-  const hinted = (unknown: UnknownFields, error: InvalidInput): InvalidInput => {
-    if (unknown.count === 0) return error
+  const quoted = [...BUDGET_FIELD_NAMES].every((name) => known.has(name))
+  const unknownHint = (unknown: UnknownFields) => {
+    if (unknown.count === 0) return undefined
     const guesses = unknown.count > MAX_GUESSED ? [] : unknown.names.flatMap((key) => {
       const near = nearestName(key, names)
       return near === undefined ? [] : [`${near} (not ${clip(key, MAX_KEY_SHOWN)})`]
     })
-    const hint = guesses.length > 0 ? `Did you mean ${guesses.join(", ")}? ${takes}` : takes
-    return new InvalidInput({ message: error.message, issues: error.issues, hint })
+    return guesses.length > 0 ? `Did you mean ${guesses.join(", ")}? ${takes}` : takes
   }
+  const hinted = (raw: unknown, unknown: UnknownFields, error: InvalidInput): InvalidInput =>
+    withHint(error, [unknownHint(unknown), quoted ? unconfirmable(toolId, raw, error) : undefined])
   return { unknownOf: (raw) => unknownOf(raw, known), tooMany, hinted }
 }

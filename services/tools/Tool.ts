@@ -166,7 +166,7 @@ export const decoderOf = <I, II>(id: string, input: Schema.Schema<I, II>) => {
     const refused = guide.tooMany(unknown)
     return Either.mapLeft(
       refused === undefined ? Either.flatMap(closed(raw), () => decodeInput(raw)).pipe(Either.mapLeft(invalidInput)) : Either.left(refused),
-      (error) => guide.hinted(unknown, error)
+      (error) => guide.hinted(raw, unknown, error)
     )
   }
 }

@@ -177,6 +177,8 @@ layer(LunaBenchTest, { timeout: "120 seconds" })("Luna's loop with the scripted 
       const read = JSON.parse(answered?.role === "tool" ? answered.content : "{}") as { error?: InvalidInput }
       assert.deepStrictEqual(read.error?.issues, refused.issues)
       assert.strictEqual(read.error?.message, refused.message)
+      assert.include(read.error?.hint ?? "", "Call company_enrich without confirm first", "the model reads what to do instead")
+      assert.strictEqual(read.error?.hint, refused.hint)
     }))
 
   it.effect("a direct call its tool refuses reads the refusal's issues and hint, as the log keeps its tag and message", () =>

@@ -194,6 +194,39 @@ layer(HttpTest, { excludeTestServices: true })("people_reveal and company_enrich
       }
     }))
 
+  it.effect("confirm: true without its quote_token or idempotency_key is 422 InvalidInput with the hint of what to send", () =>
+    Effect.gen(function* () {
+      const company = yield* insertCompany()
+      const mine = yield* workspace("paid")
+      const refusal = (input: Record<string, unknown>) =>
+        Effect.flatMap(
+          Effect.flip(mine.execute("company_enrich", { company_ids: [company.id], ...input })),
+          (refused) =>
+            refused._tag === "InvalidInput"
+              ? Effect.succeed(refused)
+              : Effect.dieMessage(`${refused._tag}: ${refused.message}`)
+        )
+      const unquoted = yield* refusal({ confirm: true, idempotency_key: idempotencyKey() })
+      assert.deepStrictEqual(unquoted.issues.map((issue) => issue.path), ["input.quote_token"])
+      assert.strictEqual(
+        unquoted.hint,
+        "Call company_enrich without confirm first: it answers a quote (what it would deliver, the total, a quote_token " +
+          "valid 10 minutes) and changes nothing. Then call it again with the same input plus confirm: true, that quote_token " +
+          "and an idempotency_key of your choosing."
+      )
+      const bare = yield* refusal({ confirm: true })
+      assert.strictEqual(bare.hint, unquoted.hint, "without either, the quote comes first")
+      const quote = yield* decodeQuote((yield* mine.execute("company_enrich", { company_ids: [company.id] })).data)
+      const keyless = yield* refusal({ confirm: true, quote_token: quote.quote_token })
+      assert.deepStrictEqual(keyless.issues.map((issue) => issue.path), ["input.idempotency_key"])
+      assert.include(keyless.hint ?? "", "Add an idempotency_key of your choosing")
+      const misspelt = yield* refusal({ confirm: true, idempotency_key: idempotencyKey(), quote_tokn: quote.quote_token })
+      assert.include(misspelt.hint ?? "", "Did you mean quote_token (not quote_tokn)?")
+      const typed = yield* refusal({ confirm: true, quote_token: 42, idempotency_key: idempotencyKey() })
+      assert.isUndefined(typed.hint, "a quote_token sent but not a string is not said to be missing")
+      assert.deepStrictEqual(yield* enrichedBy(mine.principal.workspaceId), [])
+    }))
+
   it.effect("a reveal the balance cannot pay is InsufficientCredits and reveals nothing; the same key answers once credits arrive", () =>
     Effect.gen(function* () {
       const company = yield* insertCompany()
