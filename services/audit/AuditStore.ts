@@ -69,7 +69,11 @@ export interface AuditStoreApi {
     after: Option.Option<{ readonly chain: string; readonly seq: number }>,
     limit: number
   ) => Effect.Effect<ReadonlyArray<AuditRow>, AuditStoreFailed>
-  readonly byRequest: (requestId: string) => Effect.Effect<Option.Option<AuditRow>, AuditStoreFailed>
+  /**
+   * The row of a request with that digest, else its first: a read call whose wait after its commit ended in an
+   * error has a second row with its answer.
+   */
+  readonly byRequest: (requestId: string, digest: string) => Effect.Effect<Option.Option<AuditRow>, AuditStoreFailed>
   /**
    * Under one lock for every process: reads the last checkpoint and the given chains' heads, and
    * appends the next checkpoint, signed by `signer`. None when none of the chains has a row;

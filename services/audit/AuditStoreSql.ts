@@ -133,8 +133,9 @@ export const AuditStoreSql = Layer.effect(
       }
     )
 
-    const byRequest = Effect.fn("AuditStore.byRequest")(function* (requestId: string) {
-      const rows = yield* sql`SELECT * FROM audit_log WHERE request_id = ${requestId} LIMIT 1`.pipe(
+    const byRequest = Effect.fn("AuditStore.byRequest")(function* (requestId: string, digest: string) {
+      const rows = yield* sql`SELECT * FROM audit_log WHERE request_id = ${requestId}
+        ORDER BY digest = ${digest} DESC, chain, seq LIMIT 1`.pipe(
         Effect.flatMap(decodeRows),
         Effect.mapError(fail)
       )

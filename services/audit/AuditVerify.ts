@@ -155,7 +155,7 @@ export class AuditVerify extends Effect.Service<AuditVerify>()("brein/audit/Audi
     /** Whether the call of a client's receipt was recorded with that digest, in a log that verifies. */
     const receipt = Effect.fn("AuditVerify.receipt")(function* (requestId: string, digest: string) {
       const { report, signed } = yield* walk()
-      const row = yield* store.byRequest(requestId)
+      const row = yield* store.byRequest(requestId, digest.toLowerCase())
       const check: ReceiptCheck = Option.match(row, {
         onNone: () => ({ requestId, status: "not_found", chain: null, seq: null, covered: false, traceId: null, report }),
         onSome: (r) => ({

@@ -102,15 +102,22 @@ describe("a connection deleted while its sync runs", () => {
           assert.notInclude(error.message, "does not belong to this workspace")
           // the row written at the commit stays (its jobs did commit); a second row of the same call records its answer
           const sql = yield* SqlClient.SqlClient
-          const rows = yield* sql<{ requestId: string; outcome: string; errorTag: string | null; connectionId: string | null }>`
-            SELECT request_id, outcome, error_tag, connection_id FROM audit_log
+          const rows = yield* sql<
+            { requestId: string; outcome: string; errorTag: string | null; connectionId: string | null; digest: string }
+          >`
+            SELECT request_id, outcome, error_tag, connection_id, digest FROM audit_log
             WHERE chain = ${principal.workspaceId} AND tool_id = 'sii.conexion.sincronizar' ORDER BY seq`
           assert.deepStrictEqual(rows.map((row) => [row.outcome, row.errorTag, row.connectionId]), [
             ["ok", null, connection.id],
             ["error", "RecordNotFound", connection.id]
           ])
           assert.strictEqual(rows[1]?.requestId, rows[0]?.requestId, "both rows are the one call's")
-          assert.isTrue((yield* Effect.flatMap(AuditVerify, (audit) => audit.verify())).ok, "the chain still verifies")
+          const audit = yield* AuditVerify
+          assert.isTrue((yield* audit.verify()).ok, "the chain still verifies")
+          for (const row of rows) {
+            const receipt = yield* audit.receipt(row.requestId, row.digest)
+            assert.strictEqual(receipt.status, "recorded", `${row.outcome}: each row's receipt holds`)
+          }
         }).pipe(Effect.provide(app))
       }),
     60_000
