@@ -8,7 +8,8 @@ import { waitUntil } from "../../support/Eventually.ts"
 import { TestDatabase } from "../../support/TestDatabase.ts"
 import { issuePrincipal } from "../../support/TestLayers.ts"
 
-// No worker runs here: every job stays queued, so every caller waits its whole `esperar`.
+// No worker runs here: every job stays queued, so every caller waits its whole `esperar`: long enough that the
+// first callers still wait when the last one commits, however loaded the machine (3 s was not, under load).
 const Live = simulatedServices({ BREIN_SYNC_WORKER: "false" }).pipe(Layer.provideMerge(TestDatabase))
 const decodeSync = Schema.decodeUnknown(SyncOutput)
 const CALLERS = 50
@@ -27,7 +28,7 @@ layer(Live, { excludeTestServices: true })("waiting for a sync after the commit"
         const waiting = yield* Effect.fork(Effect.forEach(
           connections,
           (connection) =>
-            execute(principal, "sii.conexion.sincronizar", { periodo: "2026-10", perspectiva: "ventas", esperar: 3 }, connection.id),
+            execute(principal, "sii.conexion.sincronizar", { periodo: "2026-10", perspectiva: "ventas", esperar: 15 }, connection.id),
           { concurrency: "unbounded" }
         ))
         // Every call committed its job (and its audit row) and now waits on the shared watcher.
