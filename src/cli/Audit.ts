@@ -73,6 +73,7 @@ const parseReceipt = (text: string) => {
 }
 
 const receipt = Options.text("receipt").pipe(
+  Options.withPseudoName("REQUEST_ID:DIGEST"),
   Options.withDescription("Check one call's receipt, REQUEST_ID:DIGEST (meta.request_id and meta.receipt.digest of its answer)"),
   Options.optional
 )

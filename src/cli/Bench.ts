@@ -6,6 +6,7 @@ import { loaded } from "./Loaded.ts"
 import { database, databaseSettings } from "./Settings.ts"
 
 const briefsOption = Options.text("briefs").pipe(
+  Options.withPseudoName("DIR"),
   Options.withDescription("The folder of brief files, NN-id.json (default: the repository's bench/briefs)"),
   Options.optional
 )
@@ -91,6 +92,7 @@ const writableFolder = (dir: string) =>
   )
 
 const jsonOption = Options.text("json").pipe(
+  Options.withPseudoName("FILE"),
   Options.withDescription("Also write the meters as JSON to this file (sorted keys, no times: two runs give the same bytes)"),
   Options.mapEffect(writableFile),
   Options.optional
@@ -99,6 +101,7 @@ const recordOption = Options.boolean("record").pipe(
   Options.withDescription("Run each brief's message against the configured model (LUNA_MODEL_…) and write the replies as new replay files")
 )
 const outOption = Options.text("out").pipe(
+  Options.withPseudoName("DIR"),
   Options.withDescription("Where --record writes its replay files (default: a new folder bench/recorded/<time>)"),
   Options.mapEffect(writableFolder),
   Options.optional

@@ -16,6 +16,7 @@ const grant = Command.make("grant", {
   ...database,
   workspace: workspaceOption("The workspace's name"),
   reason: Options.text("reason").pipe(
+    Options.withPseudoName("TEXT"),
     Options.withDescription("Why, as the ledger will say it (not blank)"),
     Options.mapEffect(decodedFlag("--reason", GrantReason)),
     Options.withDefault(GrantReason.make("granted by an operator"))

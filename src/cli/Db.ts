@@ -12,6 +12,7 @@ import { database, databaseSettings } from "./Settings.ts"
 const MAX_ROLE_BYTES = 63
 
 const serviceRole = Options.text("service-role").pipe(
+  Options.withPseudoName("ROLE"),
   Options.withDescription(
     "After migrating, grant this role what the service needs and nothing more (rows and sequences, not what the append-only triggers refuse, no DDL), and record it: later runs grant it what upgrades add"
   ),

@@ -29,6 +29,7 @@ const add = Command.make("add", {
   ...database,
   workspace: workspaceOption,
   email: Options.text("email").pipe(
+    Options.withPseudoName("ADDRESS"),
     Options.withDescription("The sender address"),
     Options.mapEffect((
       e
@@ -38,17 +39,20 @@ const add = Command.make("add", {
     )
   ),
   name: Options.text("name").pipe(
+    Options.withPseudoName("NAME"),
     Options.withDescription(`The display name of the sender, as recipients see it (1 to ${MAILBOX_NAME_MAX} characters)`),
     Options.mapEffect((given) =>
       decodeMailboxName(given).pipe(Effect.mapError((invalid) => ValidationError.invalidValue(HelpDoc.p(`--name ${invalid.reason}`))))
     )
   ),
   dailyCap: Options.integer("daily-cap").pipe(
+    Options.withPseudoName("N"),
     Options.withDescription(`Messages a day at most (1–${PROVIDER_DAILY_CAP}, default ${PROVIDER_DAILY_CAP})`),
     Options.withDefault(PROVIDER_DAILY_CAP),
     bounded("daily-cap", 1, PROVIDER_DAILY_CAP)
   ),
   spacing: Options.integer("spacing").pipe(
+    Options.withPseudoName("SECONDS"),
     Options.withDescription(`Seconds between sends at least (≥ ${PROVIDER_MIN_SPACING}, default ${PROVIDER_MIN_SPACING})`),
     Options.withDefault(PROVIDER_MIN_SPACING),
     bounded("spacing", PROVIDER_MIN_SPACING, 86_400)
@@ -112,6 +116,7 @@ export const mailboxes = Command.make("mailboxes").pipe(
 )
 
 const reason = Options.text("reason").pipe(
+  Options.withPseudoName(SuppressionReason.literals.join(" | ")),
   Options.withDescription(`Why: ${SuppressionReason.literals.join(", ")}`),
   Options.mapEffect((value) =>
     Schema.decodeUnknown(SuppressionReason)(value).pipe(
@@ -125,7 +130,10 @@ const reason = Options.text("reason").pipe(
 const suppress = Command.make("add", {
   ...database,
   workspace: workspaceOption,
-  address: Options.text("address").pipe(Options.withDescription("An email address, or @domain for a whole domain")),
+  address: Options.text("address").pipe(
+    Options.withPseudoName("ADDRESS"),
+    Options.withDescription("An email address, or @domain for a whole domain")
+  ),
   reason
 }, (options) =>
   Effect.gen(function* () {

@@ -10,6 +10,7 @@ const between = (flag: string, max: number) => (n: number) =>
     : Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--${flag} must be from 1 to ${max}, not ${n}`)))
 
 const companies = Options.integer("companies").pipe(
+  Options.withPseudoName("N"),
   Options.withDescription(
     `Companies to generate, 1 to ${MAX_COMPANIES.toLocaleString("en-US")} (default ${
       DEFAULT_COMPANIES.toLocaleString("en-US")
@@ -20,6 +21,7 @@ const companies = Options.integer("companies").pipe(
 )
 
 const awards = Options.integer("awards").pipe(
+  Options.withPseudoName("N"),
   Options.withDescription(
     `Mercado contracts (awards) to generate, 1 to ${MAX_AWARDS.toLocaleString("en-US")} (default ${
       DEFAULT_AWARDS.toLocaleString("en-US")
@@ -36,6 +38,7 @@ const only = Options.choice("only", ["directory", "mercado"]).pipe(
 
 // Refused here, before anything is replaced: Mercado's loader refuses a blank seed, once the directory was already loaded.
 const seed = Options.text("seed").pipe(
+  Options.withPseudoName("SEED"),
   Options.withDescription(`The generators' seed: the same seed gives the same data, ids included (default "${DEFAULT_SEED}")`),
   Options.withDefault(DEFAULT_SEED),
   Options.mapEffect((text) =>

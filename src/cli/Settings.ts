@@ -8,6 +8,7 @@ import { Plan } from "../../schema/tools/Definition.ts"
 import { decodeWorkspaceName } from "../../schema/WorkspaceName.ts"
 
 export const dataDir = Options.text("data-dir").pipe(
+  Options.withPseudoName("DIR"),
   Options.withDescription("Folder for the embedded PostgreSQL and the credentials key (env BREIN_DATA_DIR, default .brein)"),
   Options.mapEffect((value) =>
     namesAFolder(value) ? Effect.succeed(value) : Effect.fail(ValidationError.invalidValue(HelpDoc.p(noDataDir("--data-dir"))))
@@ -42,6 +43,7 @@ const workspaceNameOf = (flag: string) => (value: string) =>
 
 export const workspaceOption = (description: string) =>
   Options.text("workspace").pipe(
+    Options.withPseudoName("NAME"),
     Options.withDescription(description),
     Options.mapEffect((value) => workspaceNameOf("--workspace")(value).pipe(Effect.mapError(ValidationError.invalidValue)))
   )
@@ -66,6 +68,7 @@ export const workspaceArg = Args.text({ name: "NAME" }).pipe(
 export const workspaceFilter = workspaceOption("Only this workspace").pipe(Options.optional)
 
 export const plan = Options.text("plan").pipe(
+  Options.withPseudoName(Plan.literals.join(" | ")),
   Options.withDescription("The workspace's plan: free or paid"),
   Options.mapEffect((value) =>
     Schema.decodeUnknown(Plan)(value).pipe(

@@ -10,6 +10,7 @@ import { table, when } from "./Table.ts"
 
 const workspace = workspaceOption("The user's workspace (it must exist)")
 const email = Options.text("email").pipe(
+  Options.withPseudoName("ADDRESS"),
   Options.withDescription("The person's email address"),
   // refused with the command line's other mistakes (exit 2), before any database is opened
   Options.mapEffect(decodedFlag("--email", Email))
