@@ -34,6 +34,15 @@ export const WholeNumberFromString = (range: Range) =>
     Schema.annotations({ description: described("a whole number", range) })
   )
 
+/**
+ * Whole numbers separated by commas ("100000,1000000"), each as `WholeNumberFromString` takes it and within
+ * `range`; at least one, and none left empty ("10,,20").
+ */
+export const WholeNumbersFromString = (range: Range) =>
+  Schema.compose(Schema.split(","), Schema.NonEmptyArray(Schema.compose(Schema.Trim, WholeNumberFromString(range)))).pipe(
+    Schema.annotations({ description: `${described("whole numbers", range)}, separated by commas` })
+  )
+
 /** A number as an operator writes one: digits, and a fraction at most (0.5; not 1e3, Infinity or 0x10), within `range`. */
 export const DecimalFromString = (range: Range) =>
   Schema.compose(Schema.String.pipe(Schema.pattern(/^[0-9]{1,15}(\.[0-9]{1,15})?$/)), Schema.NumberFromString).pipe(

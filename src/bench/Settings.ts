@@ -1,9 +1,18 @@
-import { Config, Duration } from "effect"
-import { type Range, setting, WholeNumberFromString } from "../../schema/Setting.ts"
+import { Config, Duration, Effect, Schema } from "effect"
+import { MAX_AWARDS, MAX_COMPANIES } from "../../schema/catalog/SeedSizes.ts"
+import { type Range, setting, WholeNumberFromString, WholeNumbersFromString } from "../../schema/Setting.ts"
+import { reportFailure } from "../cli/Failure.ts"
 
 /** A bench's whole-number setting within `range`: a value outside it fails naming the setting, the value and the range. */
 export const wholeNumber = (name: string, range: Range, fallback: number) =>
   setting(name, WholeNumberFromString(range)).pipe(Config.withDefault(fallback))
+
+/** A bench's setting that names one of `choices`; another value fails naming the setting, the value and the choices. */
+export const oneOf = <const L extends readonly [string, ...Array<string>]>(name: string, choices: L, fallback: L[number]) =>
+  setting(name, Schema.compose(Schema.String, Schema.Literal(...choices)).annotations({ description: `one of ${choices.join(", ")}` }))
+    .pipe(
+      Config.withDefault(fallback)
+    )
 
 /** How many requests, documents or runs a bench may be asked for. */
 export const MANY = 10_000_000
@@ -30,3 +39,18 @@ export const Settings = Config.all({
 })
 
 export type Settings = Config.Config.Success<typeof Settings>
+
+/** BENCH_COMPANIES: the directory sizes bench:companies seeds and measures, one after the other. */
+export const CompanySizes = (fallback: readonly [number, ...Array<number>]) =>
+  setting("BENCH_COMPANIES", WholeNumbersFromString({ min: 1, max: MAX_COMPANIES, unit: "companies" })).pipe(Config.withDefault(fallback))
+
+/** BENCH_AWARDS: the Mercado sizes bench:market seeds and measures, one after the other. */
+export const AwardSizes = (fallback: readonly [number, ...Array<number>]) =>
+  setting("BENCH_AWARDS", WholeNumbersFromString({ min: 1, max: MAX_AWARDS, unit: "awards" })).pipe(Config.withDefault(fallback))
+
+/**
+ * A bench's settings read before it starts anything: one that is refused ends it as the command line ends on
+ * a refused setting (`brein: …` on stderr, exit 1); otherwise the bench runs, and reads them where it needs them.
+ */
+export const settingsFirst = <S>(settings: Config.Config<S>) => <A, E, R>(bench: Effect.Effect<A, E, R>) =>
+  Effect.matchCauseEffect(settings, { onFailure: reportFailure, onSuccess: () => bench })

@@ -4,7 +4,7 @@ import { LoggingLive } from "../../layers/Logging.ts"
 import type { AnchorsInput } from "../../schema/luna/Anchors.ts"
 import { checkAnchors } from "../../services/luna/anchors/Validate.ts"
 import { anchorsCorpus } from "./AnchorsCorpus.ts"
-import { wholeNumber } from "./Settings.ts"
+import { settingsFirst, wholeNumber } from "./Settings.ts"
 
 const settings = Config.all({
   narrations: wholeNumber("BENCH_NARRATIONS", { min: 1, max: 100_000, unit: "narrations" }, 400),
@@ -60,4 +60,8 @@ const program = Effect.gen(function* () {
   ].join("\n"))
 })
 
-program.pipe(Effect.provide(Layer.mergeAll(NodeContext.layer, LoggingLive)), NodeRuntime.runMain({ disablePrettyLogger: true }))
+program.pipe(
+  Effect.provide(Layer.mergeAll(NodeContext.layer, LoggingLive)),
+  settingsFirst(settings),
+  NodeRuntime.runMain({ disablePrettyLogger: true })
+)

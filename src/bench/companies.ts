@@ -13,7 +13,7 @@ import { makePrng, type NonEmpty } from "../../services/upstream/Prng.ts"
 import { createKey, seedDirectory, serveBrein } from "./Brein.ts"
 import { freePort } from "./Children.ts"
 import { latencies, latencyRow, toolPoster } from "./Latency.ts"
-import { MANY, wholeNumber } from "./Settings.ts"
+import { CompanySizes, MANY, settingsFirst, wholeNumber } from "./Settings.ts"
 import { sharedDatabase } from "./SharedDatabase.ts"
 
 /** The goal: a search's p50 at most this many times the raw SQL of the same page. */
@@ -21,10 +21,7 @@ const GOAL_RATIO = 3
 // --quick: 20 k then 100 k companies and 300 searches per size, for iterating; the goal is judged on the full run.
 const quick = process.argv.includes("--quick")
 const settings = Config.all({
-  sizes: Config.string("BENCH_COMPANIES").pipe(
-    Config.withDefault(quick ? "20000,100000" : "100000,1000000"),
-    Config.map((text) => text.split(",").map(Number))
-  ),
+  sizes: CompanySizes(quick ? [20_000, 100_000] : [100_000, 1_000_000]),
   requests: wholeNumber("BENCH_REQUESTS", { min: 1, max: MANY, unit: "requests" }, quick ? 300 : 1_000),
   databaseUrl: Config.option(Config.redacted("DATABASE_URL"))
 })
@@ -122,5 +119,6 @@ const program = Effect.gen(function* () {
 
 program.pipe(
   Effect.provide(Layer.mergeAll(NodeContext.layer, FetchHttpClient.layer, LoggingLive)),
+  settingsFirst(settings),
   NodeRuntime.runMain({ disablePrettyLogger: true })
 )

@@ -17,7 +17,7 @@ import { BENCH_CURSOR_KEY, createKey, serveBrein } from "./Brein.ts"
 import { freePort } from "./Children.ts"
 import { reportProfile } from "./Comparison.ts"
 import { cpuTimeMs } from "./CpuTime.ts"
-import { MANY, NodeFlags, wholeNumber } from "./Settings.ts"
+import { MANY, NodeFlags, settingsFirst, wholeNumber } from "./Settings.ts"
 import { sharedDatabase } from "./SharedDatabase.ts"
 
 const SCOPES = 200
@@ -291,5 +291,6 @@ program.pipe(
     LoggingLive,
     SealedCursor.Default.pipe(Layer.provide(Layer.succeed(CursorKey, Redacted.make(new Uint8Array(BENCH_CURSOR_KEY)))))
   )),
+  settingsFirst(settings),
   NodeRuntime.runMain({ disablePrettyLogger: true })
 )

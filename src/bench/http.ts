@@ -3,14 +3,17 @@ import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Config, Effect, Layer, Schema } from "effect"
 import { LoggingLive } from "../../layers/Logging.ts"
 import { compare } from "./Comparison.ts"
+import { oneOf, Settings, settingsFirst } from "./Settings.ts"
 
 const body = JSON.stringify({ input: {} })
 
 // `httpapi` sends the id percent-encoded, which the Node bridge leaves to the HttpApi app: the same server, the other path.
 const Path = Schema.Literal("bridge", "httpapi")
 
+const PathSetting = oneOf("BENCH_HTTP_PATH", Path.literals, "bridge")
+
 const program = Effect.gen(function* () {
-  const path = yield* Schema.Config("BENCH_HTTP_PATH", Path).pipe(Config.withDefault("bridge" as const))
+  const path = yield* PathSetting
   const id = path === "bridge" ? "core.timestamp.now" : "core%2Etimestamp.now"
   return yield* compare({
     title: `bench:http  POST /api/v1/tools/core.timestamp.now/execute (${path === "bridge" ? "Node bridge" : "HttpApi app"})`,
@@ -35,5 +38,6 @@ const program = Effect.gen(function* () {
 
 program.pipe(
   Effect.provide(Layer.mergeAll(NodeContext.layer, FetchHttpClient.layer, LoggingLive)),
+  settingsFirst(Config.all([PathSetting, Settings])),
   NodeRuntime.runMain({ disablePrettyLogger: true })
 )

@@ -14,7 +14,7 @@ import { makePrng, type NonEmpty } from "../../services/upstream/Prng.ts"
 import { createKey, seedMarket, serveBrein } from "./Brein.ts"
 import { freePort } from "./Children.ts"
 import { latencies, latencyRow, toolPoster } from "./Latency.ts"
-import { MANY, wholeNumber } from "./Settings.ts"
+import { AwardSizes, MANY, settingsFirst, wholeNumber } from "./Settings.ts"
 import { sharedDatabase } from "./SharedDatabase.ts"
 
 /** The goal: a Mercado tool's p50 over HTTP at most this many times the raw SQL of the same question. */
@@ -22,10 +22,7 @@ const GOAL_RATIO = 3
 // --quick: 20 k then 200 k awards and 200 questions per tool, for iterating; the goal is judged on the full run.
 const quick = process.argv.includes("--quick")
 const settings = Config.all({
-  sizes: Config.string("BENCH_AWARDS").pipe(
-    Config.withDefault(quick ? "20000,200000" : "200000,2000000"),
-    Config.map((text) => text.split(",").map(Number))
-  ),
+  sizes: AwardSizes(quick ? [20_000, 200_000] : [200_000, 2_000_000]),
   requests: wholeNumber("BENCH_REQUESTS", { min: 1, max: MANY, unit: "requests" }, quick ? 200 : 600),
   databaseUrl: Config.option(Config.redacted("DATABASE_URL"))
 })
@@ -140,5 +137,6 @@ const program = Effect.gen(function* () {
 
 program.pipe(
   Effect.provide(Layer.mergeAll(NodeContext.layer, FetchHttpClient.layer, LoggingLive)),
+  settingsFirst(settings),
   NodeRuntime.runMain({ disablePrettyLogger: true })
 )

@@ -3,6 +3,7 @@ import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Config, Effect, Layer, Schema } from "effect"
 import { LoggingLive } from "../../layers/Logging.ts"
 import { compare } from "./Comparison.ts"
+import { oneOf, Settings, settingsFirst } from "./Settings.ts"
 
 const TOOL = "echo.message.reflect"
 const MODERN = "2026-07-28"
@@ -32,9 +33,12 @@ const call = (era: typeof Era.Type) => {
 
 const isResult = (status: number, text: string) => status === 200 && text.includes("\"result\"") && !text.includes("\"isError\":true")
 
+const EraSetting = oneOf("BENCH_MCP_ERA", Era.literals, "modern")
+const BaselineSetting = oneOf("BENCH_MCP_BASELINE", Baseline.literals, "sdk")
+
 const program = Effect.gen(function* () {
-  const era = yield* Schema.Config("BENCH_MCP_ERA", Era).pipe(Config.withDefault("modern" as const))
-  const baseline = yield* Schema.Config("BENCH_MCP_BASELINE", Baseline).pipe(Config.withDefault("sdk" as const))
+  const era = yield* EraSetting
+  const baseline = yield* BaselineSetting
   const { body, headers } = call(era)
   return yield* compare({
     title: `bench:mcp  tools/call ${TOOL} over /mcp (${era} era)${
@@ -54,5 +58,6 @@ const program = Effect.gen(function* () {
 
 program.pipe(
   Effect.provide(Layer.mergeAll(NodeContext.layer, FetchHttpClient.layer, LoggingLive)),
+  settingsFirst(Config.all([EraSetting, BaselineSetting, Settings])),
   NodeRuntime.runMain({ disablePrettyLogger: true })
 )

@@ -11,7 +11,7 @@ import { Owned } from "../../services/catalog/empresas/Owned.ts"
 import { Mailboxes } from "../../services/catalog/sequences/Mailboxes.ts"
 import { Executor } from "../../services/pipeline/Executor.ts"
 import { Workspaces } from "../../services/workspace/Workspaces.ts"
-import { wholeNumber } from "./Settings.ts"
+import { settingsFirst, wholeNumber } from "./Settings.ts"
 import { sharedDatabase } from "./SharedDatabase.ts"
 
 /** The goal: one preview of 5 steps × 500 recipients in under this many milliseconds. */
@@ -126,5 +126,6 @@ const Database = Layer.unwrapScoped(
 program.pipe(
   Effect.provide(Database),
   Effect.provide(Layer.mergeAll(NodeContext.layer, LoggingLive)),
+  settingsFirst(settings),
   NodeRuntime.runMain({ disablePrettyLogger: true })
 )

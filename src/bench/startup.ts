@@ -6,7 +6,7 @@ import * as Os from "node:os"
 import { LoggingLive } from "../../layers/Logging.ts"
 import { awaitHttp, type Child, ChildFailed, freePort, type NodeScript, runToEnd, spawn } from "./Children.ts"
 import { cpuTimeMs, exitedChildrenCpuTimeMs } from "./CpuTime.ts"
-import { NodeFlags, wholeNumber } from "./Settings.ts"
+import { NodeFlags, settingsFirst, wholeNumber } from "./Settings.ts"
 
 class NotHealthy extends Data.TaggedError("NotHealthy")<{ readonly status: number }> {}
 
@@ -165,5 +165,6 @@ const program = Effect.gen(function* () {
 program.pipe(
   Effect.scoped,
   Effect.provide(Layer.mergeAll(NodeContext.layer, FetchHttpClient.layer, LoggingLive)),
+  settingsFirst(settings),
   NodeRuntime.runMain({ disablePrettyLogger: true })
 )

@@ -19,7 +19,7 @@ import { IndicadoresSimulator } from "../../services/upstream/IndicadoresSource.
 import { rcvDocuments } from "../../services/upstream/RcvGenerator.ts"
 import { SiiSimulator } from "../../services/upstream/SiiSimulator.ts"
 import { Workspaces } from "../../services/workspace/Workspaces.ts"
-import { MANY, wholeNumber } from "./Settings.ts"
+import { MANY, settingsFirst, wholeNumber } from "./Settings.ts"
 import { sharedDatabase } from "./SharedDatabase.ts"
 
 const PERIODO = "2026-06"
@@ -113,4 +113,8 @@ const program = Effect.gen(function* () {
   }).pipe(Effect.provide(app))
 }).pipe(Effect.scoped)
 
-program.pipe(Effect.provide(Layer.mergeAll(NodeContext.layer, LoggingLive)), NodeRuntime.runMain({ disablePrettyLogger: true }))
+program.pipe(
+  Effect.provide(Layer.mergeAll(NodeContext.layer, LoggingLive)),
+  settingsFirst(settings),
+  NodeRuntime.runMain({ disablePrettyLogger: true })
+)
