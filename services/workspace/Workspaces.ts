@@ -12,6 +12,11 @@ import { Channel, Signals } from "../Signals.ts"
 
 export const KEY_PREFIX = "brein_sk_"
 export const DEMO_WORKSPACE = "demo"
+/**
+ * The plan a workspace is made on when none is asked for. The demo workspace is paid whoever makes it
+ * first: the first start, or an operator command run before it or while it still loads its data.
+ */
+const planWhenMade = (name: string): Plan => name.trim() === DEMO_WORKSPACE ? "paid" : "free"
 const KEY_TTL = Duration.seconds(30)
 /** How long a well-formed key that matched no active key is answered 401 without a lookup. */
 const UNKNOWN_KEY_TTL = Duration.seconds(5)
@@ -93,14 +98,14 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
     })
 
     /**
-     * The workspace by that name, made now (on `plan`, free if none) if there was none (`created`). An
+     * The workspace by that name, made now (on `plan`, else free, paid for the demo workspace) if there was none (`created`). An
      * existing workspace is put on `plan` when one is given (`planWas`: the plan it left), and every
      * process forgets its keys at once, so that none answers the old plan; without one it keeps its plan.
      */
     const ensureWorkspaceCreated = Effect.fn("Workspaces.ensureWorkspaceCreated")(
       function* (name: WorkspaceName, plan: Option.Option<Plan>) {
         const id = yield* newId("ws")
-        const wanted = Option.getOrElse(plan, () => "free" as const)
+        const wanted = Option.getOrElse(plan, () => planWhenMade(name))
         const made = yield* sql`INSERT INTO workspaces (id, name, plan) VALUES (${id}, ${name}, ${wanted})
           ON CONFLICT (name) DO NOTHING RETURNING id`
         const moved = made.length > 0 || Option.isNone(plan) ? [] : yield* sql<{ readonly was: Plan; readonly keyHash: string | null }>`
@@ -143,11 +148,23 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
       }
     )
 
+    /**
+     * On first start (no workspace at all) creates the demo workspace, in one statement: a process making
+     * it at the same moment (another start, a `keys create`) makes it on the same plan, and only one of
+     * them is told it made it.
+     */
+    const createDemo = Effect.fn("Workspaces.createDemo")(function* () {
+      const id = yield* newId("ws")
+      const rows = yield* sql`INSERT INTO workspaces (id, name, plan)
+          SELECT ${id}, ${DEMO_WORKSPACE}, ${planWhenMade(DEMO_WORKSPACE)} WHERE NOT EXISTS (SELECT 1 FROM workspaces)
+          ON CONFLICT (name) DO NOTHING RETURNING id, name, plan`.pipe(Effect.flatMap(decodeWorkspaces), Effect.orDie)
+      return Arr.head(rows)
+    })
+
     /** On first start (no workspace at all) creates the demo workspace and its key. */
     const ensureDemo = Effect.fn("Workspaces.ensureDemo")(function* () {
-      const [row] = yield* sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM workspaces`.pipe(Effect.orDie)
-      if (row !== undefined && row.n > 0) return Option.none<IssuedKey>()
-      return Option.some(yield* issueKey({ workspace: DEMO_WORKSPACE, plan: Option.some("paid") }).pipe(Effect.orDie))
+      if (Option.isNone(yield* createDemo())) return Option.none<IssuedKey>()
+      return Option.some(yield* issueKey({ workspace: DEMO_WORKSPACE, plan: Option.none() }).pipe(Effect.orDie))
     })
 
     const lookup = Effect.fn("Workspaces.lookup")(function* (keyHash: string) {
@@ -263,7 +280,7 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
                         FROM workspaces w ORDER BY w.name`.pipe(Effect.flatMap(decodeSummaries), Effect.orDie)
     })
 
-    const create = Effect.fn("Workspaces.create")(function* (given: string, plan: Plan) {
+    const create = Effect.fn("Workspaces.create")(function* (given: string, plan: Plan = planWhenMade(given)) {
       const name = yield* decodeWorkspaceName(given)
       const id = yield* newId("ws")
       const rows = yield* sql`INSERT INTO workspaces (id, name, plan) VALUES (${id}, ${name}, ${plan})
@@ -298,6 +315,7 @@ export class Workspaces extends Effect.Service<Workspaces>()("brein/workspace/Wo
 
     return {
       issueKey,
+      createDemo,
       ensureDemo,
       authenticate,
       revoke,

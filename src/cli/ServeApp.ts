@@ -6,7 +6,7 @@ import { SeedMarketOnStart } from "../../layers/Mercado.ts"
 import { type Port, PortConfig } from "../../schema/Port.ts"
 import { rateLimitSettings } from "../../services/limits/RateLimits.ts"
 import { SyncWorker } from "../../services/sync/SyncWorker.ts"
-import { DEMO_WORKSPACE, Workspaces } from "../../services/workspace/Workspaces.ts"
+import { Workspaces } from "../../services/workspace/Workspaces.ts"
 import { portFree } from "../http/PortUnavailable.ts"
 import { HttpServerLive } from "../http/Server.ts"
 import { withSettings } from "./Settings.ts"
@@ -48,12 +48,9 @@ export const announceDemo = (terminal: boolean) =>
   Effect.gen(function* () {
     const workspaces = yield* Workspaces
     if (!terminal) {
-      if ((yield* workspaces.list()).length > 0) return
       // another process starting at the same time may create it first, and says so itself
-      return yield* workspaces.create(DEMO_WORKSPACE, "paid").pipe(
-        Effect.zipRight(Effect.logInfo(demoHint)),
-        Effect.catchTag("WorkspaceExists", () => Effect.void)
-      )
+      if (Option.isSome(yield* workspaces.createDemo())) yield* Effect.logInfo(demoHint)
+      return
     }
     const port = yield* PortConfig
     const demo = yield* workspaces.ensureDemo()

@@ -22,7 +22,7 @@ const create = Command.make("create", {
   plan: Options.optional(plan)
 }, (options) =>
   Effect.gen(function* () {
-    const created = yield* (yield* Workspaces).create(options.name, Option.getOrElse(options.plan, () => "free" as const)).pipe(
+    const created = yield* (yield* Workspaces).create(options.name, Option.getOrUndefined(options.plan)).pipe(
       Effect.mapError((error) => new CommandFailed({ message: error.message, exitCode: 1 }))
     )
     yield* Console.log(
