@@ -4,7 +4,7 @@ import type { IncomingMessage } from "node:http"
 import { MAX_DEPTH } from "../../schema/Depth.ts"
 import { BadRequest, InvalidInput, ServiceUnavailable } from "../../schema/Errors.ts"
 import { BreinApi, ToolsGroup, withExecuteBodyHint } from "../../schema/http/Api.ts"
-import { isToolId, MAX_PATH_PARAM } from "../../schema/Ids.ts"
+import { isToolId, MAX_PATH_PARAM, type ToolId } from "../../schema/Ids.ts"
 import { issuesIn } from "../../schema/Issues.ts"
 import type { Principal } from "../../schema/Principal.ts"
 import { EXPOSURE_HEADER } from "../../schema/tools/Definition.ts"
@@ -46,12 +46,15 @@ export const makeExecute = Effect.gen(function* () {
   const executor = yield* Executor
   const gate = yield* Gate
   const registry = yield* Registry
+  const takesConnection = (id: ToolId) => Option.exists(registry.get(id), (tool) => tool.descriptor.external && tool.requiresConnection)
   // untraced: Executor.call is the span below the request's, and this adds nothing to it but cost
   return Effect.fnUntraced(function* (id: string, payload: Payload, headers: Headers, principal: Principal) {
     // a malformed id never reaches the executor, so nothing of it reaches the audit log
     if (!isToolId(id)) return yield* registry.notFound(id, "external")
     yield* shallow(payload.input, "input")
-    const connectionId = yield* gate.connection(headers)
+    // Only a tool that takes a connection reads the header: an unknown tool is ToolNotFound (the executor's
+    // first step) whatever the header holds, and a tool without a connection ignores it.
+    const connectionId = takesConnection(id) ? yield* gate.connection(headers) : undefined
     return yield* executor.call(id, payload.input, { surface: "http", principal, connectionId })
   })
 })

@@ -111,10 +111,15 @@ export const makeMcpSurface = Effect.gen(function* () {
     const args = params.arguments ?? {}
     yield* shallow(args, "input")
     const { connection, ...rest } = args
-    const viaArgument = connection !== undefined && catalog.entries.get(params.name)?.acceptsConnection === true
+    // Only a tool that takes a connection reads the header: an unknown tool is ToolNotFound (the executor's
+    // first step) whatever the header holds, and a tool without a connection ignores it.
+    const takesConnection = catalog.entries.get(params.name)?.acceptsConnection === true
+    const viaArgument = connection !== undefined && takesConnection
     const connectionId = viaArgument
       ? yield* validConnection(connection, "input.connection")
-      : yield* validConnection(ctx.http?.req?.headers.get("x-connect-connection") ?? undefined, "X-Connect-Connection")
+      : takesConnection
+      ? yield* validConnection(ctx.http?.req?.headers.get("x-connect-connection") ?? undefined, "X-Connect-Connection")
+      : undefined
     const context: CallContext = { surface: "mcp", principal, connectionId, onProgress: progressFor(ctx) }
     const called = executor.call(params.name, viaArgument ? rest : args, context)
     return success(

@@ -56,7 +56,12 @@ const cases = (key: string) => {
     deepInput: { method: "POST", path: EXECUTE, headers: auth, body: `{"input":{"a":${deep(100)}}}` },
     badInput: { method: "POST", path: EXECUTE, headers: auth, body: "{\"input\":{\"timezone\":42}}" },
     misspeltInput: { method: "POST", path: EXECUTE, headers: auth, body: "{\"inptu\":{\"timezone\":\"UTC\"}}" },
-    badConnection: { method: "POST", path: EXECUTE, headers: { ...auth, "x-connect-connection": "nope" }, body: "{}" },
+    badConnection: {
+      method: "POST",
+      path: "/api/v1/tools/vault.item.get/execute",
+      headers: { ...auth, "x-connect-connection": "nope" },
+      body: "{}"
+    },
     getExecute: { method: "GET", path: EXECUTE, headers: { authorization: auth.authorization } },
     withQuery: { method: "POST", path: `${EXECUTE}?x=1`, headers: auth, body: "{\"input\":{\"timezone\":42}}" }
   } satisfies Record<string, RawRequest>

@@ -73,8 +73,8 @@ layer(HttpTest, { excludeTestServices: true })("HTTP server", (it) => {
         },
         {
           name: "bad connection header",
-          request: execute("echo.message.reflect", key).pipe(
-            withJson(`{"input":{"message":"hi"}}`),
+          request: execute("sii.rcv.consultar", key).pipe(
+            withJson(`{"input":{}}`),
             HttpClientRequest.setHeader("X-Connect-Connection", "conn-")
           ),
           status: 422,

@@ -201,15 +201,27 @@ layer(HttpTest, { excludeTestServices: true })("HTTP tools", (it) => {
       assert.deepStrictEqual(rows, [{ errorTag: "ToolNotFound" }])
     }))
 
-  it.effect("a malformed X-Connect-Connection header is InvalidInput naming the header, as on /mcp", () =>
+  it.effect("a malformed X-Connect-Connection header is InvalidInput naming the header for a connector tool, as on /mcp", () =>
     Effect.gen(function* () {
       const client = yield* apiClient(yield* acme)
       const error = yield* Effect.flip(client.tools.execute({
-        path: { id: "echo.message.reflect" },
-        payload: { input: { message: "hi" } },
+        path: { id: "sii.rcv.consultar" },
+        payload: { input: {} },
         headers: { "x-connect-connection": "not-a-connection" }
       }))
       assert.strictEqual(error._tag, "InvalidInput")
       assert.strictEqual(error.message, "X-Connect-Connection must be a connection id like conn_…")
+    }))
+
+  it.effect("a malformed X-Connect-Connection header does not hide an unknown tool, and a tool without a connection ignores it", () =>
+    Effect.gen(function* () {
+      const client = yield* apiClient(yield* acme)
+      const headers = { "x-connect-connection": "not-a-connection" }
+      for (const id of ["nope.nothing.here", "board_read"]) {
+        const error = yield* Effect.flip(client.tools.execute({ path: { id }, payload: { input: {} }, headers }))
+        assert.strictEqual(error._tag, "ToolNotFound", id)
+      }
+      const echoed = yield* client.tools.execute({ path: { id: "echo.message.reflect" }, payload: { input: { message: "hi" } }, headers })
+      assert.deepStrictEqual(yield* Schema.decodeUnknown(ReflectOutput)(echoed.data), { message: "hi" })
     }))
 })

@@ -9,7 +9,7 @@ import { connector } from "../../../services/tools/Source.ts"
 import { action } from "../../../services/tools/Tool.ts"
 import { listen, serveOn } from "../../../src/http/Server.ts"
 import { TestDatabase } from "../../support/TestDatabase.ts"
-import { issueKey } from "./McpTestServer.ts"
+import { issueKey, VaultConnector } from "./McpTestServer.ts"
 import { raw, type RawAnswer, rpcOf } from "./RawHttp.ts"
 
 /** A tool whose input names secrets: what a wrong value of them answers must not contain it. */
@@ -37,7 +37,7 @@ const LockerConnector = connector({
 })
 
 const EdgeTest = serveOn(listen(0)).pipe(
-  Layer.provideMerge(servicesWith([CoreConnector, EchoConnector, LockerConnector])),
+  Layer.provideMerge(servicesWith([CoreConnector, EchoConnector, LockerConnector, VaultConnector])),
   Layer.provideMerge(TestDatabase)
 )
 
@@ -126,9 +126,9 @@ layer(EdgeTest, { excludeTestServices: true })("the edge refuses malformed ids a
       assert.strictEqual(jobs.status, 404)
       const header = yield* raw({
         method: "POST",
-        path: "/api/v1/tools/core.timestamp.now/execute",
+        path: "/api/v1/tools/vault.item.get/execute",
         headers: { ...json, authorization: `Bearer ${key}`, "x-connect-connection": `conn_${"a".repeat(5_000)}` },
-        body: `{"input":{}}`
+        body: `{"input":{"item":"a"}}`
       })
       assert.strictEqual(header.status, 422, "an over-long X-Connect-Connection is refused")
     }))

@@ -210,6 +210,18 @@ layer(McpTest, { excludeTestServices: true })("MCP over Streamable HTTP", (it) =
         }
       }))
 
+    it.scoped(`${era}: a malformed X-Connect-Connection does not hide an unknown tool, and a tool without a connection ignores it`, () =>
+      Effect.gen(function* () {
+        const client = yield* connect(era, { ...bearer(yield* issueKey("acme", "free")), "X-Connect-Connection": "conn-" })
+        yield* listTools(client)
+        for (const name of ["nope.nothing.here", "hidden.secret.peek"]) {
+          const error = yield* callToolFailure(client, name, {})
+          assert.deepInclude(error.error instanceof ProtocolError ? error.error.data : null, { _tag: "ToolNotFound", toolId: name })
+        }
+        const echoed = yield* callTool(client, "echo.message.reflect", { message: "hi" })
+        assert.notStrictEqual(echoed.isError, true, JSON.stringify(echoed.content))
+      }))
+
     it.scoped(`${era}: search_docs answers a tool's definition, searches by words, and never shows in-process tools`, () =>
       Effect.gen(function* () {
         const client = yield* connect(era, bearer(yield* issueKey("acme", "free")))
