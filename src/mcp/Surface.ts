@@ -1,11 +1,4 @@
-import {
-  type CallToolRequest,
-  type CallToolResult,
-  type LoggingLevel,
-  ProtocolError,
-  ProtocolErrorCode,
-  type ServerContext
-} from "@modelcontextprotocol/server"
+import { type CallToolResult, type LoggingLevel, ProtocolError, ProtocolErrorCode, type ServerContext } from "@modelcontextprotocol/server"
 import { Cause, Data, Effect, Exit, Option, Schema, type Tracer } from "effect"
 import { ServiceUnavailable, type ToolNotFound, type Unauthorized } from "../../schema/Errors.ts"
 import { isToolId } from "../../schema/Ids.ts"
@@ -29,7 +22,19 @@ const INSTRUCTIONS = "brein's tools, named by their registry ids. Every call is 
   "Call search_docs with { tool } to see a tool's plane, plan, cost and scope before calling it. " +
   "Tools that read a connection take it from the X-Connect-Connection header or a `connection` argument."
 
-type CallParams = CallToolRequest["params"]
+/** A JSON object as JSON.parse made it, the same object: a field named `__proto__` stays one of its fields. */
+const Arguments = Schema.declare(
+  (value: unknown): value is Readonly<Record<string, unknown>> => typeof value === "object" && value !== null && !Array.isArray(value)
+)
+
+/**
+ * Ours rather than the SDK's, whose copy of `arguments` drops a field named `__proto__`: the call then ran
+ * without it, where the executor refuses it by name (`input.__proto__ is not a field…`), as over REST. The
+ * SDK has checked the request's shape before.
+ */
+const CallParamsSchema = Schema.Struct({ name: Schema.String, arguments: Schema.optional(Arguments) })
+type CallParams = typeof CallParamsSchema.Type
+const CallParams = Schema.standardSchemaV1(CallParamsSchema)
 
 /** Progress notifications for a client that sent a progressToken; best effort, never fails the call. */
 const progressFor = (ctx: ServerContext): CallContext["onProgress"] => {
@@ -173,15 +178,12 @@ export const makeMcpSurface = Effect.gen(function* () {
     mcp.setRequestHandler("tools/list", () => catalog.listing)
     mcp.setRequestHandler(
       "tools/call",
-      (request, ctx) =>
+      { params: CallParams },
+      (params, ctx) =>
         run(
-          answered(
-            current === undefined
-              ? call(principal, request.params, ctx)
-              : Effect.flatMap(current, (now) => call(now, request.params, ctx))
-          ),
+          answered(current === undefined ? call(principal, params, ctx) : Effect.flatMap(current, (now) => call(now, params, ctx))),
           { parent, signal: ctx.mcpReq.signal }
-        ).then((result) => mcp.projectCallToolResult(result, catalog.entries.get(request.params.name)?.outputSchema))
+        ).then((result) => mcp.projectCallToolResult(result, catalog.entries.get(params.name)?.outputSchema))
     )
     return mcp
   }

@@ -182,6 +182,33 @@ layer(McpTest, { excludeTestServices: true })("MCP over Streamable HTTP", (it) =
         }])
       }))
 
+    it.scoped(`${era}: an argument named __proto__ is refused by name as REST refuses it, and audited`, () =>
+      Effect.gen(function* () {
+        const key = yield* issueKey("acme", "free")
+        const client = yield* connect(era, bearer(key))
+        // as JSON.parse reads `{"message": "x", "__proto__": {…}}`: an own field named __proto__
+        const input = Object.fromEntries([["message", "x"], ["__proto__", { message: "y" }]])
+        const error = yield* errorOf(yield* callTool(client, "echo.message.reflect", input))
+        assert.strictEqual(error["_tag"], "InvalidInput")
+        assert.deepStrictEqual(error["issues"], [{ path: "input.__proto__", message: "is not a field this input accepts" }])
+        assert.deepStrictEqual(yield* lastAuditRow("echo.message.reflect"), [{
+          surface: "mcp",
+          outcome: "error",
+          errorTag: "InvalidInput"
+        }])
+        const url = new URL("/api/v1/tools/echo.message.reflect/execute", yield* mcpUrl)
+        const rest = yield* Effect.promise(async () => {
+          const response = await fetch(url, {
+            method: "POST",
+            headers: { "content-type": "application/json", ...bearer(key) },
+            body: JSON.stringify({ input })
+          })
+          return { status: response.status, body: await response.json() as unknown }
+        })
+        assert.strictEqual(rest.status, 422)
+        assert.deepStrictEqual(error, rest.body, "the same typed error over MCP as over REST")
+      }))
+
     it.scoped(`${era}: an unknown or in-process-only tool is a JSON-RPC -32602 error carrying ToolNotFound`, () =>
       Effect.gen(function* () {
         const client = yield* connect(era, bearer(yield* issueKey("acme", "free")))
