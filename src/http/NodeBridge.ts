@@ -8,6 +8,7 @@ import { InternalError, ServiceUnavailable } from "../../schema/Errors.ts"
 import type { Principal } from "../../schema/Principal.ts"
 import { transientIn } from "../../services/Database.ts"
 import { type ErrorAnswer, errorAnswer, Gate, type GateError, hasBody } from "./Gate.ts"
+import { queryParams } from "./QueryParams.ts"
 
 export type NodeHandler = (request: IncomingMessage, response: ServerResponse) => void
 
@@ -142,10 +143,11 @@ export const makeNodeBridge = Effect.gen(function* () {
 
   // Untraced, as are the gate's checks: they run on every request inside its span, and a span of
   // their own costs more than they do (a span is ~30 plain effects on this runtime: NOTES, bench:http).
-  /** Origin (for a surface a browser page could reach), declared size and type, then the body within the limit. */
+  /** Origin (for a surface a browser page could reach), declared size and type, the query, then the body within the limit. */
   const admit = Effect.fnUntraced(function* (request: IncomingMessage, options: { readonly sameSite: boolean }) {
     if (options.sameSite) yield* gate.sameSite(request.headers)
     yield* gate.admit(request.headers)
+    yield* queryParams(request.method ?? "", request.url ?? "")
     return hasBody(request.headers) ? yield* gate.readBody(request) : undefined
   })
 

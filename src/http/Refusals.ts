@@ -56,7 +56,7 @@ interface Route {
   readonly pattern: RegExp
 }
 
-const patternOf = (path: string) =>
+export const patternOf = (path: string) =>
   new RegExp(`^${path.split("/").map((part) => (part.startsWith(":") ? "[^/]+" : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))).join("/")}$`)
 
 const routes: ReadonlyArray<Route> = (() => {

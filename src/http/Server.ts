@@ -25,6 +25,7 @@ import { ChatPrincipalLive, HumanSessionLive, KeyOrSessionLive } from "./HumanSe
 import { makeNodeBridge } from "./NodeBridge.ts"
 import { OpenApiLive } from "./OpenApi.ts"
 import { portUnavailable } from "./PortUnavailable.ts"
+import { queryParams } from "./QueryParams.ts"
 import { RefusalsLive, refuseAt, withRetryAfter } from "./Refusals.ts"
 import { SessionsLive } from "./Sessions.ts"
 import { ToolsLive } from "./Tools.ts"
@@ -59,12 +60,17 @@ const withBody = (request: HttpServerRequest.HttpServerRequest, body: Buffer): H
   return Object.create(request, descriptors) as HttpServerRequest.HttpServerRequest
 }
 
-/** The gate in front of the REST API: declared size and content type first, then the body read within the limit, as UTF-8. */
+/**
+ * The gate in front of the REST API: declared size and content type, the query's parameters, then the body
+ * read within the limit, as UTF-8.
+ */
 export const gateway = Effect.fn("HttpServer.gateway")(function*<E, R> (app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) {
   const request = yield* HttpServerRequest.HttpServerRequest
   const gate = yield* Gate
   const admitted = yield* Effect.either(
-    gate.admit(request.headers, request.url.startsWith(UNSUBSCRIBE_PREFIX) ? FORM_BODIES : JSON_BODIES)
+    gate.admit(request.headers, request.url.startsWith(UNSUBSCRIBE_PREFIX) ? FORM_BODIES : JSON_BODIES).pipe(
+      Effect.zipRight(queryParams(request.method, request.url))
+    )
   )
   if (Either.isLeft(admitted)) return refuseAt(request.url, admitted.left)
   // on every answer as it is written, the API's encoded errors included (a 503 page as much as a JSON error)
