@@ -14,6 +14,7 @@ export const NOT_A_PARAMETER = "is not a query parameter this route takes"
 /** Unknown parameters a hint looks for a near name of, as for a tool's fields. */
 const MAX_GUESSED = 5
 const MAX_KEY_SHOWN = 100
+const HEALTH = "/health"
 
 interface QueryRoute {
   readonly method: string
@@ -69,13 +70,14 @@ const refusal = (found: QueryRoute, unknown: ReadonlyArray<string>) => {
  * A query parameter the route does not take (`?recnet=5`, `?limt=10`, any on a route that takes none) is
  * refused by name, as a body's unknown field is, with what the route takes: read as absent, it answered a
  * default the client did not ask for. Unsubscribe links take any: they are opened from mail, whose
- * scanners and trackers may add to them, and a recipient refused there could not unsubscribe.
+ * scanners and trackers may add to them, and a recipient refused there could not unsubscribe. So does
+ * `/health`: a monitor may add a cache-buster (`?ts=…`), and a health check must not fail on its URL's form.
  */
 export const queryParams = (method: string, url: string): Effect.Effect<void, InvalidInput> => {
   const at = url.indexOf("?")
   if (at < 0) return Effect.void
   const path = url.slice(0, at)
-  if (path.startsWith(UNSUBSCRIBE_PREFIX)) return Effect.void
+  if (path.startsWith(UNSUBSCRIBE_PREFIX) || path === HEALTH) return Effect.void
   const asked = method === "HEAD" ? "GET" : method
   const found = ROUTES.find((r) => r.method === asked && r.pattern.test(path))
   if (found === undefined) return Effect.void

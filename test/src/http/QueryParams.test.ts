@@ -34,7 +34,6 @@ const misspelt = [
   ["GET", "/api/v1/tools/core.timestamp.now?verbose=1", "verbose", "GET /api/v1/tools/{id} takes no query parameters."],
   ["GET", "/api/v1/connections?limit=5", "limit", "GET /api/v1/connections takes no query parameters."],
   ["GET", "/api/v1/me?x=1", "x", "GET /api/v1/me takes no query parameters."],
-  ["GET", "/health?full", "full", "GET /health takes no query parameters."],
   ["GET", "/openapi.json?v=2", "v", "GET /openapi.json takes no query parameters."],
   ["POST", "/api/v1/tools/core.timestamp.now/execute?dry_run=1", "dry_run", "POST /api/v1/tools/{id}/execute takes no query parameters."],
   ["POST", "/api/v1/sessions?stage=buscando", "stage", "POST /api/v1/sessions takes no query parameters."],
@@ -77,7 +76,7 @@ layer(McpTest, { excludeTestServices: true })("query parameters", (it) => {
       assert.strictEqual(refusal.hint, "GET /api/v1/usage takes the query parameter recent.")
     }))
 
-  it.effect("the parameters a route takes still work, an unsubscribe link takes any, and an unknown route is still 404", () =>
+  it.effect("the parameters a route takes still work, an unsubscribe link and /health take any, and an unknown route is still 404", () =>
     Effect.gen(function* () {
       const key = yield* issueKey("query-params-ok", "free")
       const headers = { authorization: `Bearer ${key}` }
@@ -92,6 +91,7 @@ layer(McpTest, { excludeTestServices: true })("query parameters", (it) => {
       const link = yield* raw({ method: "GET", path: "/u/seq_none/per_none/token?utm_source=mail" })
       assert.strictEqual(link.status, 404, "an unknown link's page, not a refusal of its query")
       assert.include(link.headers["content-type"] ?? "", "text/html")
+      assert.strictEqual((yield* raw({ method: "GET", path: "/health?ts=1796672019354" })).status, 200, "a monitor's cache-buster")
       assert.strictEqual((yield* raw({ method: "GET", path: "/nothing/here?x=1" })).status, 404)
     }))
 })
