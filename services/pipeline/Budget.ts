@@ -36,7 +36,8 @@ export class Budget extends Effect.Service<Budget>()("brein/pipeline/Budget", {
 
     /**
      * Only an answer counts against the hour: a call that took a read and then answered an error (a bad
-     * cursor, an unknown id, a handler that failed) gives it back once its transaction, if any, is over.
+     * cursor, an unknown id, a handler that failed, a sync whose connection was deleted while it waited)
+     * gives it back once its transaction, if any, is over. A caller that left keeps it spent.
      */
     const givingBack = (call: Budgeted) => <A, E, R>(committing: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
       Option.match(call.taken, {

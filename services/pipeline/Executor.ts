@@ -79,9 +79,11 @@ export class Executor extends Effect.Service<Executor>()("brein/pipeline/Executo
         )
       ).pipe(Effect.catchTag("AuditFailed", (failed) => Effect.fail(failed.error)))
       // Only a read call has something to do after its commit (and so that step's span). Should that end the
-      // call in an error, a second row says so: the first, committed, stays true of what committed.
+      // call in an error, a second row says so (the first, committed, stays true of what committed), and the
+      // call's read of the hour is given back: its answer is that error.
       const answered = Option.isSome(audited.afterCommit)
         ? yield* afterCommit(audited, audited.afterCommit.value).pipe(
+          budget.givingBack(audited),
           Effect.tapErrorCause((cause) =>
             Cause.isInterruptedOnly(cause) ? Effect.void : audit.failed(request, Option.some(audited.tool), cause)
           )

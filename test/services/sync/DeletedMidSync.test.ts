@@ -3,6 +3,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Cause, Context, Effect, Exit, Fiber, Layer, Option } from "effect"
 import { databaseFromUrl } from "../../../layers/Database.ts"
 import { AuditVerify } from "../../../services/audit/AuditVerify.ts"
+import { Account } from "../../../services/budget/Account.ts"
 import { Connections } from "../../../services/connections/Connections.ts"
 import { allFinished, execute, jobsOf, rut, siiConnection, simulatedServices, waitForJobs } from "../../support/Connected.ts"
 import { waitUntil } from "../../support/Eventually.ts"
@@ -118,6 +119,42 @@ describe("a connection deleted while its sync runs", () => {
             const receipt = yield* audit.receipt(row.requestId, row.digest)
             assert.strictEqual(receipt.status, "recorded", `${row.outcome}: each row's receipt holds`)
           }
+        }).pipe(Effect.provide(app))
+      }),
+    60_000
+  )
+
+  it.scopedLive(
+    "gives back the read of the hour of a sync that waited on it and answered 404; a caller that hung up keeps its read spent",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* freshDatabase
+        const app = yield* Layer.build(simulatedServices({}, 0.2).pipe(Layer.provideMerge(databaseFromUrl(url))))
+        yield* Effect.gen(function* () {
+          const { principal } = yield* issuePrincipal("paid")
+          const connection = yield* siiConnection(principal, rut(76500034))
+          const periodo = yield* monthsAgo(1)
+          const sync = execute(principal, "sii.conexion.sincronizar", { periodo, perspectiva: "ventas", esperar: 30 }, connection.id)
+          const readsUsed = Effect.flatMap(Account, (account) => account.usage(principal, 0)).pipe(Effect.map((usage) => usage.reads.used))
+          const sql = yield* SqlClient.SqlClient
+          const committedSyncs = sql<{ n: number }>`SELECT count(*)::int AS n FROM audit_log
+            WHERE chain = ${principal.workspaceId} AND tool_id = 'sii.conexion.sincronizar' AND outcome = 'ok'`.pipe(
+            Effect.map((rows) => rows[0]?.n ?? 0)
+          )
+
+          const hungUp = yield* Effect.fork(sync)
+          yield* waitForJobs(connection.id, (jobs) => jobs[0]?.state === "sincronizando")
+          yield* Fiber.interrupt(hungUp)
+          assert.strictEqual(yield* readsUsed, 1, "a caller that hung up while it waited spent its read: its sync runs on")
+
+          const waited = yield* Effect.fork(sync)
+          yield* waitUntil(committedSyncs, (n) => n === 2, { what: "the second sync's commit" })
+          assert.strictEqual(yield* readsUsed, 2)
+          yield* Effect.flatMap(Connections, (c) => c.remove(principal, connection.id))
+          const exit = yield* Fiber.await(waited)
+          const failure = Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : Option.none()
+          assert.strictEqual(Option.getOrUndefined(failure)?._tag, "RecordNotFound", "the waited sync answered 404")
+          assert.strictEqual(yield* readsUsed, 1, "the call answered 404 gave its read back, once")
         }).pipe(Effect.provide(app))
       }),
     60_000
