@@ -8,8 +8,8 @@ import { stoppedByBrokenPipe } from "./cli/BrokenPipe.ts"
 import { checkCommandLine } from "./cli/CommandLine.ts"
 import { reportFailure } from "./cli/Failure.ts"
 import { stoppedByHangup } from "./cli/Hangup.ts"
+import { helpInOwnWords } from "./cli/HelpPage.ts"
 import { logLevelFlag } from "./cli/LogLevelFlag.ts"
-import { helpInOwnWords } from "./cli/OwnWords.ts"
 import { plainWhenPiped } from "./cli/PlainOutput.ts"
 import { brein, commands, root } from "./cli/Program.ts"
 import { recordingSignals, teardown } from "./cli/Stopped.ts"
@@ -24,7 +24,9 @@ Effect.flatMap(
     logLevel.run((argv) =>
       Effect.zipRight(
         checkCommandLine(brein, root, commands, argv.slice(2)),
-        Command.run(brein, { name: "brein", version })(argv).pipe(helpInOwnWords(brein, argv.slice(2)))
+        Command.run(brein, { name: "brein", version })(argv).pipe(
+          helpInOwnWords({ name: "brein", version, program: brein, commands }, argv.slice(2))
+        )
       )
     )
 ).pipe(

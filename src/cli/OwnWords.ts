@@ -1,60 +1,74 @@
-import { BuiltInOptions, CliConfig, CommandDescriptor, CommandDirective, HelpDoc, Options } from "@effect/cli"
-import { Console, Effect, Either } from "effect"
-import type { Described } from "./CommandLine.ts"
+import { HelpDoc, Options } from "@effect/cli"
+import { Array } from "effect"
 
-/** What an option of this kind says with no description of its own: its type's sentence (what comes first). */
-const said = <A>(option: Options.Options<A>) => {
-  const help = Options.getHelp(option)
-  return HelpDoc.isDescriptionList(help) ? help.definitions.map(([, block]) => HelpDoc.toAnsiText(block).trim().split("\n")[0] ?? "") : []
+const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g
+
+const plain = (text: string) => text.replace(ANSI, "").trim()
+
+/** A help document as plain text, without its styles. */
+export const plainText = (doc: HelpDoc.HelpDoc) => plain(HelpDoc.toAnsiText(doc))
+
+/** The paragraphs of a help document, in order, as plain text. */
+const paragraphs = (doc: HelpDoc.HelpDoc): ReadonlyArray<string> => {
+  switch (doc._tag) {
+    case "Paragraph":
+      return [plainText(doc)]
+    case "Sequence":
+      return [...paragraphs(doc.left), ...paragraphs(doc.right)]
+    case "DescriptionList":
+      return doc.definitions.flatMap(([, block]) => paragraphs(block))
+    case "Enumeration":
+      return doc.elements.flatMap(paragraphs)
+    default:
+      return []
+  }
 }
+
+/** What @effect/cli says of an option of this kind, paragraph by paragraph: its type's sentence comes first. */
+const said = <A>(option: Options.Options<A>) => paragraphs(Options.getHelp(option))
 
 const EXISTS = ["yes", "no", "either"] as const
 
+/** An option of each type @effect/cli has. */
+const kinds: ReadonlyArray<Options.Options<unknown>> = [
+  Options.text("x"),
+  Options.integer("x"),
+  Options.float("x"),
+  Options.boolean("x"),
+  Options.date("x"),
+  Options.redacted("x"),
+  ...EXISTS.flatMap((exists) => [Options.file("x", { exists }), Options.directory("x", { exists })])
+]
+
 /** What @effect/cli says of a value by its type alone ("A user-defined piece of text.", "An integer."). */
-const generic = new Set([
-  ...said(Options.text("x")),
-  ...said(Options.integer("x")),
-  ...said(Options.float("x")),
-  ...said(Options.boolean("x")),
-  ...said(Options.date("x")),
-  ...said(Options.redacted("x")),
-  ...EXISTS.flatMap((exists) => [...said(Options.file("x", { exists })), ...said(Options.directory("x", { exists }))])
-])
+const generic = new Set(kinds.flatMap((option) => said(option).slice(0, 1)))
 // "One of the following: a, b": the usage line already shows the choices (`--only directory | mercado`)
 const choices = said(Options.choice("x", [""]))[0] ?? "One of the following:"
+// "This setting is optional.", under nearly every option: the usage line shows it ([--plan free | paid])
+const optional = said(Options.optional(Options.text("x"))).slice(1)
 
-const ANSI = /\x1b\[[0-9;]*m/g
-
-const isGeneric = (line: string) => {
-  const text = line.replace(ANSI, "").trim()
-  return generic.has(text) || text.startsWith(choices)
+/** Whether a line (of a help page or a prompt) is a sentence of @effect/cli's in place of ours. */
+export const isGeneric = (line: string) => {
+  const text = plain(line)
+  return text !== "" && (generic.has(text) || text.startsWith(choices) || optional.includes(text))
 }
-
-/** A help page without the generic paragraphs, each with the blank line that followed it. */
-const withoutGeneric = (page: string) => {
-  const lines = page.split("\n")
-  return lines.filter((line, i) => !isGeneric(line) && !(line.trim() === "" && isGeneric(lines[i - 1] ?? ""))).join("\n")
-}
-
-const programName = (program: Described) => [...CommandDescriptor.getNames(program.descriptor)].slice(0, 1)
 
 /**
- * Runs the program given `argv` (its arguments after node and the script) with its help page in our own words.
- * @effect/cli opens the help of every option and argument with what its type is ("A user-defined piece of
- * text.") before the description given to it, and has no way to leave that out (`withDescription` appends);
- * the usage line shows the value already (`--port PORT`). Only a command line that asks for the help page is
- * affected: nothing else a command prints is rewritten.
+ * A help document in our own words: without the paragraphs @effect/cli adds to every option and argument,
+ * what its type is ("A user-defined piece of text.") and that it is optional, which it has no way to leave
+ * out (`withDescription` appends). The usage line shows both (`[--port PORT]`).
  */
-export const helpInOwnWords = (program: Described, argv: ReadonlyArray<string>) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.flatMap(
-    Effect.either(CommandDescriptor.parse(program.descriptor, [...programName(program), ...argv], CliConfig.defaultConfig)),
-    (parsed) =>
-      Either.isRight(parsed) && CommandDirective.isBuiltIn(parsed.right) && BuiltInOptions.isShowHelp(parsed.right.option)
-        ? Console.consoleWith((console) =>
-          Console.withConsole(effect, {
-            ...console,
-            log: (...args) => console.log(...args.map((arg) => typeof arg === "string" ? withoutGeneric(arg) : arg))
-          })
-        )
-        : effect
-  )
+export const inOwnWords = (doc: HelpDoc.HelpDoc): HelpDoc.HelpDoc => {
+  switch (doc._tag) {
+    case "Paragraph":
+      return isGeneric(plainText(doc)) ? HelpDoc.empty : doc
+    case "Sequence":
+      return HelpDoc.sequence(inOwnWords(doc.left), inOwnWords(doc.right))
+    case "DescriptionList":
+      return HelpDoc.descriptionList(Array.map(doc.definitions, ([span, block]) => [span, inOwnWords(block)] as const))
+    case "Enumeration":
+      return HelpDoc.enumeration(Array.map(doc.elements, inOwnWords))
+    default:
+      return doc
+  }
+}
