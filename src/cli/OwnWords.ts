@@ -54,6 +54,17 @@ export const isGeneric = (line: string) => {
 }
 
 /**
+ * A prompt's frame (the --wizard's questions) in our own words: a line of @effect/cli's sentences and the blank
+ * line after it give way to blank lines above the question, so that the frame keeps its height (the prompt
+ * clears as many lines as its question has when it draws the next frame).
+ */
+export const frameInOwnWords = (frame: string) => {
+  const lines = frame.split("\n")
+  const kept = lines.filter((line, i) => !isGeneric(line) && !(plain(line) === "" && isGeneric(lines[i - 1] ?? "")))
+  return kept.length === lines.length ? frame : [...lines.slice(kept.length).map(() => ""), ...kept].join("\n")
+}
+
+/**
  * A help document in our own words: without the paragraphs @effect/cli adds to every option and argument,
  * what its type is ("A user-defined piece of text.") and that it is optional, which it has no way to leave
  * out (`withDescription` appends). The usage line shows both (`[--port PORT]`).

@@ -2,6 +2,7 @@ import { Terminal } from "@effect/platform"
 import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
 import { Effect, Exit, Fiber, Layer, Mailbox } from "effect"
 import { CommandFailed } from "./Failure.ts"
+import { frameInOwnWords } from "./OwnWords.ts"
 import { stdinEnded } from "./StdinEnded.ts"
 
 const inputEnded = new CommandFailed({
@@ -29,11 +30,20 @@ const untilInputEnds = (keys: Mailbox.ReadonlyMailbox<Terminal.UserInput>) =>
     return read
   })
 
-/** Node's terminal, whose prompts (the --wizard of every command) end with exit 2 when stdin ends instead of waiting forever. */
+/**
+ * Node's terminal, whose prompts (the --wizard of every command) end with exit 2 when stdin ends instead of
+ * waiting forever, and ask in our own words, as the help page does (`--workspace NAME`, its description, never
+ * "A user-defined piece of text.").
+ */
 export const WizardTerminal = Layer.scoped(
   Terminal.Terminal,
   Effect.map(
     NodeTerminal.make(),
-    (terminal) => Terminal.Terminal.of({ ...terminal, readInput: Effect.flatMap(terminal.readInput, untilInputEnds) })
+    (terminal) =>
+      Terminal.Terminal.of({
+        ...terminal,
+        readInput: Effect.flatMap(terminal.readInput, untilInputEnds),
+        display: (text) => terminal.display(frameInOwnWords(text))
+      })
   )
 )

@@ -30,6 +30,16 @@ layer(NodeContext.layer, { timeout: "60 seconds" })("brein --wizard", (it) => {
       }
     }))
 
+  it.effect("asks in our own words, as the help page says each flag: never @effect/cli's sentence for its type", () =>
+    Effect.gen(function* () {
+      const run = yield* wizard("\r", "keys", "create", "--wizard")
+      assert.strictEqual(run.exitCode, 2, run.stderr)
+      // the answered question (--data-dir) and the one the input ended at (--workspace)
+      assert.include(run.stdout, "Folder for the embedded PostgreSQL and the credentials key")
+      assert.include(run.stdout, "The key's workspace, created if needed")
+      assert.notInclude(run.stdout, "A user-defined piece of text.")
+    }))
+
   it.effect("reads the keys that came before the end, then exits 2 at the question it has no answer for", () =>
     Effect.gen(function* () {
       const run = yield* wizard("\r", "anchors", "--wizard")
