@@ -78,16 +78,45 @@ const listenOn = (port: number) =>
     })
   })
 
+const fallBack = (preferred: number) =>
+  Effect.tap(listenOn(0), (port) => Effect.log(`port ${preferred} is taken: the embedded PostgreSQL takes ${port} instead`))
+
 const pickPort = (preferred: number) =>
-  (preferred === 0 ? listenOn(0) : Effect.orElse(listenOn(preferred), () => listenOn(0))).pipe(
+  (preferred === 0 ? listenOn(0) : Effect.orElse(listenOn(preferred), () => fallBack(preferred))).pipe(
     Effect.mapError((cause) => new EmbeddedPostgresFailed({ message: "no free port for PostgreSQL", cause }))
+  )
+
+/** The port was free when picked but another program (another brein starting) took it before PostgreSQL listened. */
+class PortTaken extends Data.TaggedError("PortTaken")<{ readonly cause: EmbeddedPostgresFailed }> {}
+
+const TAKEN = /Address already in use|\.s\.PGSQL\.\d+\.lock/
+const PORT_TRIES = 5
+
+/**
+ * Starts PostgreSQL on the preferred port, or a free one if that is taken. Its address is 127.0.0.1 alone, the one
+ * brein connects to: with ::1 too, a program holding 127.0.0.1 would leave PostgreSQL listening on ::1 only and
+ * brein talking to that program. A port taken between the pick and the start is picked again.
+ */
+const startOnFreePort = (placement: Placement, options: EmbeddedPostgresOptions) =>
+  pickPort(options.port).pipe(
+    Effect.flatMap((port) =>
+      startPostgres({ ...placement, port, flags: ["-c", "listen_addresses=127.0.0.1", ...(options.postgresFlags ?? [])] }).pipe(
+        Effect.catchTag("EmbeddedPostgresFailed", (cause) => Effect.fail(TAKEN.test(cause.message) ? new PortTaken({ cause }) : cause)),
+        Effect.as(port)
+      )
+    ),
+    Effect.retry({ while: (error) => error._tag === "PortTaken", times: PORT_TRIES - 1 }),
+    Effect.catchTag("PortTaken", ({ cause }) =>
+      new EmbeddedPostgresFailed({
+        message: `every port PostgreSQL was given was taken before it listened (${PORT_TRIES} tries): ${cause.message}`,
+        cause
+      }))
   )
 
 /** `asked`: the data folder as configured (resolved), which the placement may keep elsewhere (root). */
 const launch = Effect.fn("EmbeddedPostgres.launch")(function* (placement: Placement, options: EmbeddedPostgresOptions, asked: string) {
   const { directory } = placement
   const fs = yield* FileSystem.FileSystem
-  const port = yield* pickPort(options.port)
   const initialised = yield* fs.exists(`${directory}/PG_VERSION`).pipe(
     Effect.mapError((cause) => new EmbeddedPostgresFailed({ message: `cannot read ${directory}`, cause }))
   )
@@ -99,11 +128,8 @@ const launch = Effect.fn("EmbeddedPostgres.launch")(function* (placement: Placem
       `embedded PostgreSQL initialised: there was no database in ${asked}, so a new, empty one was made (if one was expected there, check BREIN_DATA_DIR or --data-dir)`
     ).pipe(Effect.annotateLogs({ ...(asked === directory ? {} : { directory }), ms: Duration.toMillis(took) }))
   }
-  const [took] = yield* startPostgres({
-    ...placement,
-    port,
-    flags: options.postgresFlags ?? []
-  }).pipe(
+  // picked once the cluster is made, not before initdb (a second or more, in which another brein starting took it)
+  const [took, port] = yield* startOnFreePort(placement, options).pipe(
     Effect.timeoutFail({
       duration: Duration.seconds(60),
       onTimeout: () => new EmbeddedPostgresFailed({ message: `PostgreSQL did not start in ${directory} within 60 s` })
