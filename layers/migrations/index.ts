@@ -27,6 +27,7 @@ import serviceRoles from "./0026_service_roles.ts"
 import credentialsGeneration from "./0027_credentials_generation.ts"
 import syncJobOrder from "./0028_sync_job_order.ts"
 import workSessionStates from "./0029_work_session_states.ts"
+import workSessionTurns from "./0030_work_session_turns.ts"
 
 export const migrations = {
   "0001_foundation": foundation,
@@ -57,5 +58,6 @@ export const migrations = {
   "0026_service_roles": serviceRoles,
   "0027_credentials_generation": credentialsGeneration,
   "0028_sync_job_order": syncJobOrder,
-  "0029_work_session_states": workSessionStates
+  "0029_work_session_states": workSessionStates,
+  "0030_work_session_turns": workSessionTurns
 }

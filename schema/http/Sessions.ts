@@ -8,7 +8,7 @@ import { CreateSessionBody, MessageBody, TurnInProgress, WorkSession, WorkSessio
 import type { Principal } from "../Principal.ts"
 import { SESSION_COOKIE } from "./Humans.ts"
 import { KeyOrSessionFailure } from "./Humans.ts"
-import { QueryInteger } from "./QueryInteger.ts"
+import { QueryInteger, QueryParam } from "./QueryInteger.ts"
 
 /** Who a Work Session request acts for: the workspace, and the API key or signed-in user the session belongs to. */
 export interface SessionActor {
@@ -37,6 +37,18 @@ export const ResumeParams = Schema.Struct({
   after: Schema.optional(EventId).annotations({ description: "Resume after this event (when a client cannot set Last-Event-ID)" })
 })
 
+/** The most turns a page of a session's view holds. */
+export const TURNS_MAX = 1000
+
+export const ViewParams = Schema.Struct({
+  turns: Schema.optional(QueryInteger(1, TURNS_MAX)).annotations({
+    description: "Only the latest this many turns (before `before` when given); every turn when left out"
+  }),
+  before: Schema.optional(QueryParam.pipe(Schema.pattern(/^turn_[A-Za-z0-9_]+$/, {
+    message: (issue) => `must be a turn's id (turn_…), got ${JSON.stringify(issue.actual).slice(0, 80)}`
+  }))).annotations({ description: "Only the turns that started before this one (its turn_id): the page before the one shown" })
+})
+
 const EventStream = Schema.String.pipe(HttpApiSchema.withEncoding({ kind: "Text", contentType: "text/event-stream" })).annotations({
   description: "Server-sent events: `id` is the event's seq, `event` its type, `data` the event as JSON (schema LunaEvent); " +
     "a session's stream that the server's stop cut short ends with a `stream.resume` frame (schema StreamResume) whose id is " +
@@ -53,6 +65,7 @@ export class SessionsGroup extends HttpApiGroup.make("sessions")
   .add(
     HttpApiEndpoint.get("view", "/api/v1/sessions/:id")
       .setPath(SessionIdParam)
+      .setUrlParams(ViewParams)
       .addSuccess(SessionView)
       .addError(WorkSessionNotFound)
       .annotate(OpenApi.Summary, "The session as the chat shows it: its turns, tool parts and outcomes, projected from the log")

@@ -33,6 +33,10 @@ export const SessionView = Schema.Struct({
   session: WorkSession,
   stage: Stage,
   turns: Schema.Array(TurnView),
-  last_seq: Schema.Int.annotations({ description: "The seq of the last event folded in: resume the event stream after it" })
+  last_seq: Schema.Int.annotations({ description: "The seq of the last event folded in: resume the event stream after it" }),
+  more_before: Schema.Boolean.annotations({
+    description:
+      "Whether turns earlier than the first one shown were left out (a page asked with ?turns=): ask for them with ?before=<its turn_id>"
+  })
 }).annotations({ identifier: "SessionView" })
 export type SessionView = typeof SessionView.Type

@@ -13,7 +13,7 @@ import { boardItemsOf } from "./BoardItems.ts"
 import { COVERAGE_REF, COVERAGE_TOOL, coverageIn } from "./Coverage.ts"
 import { ModelGateway } from "./ModelGateway.ts"
 import { viewOf } from "./Projection.ts"
-import { SessionStates } from "./SessionStates.ts"
+import { SessionStates, type TurnsAsked } from "./SessionStates.ts"
 import type { Emit } from "./ToolStep.ts"
 import { runTurn, type TurnContext } from "./Turn.ts"
 import { type CitableResult, historyOf, resultsOf, systemMessage } from "./TurnInput.ts"
@@ -76,7 +76,7 @@ export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
     })
 
     const execute = Effect.fn("Luna.execute")(function* (who: Owner, sessionId: string, place: TurnPlace, stage: Stage, text: string) {
-      const earlier = (yield* states.current(sessionId)).context.filter((event) => event.turn_id !== place.turnId)
+      const earlier = (yield* states.context(sessionId)).filter((event) => event.turn_id !== place.turnId)
       const board = yield* boards.read(who.principal, sessionId)
       const emit = emitter(sessionId, place)
       const known = coverageIn(earlier)
@@ -274,9 +274,11 @@ export class Luna extends Effect.Service<Luna>()("brein/luna/Luna", {
       yield* Deferred.succeed(released, undefined)
     })
 
-    const view = Effect.fn("Luna.view")(function* (who: Owner, sessionId: string) {
+    /** The session as the chat shows it: every turn, or the page of them asked for. */
+    const view = Effect.fn("Luna.view")(function* (who: Owner, sessionId: string, asked: TurnsAsked = {}) {
       const session = yield* sessions.get(who, sessionId)
-      return viewOf(session, yield* states.current(sessionId))
+      const page = yield* states.page(sessionId, asked)
+      return viewOf(session, page.state, page.turns, page.moreBefore)
     })
 
     return { create: sessions.create, start, turn, turnEvents, follow, view, stop }

@@ -1,7 +1,7 @@
 import type { LunaEvent } from "../../schema/luna/Events.ts"
 import type { SessionView, ToolPartView, TurnView } from "../../schema/luna/Projection.ts"
 import type { WorkSession } from "../../schema/luna/Session.ts"
-import type { SessionState } from "../../schema/luna/SessionState.ts"
+import type { SessionState, TurnState } from "../../schema/luna/SessionState.ts"
 
 const applyTool = (parts: ReadonlyArray<ToolPartView>, event: Extract<LunaEvent, { type: "tool" }>): ReadonlyArray<ToolPartView> => {
   if (event.state === "input-available") {
@@ -41,41 +41,75 @@ const applyTurn = (turn: TurnView, event: LunaEvent): TurnView => {
 const inContext = (event: LunaEvent) =>
   event.type === "message.user" || event.type === "message.assistant" || (event.type === "tool" && event.state === "output-available")
 
-export const EMPTY_STATE: SessionState = { last_seq: 0, stage: null, turns: [], context: [] }
+export const EMPTY_STATE: SessionState = { last_seq: 0, stage: null, turns: 0 }
 
-/** `state` with `events` (the ones after it, in log order) folded in: its turns in the order they started. */
-export const advance = (state: SessionState, events: ReadonlyArray<LunaEvent>): SessionState => {
-  if (events.length === 0) return state
-  const turns = new Map(state.turns.map((turn) => [turn.turn_id, turn]))
+const started = (event: LunaEvent, ordinal: number): TurnState => ({
+  turn_id: event.turn_id,
+  ordinal,
+  seq: event.seq,
+  view: {
+    turn_id: event.turn_id,
+    parent_turn_id: event.parent_turn_id,
+    variant: event.variant,
+    status: "running",
+    user: "",
+    parts: [],
+    text: null,
+    outcome: null,
+    metrics: null
+  },
+  context: []
+})
+
+/** A fold advanced: the session's small state, and the turns the events folded in touched, as they are now. */
+export interface Advanced {
+  readonly state: SessionState
+  readonly touched: ReadonlyMap<string, TurnState>
+}
+
+/**
+ * `state` with `events` (the ones after it, in log order) folded in. `known` holds, as of `state`, every turn
+ * that started before it and that the events touch; a turn not in it is a new one, numbered after the others.
+ */
+export const advance = (state: SessionState, known: ReadonlyMap<string, TurnState>, events: ReadonlyArray<LunaEvent>): Advanced => {
+  const touched = new Map(known)
   let stage = state.stage
   let last = state.last_seq
+  let turns = state.turns
   for (const event of events) {
     last = event.seq
     if (event.type === "stage.changed") stage = event.to
-    const turn = turns.get(event.turn_id) ?? {
-      turn_id: event.turn_id,
-      parent_turn_id: event.parent_turn_id,
-      variant: event.variant,
-      status: "running",
-      user: "",
-      parts: [],
-      text: null,
-      outcome: null,
-      metrics: null
-    }
-    turns.set(event.turn_id, applyTurn(turn, event))
+    const turn = touched.get(event.turn_id) ?? started(event, turns++)
+    touched.set(event.turn_id, {
+      ...turn,
+      seq: event.seq,
+      view: applyTurn(turn.view, event),
+      context: inContext(event) ? [...turn.context, event] : turn.context
+    })
   }
-  return { last_seq: last, stage, turns: [...turns.values()], context: [...state.context, ...events.filter(inContext)] }
+  return { state: { last_seq: last, stage, turns }, touched }
 }
 
-/** The chat view of a session from its folded log. */
-export const viewOf = (session: WorkSession, state: SessionState): SessionView => ({
+/** What a turn's context is compiled from: every turn's share, in log order. */
+export const contextOf = (turns: ReadonlyArray<ReadonlyArray<LunaEvent>>): ReadonlyArray<LunaEvent> =>
+  turns.flat().sort((a, b) => a.seq - b.seq)
+
+/** The chat view of a session from its folded log: `turns` in the order they started, and whether earlier ones were left out. */
+export const viewOf = (
+  session: WorkSession,
+  state: SessionState,
+  turns: ReadonlyArray<TurnView>,
+  moreBefore = false
+): SessionView => ({
   session,
   stage: state.stage ?? session.stage,
-  turns: state.turns,
-  last_seq: state.last_seq
+  turns,
+  last_seq: state.last_seq,
+  more_before: moreBefore
 })
 
 /** The chat view of a session: its turns folded from the whole log, in the order they started. */
-export const project = (session: WorkSession, events: ReadonlyArray<LunaEvent>): SessionView =>
-  viewOf(session, advance(EMPTY_STATE, events))
+export const project = (session: WorkSession, events: ReadonlyArray<LunaEvent>): SessionView => {
+  const folded = advance(EMPTY_STATE, new Map(), events)
+  return viewOf(session, folded.state, [...folded.touched.values()].map((turn) => turn.view))
+}

@@ -33,7 +33,7 @@ export const SessionsLive = HttpApiBuilder.group(BreinApi, "sessions", (handlers
     const luna = yield* Luna
     return handlers
       .handle("create", ({ payload }) => Effect.flatMap(CurrentActor, (who) => luna.create(who, payload)))
-      .handle("view", ({ path }) => Effect.flatMap(CurrentActor, (who) => luna.view(who, path.id)))
+      .handle("view", ({ path, urlParams }) => Effect.flatMap(CurrentActor, (who) => luna.view(who, path.id, urlParams)))
       .handle("message", ({ path, payload }) =>
         Effect.gen(function* () {
           const who = yield* CurrentActor

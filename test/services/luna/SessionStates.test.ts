@@ -26,7 +26,7 @@ const counted = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.zip(effect, finishedSpans).pipe(
     Effect.map(([value, spans]) => ({
       value,
-      reads: spansNamed(spans, "SessionStates.current").map((span) => span.attributes["luna.events_read"])
+      reads: spansNamed(spans, "SessionStates.fold").map((span) => span.attributes["luna.events_read"])
     })),
     Effect.provide(SpansTest)
   )
