@@ -130,7 +130,7 @@ export class SessionStates extends Effect.Service<SessionStates>()("brein/luna/S
           decoded += 1
           found.push(value.value)
         }
-        yield* Effect.annotateCurrentSpan({ "luna.turns_decoded": decoded })
+        yield* Effect.annotateCurrentSpan({ "luna.turn_part": reader.part, "luna.turns_decoded": decoded })
         return Option.some<ReadonlyArray<A>>(found)
       }
     )

@@ -192,6 +192,45 @@ layer(SessionsHttpTest, { excludeTestServices: true, timeout: "120 seconds" })("
       assert.include(String(json(half)["message"]), "after must be a whole number written in digits, got \"2.5\"")
     }))
 
+  it.effect("the view pages its turns with ?turns= and ?before=, says more_before, and refuses a bad value by the parameter's name", () =>
+    Effect.gen(function* () {
+      const { key } = yield* newKey()
+      const id = yield* createSession({ key })
+      const model = yield* ScriptedModel
+      for (const text of ["uno", "dos", "tres"]) {
+        yield* model.load([textReply(`Hola ${text}.`)])
+        yield* post(`/api/v1/sessions/${id}/messages`, { text }, { key })
+      }
+      const whole = json(yield* get(`/api/v1/sessions/${id}`, { key }))
+      const turns = whole["turns"] as ReadonlyArray<Record<string, unknown>>
+      assert.deepStrictEqual(turns.map((turn) => turn["user"]), ["uno", "dos", "tres"])
+      assert.strictEqual(whole["more_before"], false)
+      const latest = json(yield* get(`/api/v1/sessions/${id}?turns=2`, { key }))
+      assert.deepStrictEqual(latest["turns"], turns.slice(1))
+      assert.strictEqual(latest["more_before"], true)
+      assert.strictEqual(latest["last_seq"], whole["last_seq"])
+      const back = json(yield* get(`/api/v1/sessions/${id}?turns=2&before=${String(turns[1]?.["turn_id"])}`, { key }))
+      assert.deepStrictEqual(back["turns"], turns.slice(0, 1))
+      assert.strictEqual(back["more_before"], false)
+      for (
+        const [query, parameter, says] of [
+          ["turns=0", "turns", "must be a number between 1 and 1000, got 0"],
+          ["turns=dos", "turns", "must be a whole number written in digits"],
+          ["turns=1001", "turns", "must be a number between 1 and 1000, got 1001"],
+          ["before=ses_1", "before", "must be a turn's id (turn_…)"],
+          ["turns=2&before=turn_nope", "before", "is not a turn of this session"]
+        ]
+      ) {
+        const refused = yield* get(`/api/v1/sessions/${id}?${query}`, { key })
+        assert.strictEqual(refused.status, 422, refused.text)
+        const body = json(refused)
+        assert.strictEqual(body["_tag"], "InvalidInput")
+        const issues = body["issues"] as ReadonlyArray<Record<string, unknown>>
+        assert.deepStrictEqual(issues.map((issue) => issue["path"]), [parameter], refused.text)
+        assert.include(String(issues[0]?.["message"]), says, refused.text)
+      }
+    }))
+
   it.effect("an event stream with nothing new opens at once: its status, headers and a comment come before any event", () =>
     Effect.gen(function* () {
       const { key } = yield* newKey()
