@@ -8,7 +8,6 @@ import { advance, type Advanced, contextOf, EMPTY_STATE } from "./Projection.ts"
 import { decodeContext, decodeView, type Part, type TurnRow, TurnRows } from "./TurnRows.ts"
 import { WorkSessions } from "./WorkSessions.ts"
 
-export { STATE_VERSION } from "./TurnRows.ts"
 /** How many events a read folds past the snapshot before it saves a new one: what a read reads at most, besides the events written since the last. */
 export const SAVE_EVERY = 100
 const FOLD_PAGE = 5_000
