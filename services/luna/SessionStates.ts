@@ -20,7 +20,7 @@ export interface TurnsAsked {
   readonly before?: string | undefined
 }
 
-/** The session's log folded up to its last event: `base` the snapshot it started from, `folded` the state now and the turns touched since. */
+/** The session's log folded up to its last event: the state now, the turns touched since `base`, the snapshot it started from. */
 interface Fold extends Advanced {
   readonly base: SessionState
 }
